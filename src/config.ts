@@ -1,0 +1,61 @@
+import path from 'node:path';
+
+export type Role = 'api' | 'worker' | 'all';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  adminToken: string | undefined;
+  rateLimitPerMinute: number;
+  role: Role;
+  testClock: boolean;
+  allowPrivateUrls: boolean;
+  smtpUrl: string | undefined;
+  openaiApiKey: string | undefined;
+  openaiBaseUrl: string | undefined;
+  embeddingModel: string | undefined;
+  embeddingDimensions: number;
+  /** Extra models for the catalogue: a JSON list of { id, provider, creditsPerAnswer, contextSize, minPlan }. */
+  extraModels: string | undefined;
+  logLevel: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Environment -> typed config. Called once by the composition root; nothing reads process.env at import time. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = intFrom(env.PORT, 8080, 'PORT');
+  const role = (env.PARLEY_ROLE ?? 'all') as Role;
+  if (!['api', 'worker', 'all'].includes(role)) throw new Error(`PARLEY_ROLE must be api, worker or all, not "${role}"`);
+  return {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    publicUrl: (env.PARLEY_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    dataDir: path.resolve(env.PARLEY_DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    adminToken: env.PARLEY_ADMIN_TOKEN || undefined,
+    rateLimitPerMinute: intFrom(env.PARLEY_RATE_LIMIT_PER_MINUTE, 120, 'PARLEY_RATE_LIMIT_PER_MINUTE'),
+    role,
+    testClock: env.PARLEY_TEST_CLOCK === '1',
+    allowPrivateUrls: env.PARLEY_ALLOW_PRIVATE_URLS === '1',
+    smtpUrl: env.SMTP_URL || undefined,
+    openaiApiKey: env.OPENAI_API_KEY || undefined,
+    openaiBaseUrl: env.OPENAI_BASE_URL || undefined,
+    embeddingModel: env.PARLEY_EMBEDDING_MODEL || undefined,
+    embeddingDimensions: intFrom(env.PARLEY_EMBEDDING_DIMENSIONS, 384, 'PARLEY_EMBEDDING_DIMENSIONS'),
+    extraModels: env.PARLEY_MODELS || undefined,
+    logLevel: env.PARLEY_LOG_LEVEL ?? 'info',
+  };
+}
+
+function intFrom(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number, not "${value}"`);
+  return n;
+}

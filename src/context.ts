@@ -1,0 +1,67 @@
+import type { Config } from './config.ts';
+import type { Clock } from './platform/clock.ts';
+import { SettableClock, systemClock } from './platform/clock.ts';
+import type { Database, Db } from './platform/db.ts';
+import { openEmbedded, openPostgres } from './platform/db.ts';
+import { migrate } from './platform/migrate.ts';
+import { memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
+import { createMailer, type Mailer } from './platform/mail.ts';
+import { createQueue, type Queue } from './platform/queue.ts';
+import { createModelCatalogue, type ModelCatalogue } from './modules/workspace/models.ts';
+import { createSafeFetch, type SafeFetch } from './platform/safe-fetch.ts';
+
+/** Everything a service verb may need, wired once and passed down. */
+export interface Context {
+  config: Config;
+  clock: Clock;
+  /** Present only with PARLEY_TEST_CLOCK=1 (or in tests). */
+  testClock: SettableClock | undefined;
+  database: Database;
+  db: Db;
+  limiter: RateLimiter;
+  mailer: Mailer;
+  queue: Queue;
+  models: ModelCatalogue;
+  safeFetch: SafeFetch;
+  /** Work to run when the process stops, in reverse order of registration. */
+  onClose(fn: () => Promise<void>): void;
+  close(): Promise<void>;
+}
+
+export interface ContextOptions {
+  /** Tests hand in a database opened from a prepared template. */
+  database?: Database;
+}
+
+/** The composition root. */
+export async function createContext(config: Config, options: ContextOptions = {}): Promise<Context> {
+  const closers: Array<() => Promise<void>> = [];
+  const testClock = config.testClock ? new SettableClock() : undefined;
+  const clock = testClock ?? systemClock;
+  const database =
+    options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openEmbedded(`${config.dataDir}/db`));
+  closers.push(() => database.close());
+  await migrate(database);
+  const queue = await createQueue(database);
+  closers.push(() => queue.stop());
+  const limiter = config.redisUrl
+    ? redisLimiter(config.rateLimitPerMinute, clock, config.redisUrl)
+    : memoryLimiter(config.rateLimitPerMinute, clock);
+  closers.push(() => limiter.close());
+  return {
+    config,
+    clock,
+    testClock,
+    database,
+    db: database.db,
+    limiter,
+    mailer: createMailer(config.smtpUrl, database.db, clock),
+    queue,
+    models: createModelCatalogue(config.extraModels, Boolean(config.openaiBaseUrl || config.openaiApiKey)),
+    safeFetch: createSafeFetch({ allowPrivate: config.allowPrivateUrls }),
+    onClose: (fn) => void closers.push(fn),
+    close: async () => {
+      for (const close of closers.reverse()) await close().catch((error) => console.error('[close]', error));
+    },
+  };
+}

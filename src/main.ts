@@ -1,0 +1,44 @@
+import { loadConfig } from './config.ts';
+import { createContext } from './context.ts';
+import { buildApp } from './app.ts';
+import { bootstrap } from './bootstrap.ts';
+import { lockDataDir } from './platform/data-dir-lock.ts';
+import { startWorkers } from './workers.ts';
+
+/** Starts the roles the configuration asks for; stops gracefully on SIGINT and SIGTERM. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const unlock = config.databaseUrl ? undefined : await lockDataDir(config.dataDir);
+  const ctx = await createContext(config);
+  if (unlock) ctx.onClose(unlock);
+
+  const firstStart = await bootstrap(ctx);
+  if (config.role !== 'api') await startWorkers(ctx);
+  const app = config.role === 'worker' ? undefined : await buildApp(ctx);
+  if (app) await app.listen({ port: config.port, host: config.host });
+
+  console.log(`Parley ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (${ctx.database.kind} database, role ${config.role})`);
+  if (firstStart) {
+    console.log('\nFirst start: a "Demo" workspace was created (studio plan).');
+    console.log(`  Manage key (shown once):     ${firstStart.manageKey}`);
+    if (firstStart.adminToken) console.log(`  Operator token (shown once): ${firstStart.adminToken}`);
+    console.log(`  Try: curl -H "Authorization: Bearer ${firstStart.manageKey}" ${config.publicUrl}/api/v1/workspace\n`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    await app?.close();
+    await ctx.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

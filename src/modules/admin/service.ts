@@ -1,0 +1,204 @@
+import { sql } from 'kysely';
+import type { Context } from '../../context.ts';
+import { errors } from '../../http/errors.ts';
+import { equalInConstantTime, fingerprint, newAdminToken, newApiKey } from '../../platform/crypto.ts';
+import { newId } from '../../platform/ids.ts';
+import { listAudit, recordAudit } from '../audit/store.ts';
+import { countLiveKeys, getWorkspace, type WorkspaceRow } from '../workspace/store.ts';
+import { planOf, type PlanId } from '../workspace/plans.ts';
+import { afterPlanChange } from './plan-change.ts';
+
+export const MAX_KEYS_PER_WORKSPACE = 25;
+const ADMIN_TOKEN_SETTING = 'admin_token_fingerprint';
+
+export function presentWorkspace(row: WorkspaceRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan as PlanId,
+    status: row.status as 'active' | 'stopped',
+    language: row.language,
+    hostname: row.hostname,
+    ownerEmail: row.owner_email,
+    purchasedCredits: row.purchased_credits,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export async function verifyAdminToken(ctx: Context, presented: string | undefined): Promise<void> {
+  if (!presented) throw errors.unauthorized('The operator token is missing or wrong.');
+  const expected = ctx.config.adminToken
+    ? fingerprint(ctx.config.adminToken)
+    : (await ctx.db.selectFrom('settings').select('value').where('name', '=', ADMIN_TOKEN_SETTING).executeTakeFirst())?.value;
+  if (!expected || !equalInConstantTime(expected, fingerprint(presented))) throw errors.unauthorized('The operator token is missing or wrong.');
+}
+
+/** Makes an operator token unless one exists; returns it only when it was made now. */
+export async function ensureAdminToken(ctx: Context): Promise<string | undefined> {
+  if (ctx.config.adminToken) return undefined;
+  const token = newAdminToken();
+  const inserted = await ctx.db
+    .insertInto('settings')
+    .values({ name: ADMIN_TOKEN_SETTING, value: fingerprint(token) })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .returning('name')
+    .executeTakeFirst();
+  return inserted ? token : undefined;
+}
+
+export interface NewWorkspace {
+  name: string;
+  plan?: PlanId;
+  ownerEmail?: string;
+  language?: string;
+  hostname?: string;
+}
+
+export async function createWorkspace(ctx: Context, input: NewWorkspace) {
+  const now = ctx.clock.now();
+  await assertHostnameFree(ctx, input.hostname);
+  const row = await ctx.db
+    .insertInto('workspaces')
+    .values({
+      id: newId('ws'),
+      name: input.name,
+      plan: input.plan ?? 'studio',
+      status: 'active',
+      language: input.language ?? 'en',
+      hostname: input.hostname?.toLowerCase() ?? null,
+      owner_email: input.ownerEmail ?? null,
+      purchased_credits: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await audit(ctx, row.id, 'workspace.create', row.id);
+  return presentWorkspace(row);
+}
+
+export async function readWorkspace(ctx: Context, id: string) {
+  return presentWorkspace(await workspaceOrThrow(ctx, id));
+}
+
+export interface WorkspaceChange {
+  name?: string;
+  plan?: PlanId;
+  status?: 'active' | 'stopped';
+  hostname?: string | null;
+  ownerEmail?: string | null;
+}
+
+export async function updateWorkspace(ctx: Context, id: string, change: WorkspaceChange) {
+  const before = await workspaceOrThrow(ctx, id);
+  if (change.hostname) await assertHostnameFree(ctx, change.hostname, id);
+  const row = await ctx.db
+    .updateTable('workspaces')
+    .set({
+      ...(change.name !== undefined && { name: change.name }),
+      ...(change.plan !== undefined && { plan: change.plan }),
+      ...(change.status !== undefined && { status: change.status }),
+      ...(change.hostname !== undefined && { hostname: change.hostname?.toLowerCase() ?? null }),
+      ...(change.ownerEmail !== undefined && { owner_email: change.ownerEmail }),
+      updated_at: ctx.clock.now(),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (row.plan !== before.plan) await afterPlanChange(ctx, id, planOf(row.plan));
+  await audit(ctx, id, 'workspace.update', id);
+  return presentWorkspace(row);
+}
+
+export async function addCreditPack(ctx: Context, id: string, credits: number) {
+  await workspaceOrThrow(ctx, id);
+  const packId = newId('chk');
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.insertInto('credit_packs').values({ id: packId, workspace_id: id, credits, created_at: ctx.clock.now() }).execute();
+    await trx
+      .updateTable('workspaces')
+      .set((eb) => ({ purchased_credits: eb('purchased_credits', '+', credits) }))
+      .where('id', '=', id)
+      .execute();
+  });
+  await audit(ctx, id, 'workspace.credit_pack', packId);
+  return { id: packId, credits, workspace: await readWorkspace(ctx, id) };
+}
+
+export interface NewKey {
+  name: string;
+  scope: 'read' | 'chat' | 'manage';
+  agentId?: string;
+}
+
+/** Keys need Studio or above (spec 5.5), at most 25 live keys (5.4); the key is returned only here. */
+export async function createKey(ctx: Context, workspaceId: string, input: NewKey) {
+  const workspace = await workspaceOrThrow(ctx, workspaceId);
+  if (!planOf(workspace.plan).api) throw errors.apiNotInPlan();
+  if (input.agentId) {
+    const agent = await sql`select 1 from agents where id = ${input.agentId} and workspace_id = ${workspaceId}`.execute(ctx.db);
+    if (agent.rows.length === 0) throw errors.invalidField('agentId', 'No agent with that id in this workspace.');
+  }
+  if ((await countLiveKeys(ctx.db, workspaceId)) >= MAX_KEYS_PER_WORKSPACE) throw errors.keyLimitReached();
+  const key = newApiKey();
+  const row = await ctx.db
+    .insertInto('api_keys')
+    .values({
+      id: newId('key'),
+      workspace_id: workspaceId,
+      name: input.name,
+      prefix: key.slice(0, 8),
+      fingerprint: fingerprint(key),
+      scope: input.scope,
+      agent_id: input.agentId ?? null,
+      created_at: ctx.clock.now(),
+      revoked_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await audit(ctx, workspaceId, 'key.create', row.id);
+  return { id: row.id, key, name: row.name, prefix: row.prefix, scope: input.scope, agentId: row.agent_id, createdAt: row.created_at.toISOString() };
+}
+
+export async function revokeKey(ctx: Context, workspaceId: string, keyId: string) {
+  const row = await ctx.db
+    .updateTable('api_keys')
+    .set({ revoked_at: ctx.clock.now() })
+    .where('id', '=', keyId)
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .returning(['id'])
+    .executeTakeFirst();
+  if (!row) throw errors.notFound('key');
+  await audit(ctx, workspaceId, 'key.revoke', keyId);
+  return { id: keyId, revoked: true };
+}
+
+export async function listAuditEntries(ctx: Context, workspaceId: string) {
+  await workspaceOrThrow(ctx, workspaceId);
+  const rows = await listAudit(ctx.db, workspaceId, 1000);
+  return rows.map((r) => ({ id: r.id, keyId: r.key_id, action: r.action, target: r.target, requestId: r.request_id, createdAt: r.created_at.toISOString() }));
+}
+
+export async function listOutbox(ctx: Context) {
+  const rows = await ctx.db.selectFrom('outbox').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500).execute();
+  return rows.map((r) => ({ id: r.id, to: r.recipient, subject: r.subject, text: r.body, createdAt: r.created_at.toISOString() }));
+}
+
+async function workspaceOrThrow(ctx: Context, id: string): Promise<WorkspaceRow> {
+  const row = await getWorkspace(ctx.db, id);
+  if (!row) throw errors.notFound('workspace');
+  return row;
+}
+
+async function assertHostnameFree(ctx: Context, hostname: string | undefined, exceptId?: string): Promise<void> {
+  if (!hostname) return;
+  const taken = await ctx.db.selectFrom('workspaces').select('id').where('hostname', '=', hostname.toLowerCase()).executeTakeFirst();
+  if (taken && taken.id !== exceptId) throw errors.invalidField('hostname', 'Another workspace already has that hostname.');
+}
+
+/** Operator actions are recorded too, without a key. */
+function audit(ctx: Context, workspaceId: string, action: string, target: string) {
+  return recordAudit(ctx.db, { workspaceId, keyId: null, action: `admin.${action}`, target, requestId: null, at: ctx.clock.now() });
+}

@@ -1,0 +1,37 @@
+import type { Db } from '../../platform/db.ts';
+import { newId } from '../../platform/ids.ts';
+
+export interface AuditEntry {
+  workspaceId: string;
+  keyId: string | null;
+  action: string;
+  target: string | null;
+  requestId: string | null;
+  at: Date;
+}
+
+export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      id: newId('aud'),
+      workspace_id: entry.workspaceId,
+      key_id: entry.keyId,
+      action: entry.action,
+      target: entry.target,
+      request_id: entry.requestId,
+      created_at: entry.at,
+    })
+    .execute();
+}
+
+export async function listAudit(db: Db, workspaceId: string, limit: number) {
+  return db
+    .selectFrom('audit_log')
+    .select(['id', 'key_id', 'action', 'target', 'request_id', 'created_at'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,113 @@
+import { sql } from 'kysely';
+import type { Db } from '../../platform/db.ts';
+import { utcMonth } from '../../platform/clock.ts';
+
+export interface WorkspaceRow {
+  id: string;
+  name: string;
+  plan: string;
+  status: string;
+  language: string;
+  hostname: string | null;
+  owner_email: string | null;
+  purchased_credits: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prefix: string;
+  fingerprint: string;
+  scope: string;
+  agent_id: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+declare module '../../platform/db.ts' {
+  interface Tables {
+    workspaces: WorkspaceRow;
+    api_keys: ApiKeyRow;
+    credit_usage: { workspace_id: string; month: string; used: number };
+    credit_packs: { id: string; workspace_id: string; credits: number; created_at: Date };
+    settings: { name: string; value: string };
+    outbox: { id: string; recipient: string; subject: string; body: string; created_at: Date };
+    audit_log: {
+      id: string;
+      workspace_id: string;
+      key_id: string | null;
+      action: string;
+      target: string | null;
+      request_id: string | null;
+      created_at: Date;
+    };
+  }
+}
+
+/** What authentication needs, in one round trip: the key, its workspace, and whether the host belongs to a workspace. */
+export interface KeyWithWorkspace {
+  key_id: string;
+  fingerprint: string;
+  scope: string;
+  agent_id: string | null;
+  name: string;
+  prefix: string;
+  revoked_at: Date | null;
+  workspace_id: string;
+  plan: string;
+  status: string;
+  host_workspace_id: string | null;
+}
+
+export async function findKeyByFingerprint(db: Db, keyFingerprint: string, host: string): Promise<KeyWithWorkspace | undefined> {
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
+    .select([
+      'k.id as key_id',
+      'k.fingerprint',
+      'k.scope',
+      'k.agent_id',
+      'k.name',
+      'k.prefix',
+      'k.revoked_at',
+      'w.id as workspace_id',
+      'w.plan',
+      'w.status',
+      (eb) => eb.selectFrom('workspaces as h').select('h.id').where('h.hostname', '=', host).as('host_workspace_id'),
+    ])
+    .where('k.fingerprint', '=', keyFingerprint)
+    .executeTakeFirst();
+}
+
+export async function getWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
+  return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface WorkspaceUsage {
+  agentCount: number;
+  creditsUsed: number;
+}
+
+/** Agents counted and this month's credits; the agents table arrives with the agents area, so it is looked up by name. */
+export async function workspaceUsage(db: Db, workspaceId: string, now: Date): Promise<WorkspaceUsage> {
+  const result = await sql<{ agent_count: number; credits_used: number }>`
+    select
+      (select count(*) from agents where workspace_id = ${workspaceId})::int as agent_count,
+      coalesce((select used from credit_usage where workspace_id = ${workspaceId} and month = ${utcMonth(now)}), 0)::int as credits_used`.execute(db);
+  const row = result.rows[0];
+  return { agentCount: row.agent_count, creditsUsed: row.credits_used };
+}
+
+export async function countLiveKeys(db: Db, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,34 @@
+/** The one source of time. Tests and PARLEY_TEST_CLOCK=1 use the settable kind. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export class SettableClock implements Clock {
+  private offsetMs = 0;
+  private readonly listeners: Array<() => void> = [];
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  set(at: Date): void {
+    this.offsetMs = at.getTime() - Date.now();
+    this.listeners.forEach((l) => l());
+  }
+  advance(seconds: number): void {
+    this.offsetMs += seconds * 1000;
+    this.listeners.forEach((l) => l());
+  }
+  /** Called whenever time is moved, so due background work can run. */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+}
+
+export function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+export function utcMonth(at: Date): string {
+  return at.toISOString().slice(0, 7);
+}

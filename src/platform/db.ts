@@ -1,0 +1,176 @@
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  PostgresDialect,
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
+import pg from 'pg';
+
+/**
+ * Every module adds its tables to this interface by declaration merging
+ * (`declare module '../../platform/db.ts' { interface Tables { ... } }`), so the
+ * query layer is typed without one file that every area must edit.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Tables {}
+
+export type Db = Kysely<Tables>;
+
+/** The narrow interface the rest of the service needs from a database. */
+export interface Database {
+  readonly kind: 'embedded' | 'postgres';
+  readonly db: Db;
+  /** Raw SQL with positional parameters; used by migrations and the job queue. */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  /** Several statements in one string, no parameters (migration files). */
+  exec(text: string): Promise<void>;
+  /** Runs work on one connection held throughout (session advisory locks need that). */
+  session<T>(work: (session: Pick<Database, 'executeSql' | 'exec'>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+// node-postgres returns int8 and numeric as strings; counts and sizes here fit in a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Database> {
+  const pool = new pg.Pool({ connectionString, max: maxConnections });
+  pool.on('error', () => {}); // an idle client's error must not take the process down; the next query reports it
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const executeSql: Database['executeSql'] = async (text, values) => ({ rows: (await pool.query(text, values as unknown[])).rows });
+  const exec: Database['exec'] = async (text) => void (await pool.query(text));
+  return {
+    kind: 'postgres',
+    db,
+    executeSql,
+    exec,
+    session: async (work) => {
+      const client = await pool.connect();
+      try {
+        return await work({
+          executeSql: async (text, values) => ({ rows: (await client.query(text, values as unknown[])).rows }),
+          exec: async (text) => void (await client.query(text)),
+        });
+      } finally {
+        client.release();
+      }
+    },
+    close: async () => {
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * PGlite is one connection in one process. Every statement, and every
+ * transaction as a whole, takes the connection through one queue so that a
+ * transaction never interleaves with statements of other requests.
+ */
+export async function openEmbedded(dataDir: string | undefined, options: { loadDataDir?: Blob } = {}): Promise<Database & { pglite: PGlite }> {
+  const pglite = await PGlite.create({
+    dataDir,
+    loadDataDir: options.loadDataDir,
+    extensions: { vector },
+    // PGlite parses int8 to a JS number only when asked; keep both stores alike.
+    parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
+  });
+  const lock = new ConnectionLock();
+  const connection = new PgliteConnection(pglite);
+  const driver: Driver = {
+    init: async () => {},
+    acquireConnection: async () => {
+      await lock.acquire();
+      return connection;
+    },
+    beginTransaction: async (conn) => {
+      await conn.executeQuery(CompiledQuery.raw('begin'));
+    },
+    commitTransaction: async (conn) => {
+      await conn.executeQuery(CompiledQuery.raw('commit'));
+    },
+    rollbackTransaction: async (conn) => {
+      await conn.executeQuery(CompiledQuery.raw('rollback'));
+    },
+    releaseConnection: async () => lock.release(),
+    destroy: async () => {},
+  };
+  const db = new Kysely<Tables>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  const withLock = async <T>(work: () => Promise<T>): Promise<T> => {
+    await lock.acquire();
+    try {
+      return await work();
+    } finally {
+      lock.release();
+    }
+  };
+  const executeSql: Database['executeSql'] = (text, values) =>
+    withLock(async () => {
+      if (values && values.length > 0) return { rows: (await pglite.query(text, values as any[])).rows as any[] };
+      // Without parameters the text may hold several statements, which the extended protocol refuses.
+      const results = await pglite.exec(text);
+      return { rows: (results.at(-1)?.rows ?? []) as any[] };
+    });
+  const exec: Database['exec'] = (text) => withLock(async () => void (await pglite.exec(text)));
+  return {
+    kind: 'embedded',
+    db,
+    pglite,
+    executeSql,
+    exec,
+    // One connection only: every statement is already on the same session.
+    session: (work) => work({ executeSql, exec }),
+    close: async () => {
+      await withLock(async () => pglite.close());
+    },
+  };
+}
+
+class PgliteConnection implements DatabaseConnection {
+  private readonly pglite: PGlite;
+  constructor(pglite: PGlite) {
+    this.pglite = pglite;
+  }
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.pglite.query<R>(query.sql, query.parameters as any[]);
+    return {
+      rows: result.rows,
+      numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
+    };
+  }
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not supported on the embedded database');
+  }
+}
+
+/** A FIFO mutex: callers get the connection in the order they asked for it. */
+class ConnectionLock {
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+  acquire(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}

@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random base62 text from a CSPRNG, without modulo bias. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += ALPHABET[byte % 62]; // 248 = 4 * 62: drop the biased tail
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Identifier prefixes. The spec fixes ag_, src_, conv_, msg_, lead_ and evt_;
+ * the others are this service's own.
+ */
+export type IdKind =
+  | 'ag' | 'src' | 'conv' | 'msg' | 'lead' | 'evt'
+  | 'ws' | 'key' | 'aud' | 'req' | 'crawl' | 'mail' | 'tkt' | 'ent' | 'file' | 'wh' | 'dlv' | 'job' | 'img' | 'chk';
+
+export function newId(kind: IdKind): string {
+  return `${kind}_${randomBase62(20)}`;
+}

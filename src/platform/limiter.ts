@@ -1,0 +1,69 @@
+import { Redis } from 'ioredis';
+import type { Clock } from './clock.ts';
+
+export interface LimitResult {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window ends. */
+  resetSeconds: number;
+}
+
+/**
+ * Fixed one-minute windows per identity (a key id). Shared by the REST API and,
+ * later, the MCP server so one key has one budget.
+ */
+export interface RateLimiter {
+  hit(identity: string): Promise<LimitResult>;
+  close(): Promise<void>;
+}
+
+const WINDOW_MS = 60_000;
+
+function windowOf(now: number): { index: number; resetSeconds: number } {
+  const index = Math.floor(now / WINDOW_MS);
+  return { index, resetSeconds: Math.max(1, Math.ceil(((index + 1) * WINDOW_MS - now) / 1000)) };
+}
+
+function resultOf(count: number, limit: number, resetSeconds: number): LimitResult {
+  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
+}
+
+/** For one process (the embedded mode): counters in memory, old windows dropped as they pass. */
+export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
+  let currentWindow = -1;
+  let counts = new Map<string, number>();
+  return {
+    hit: async (identity) => {
+      const { index, resetSeconds } = windowOf(clock.now().getTime());
+      if (index !== currentWindow) {
+        currentWindow = index;
+        counts = new Map();
+      }
+      const count = (counts.get(identity) ?? 0) + 1;
+      counts.set(identity, count);
+      return resultOf(count, limit, resetSeconds);
+    },
+    close: async () => {},
+  };
+}
+
+/** For several API processes: one INCR per request on a key that expires with its window, exact across processes. */
+export function redisLimiter(limit: number, clock: Clock, redisUrl: string): RateLimiter {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false });
+  return {
+    hit: async (identity) => {
+      const { index, resetSeconds } = windowOf(clock.now().getTime());
+      const key = `parley:rl:${identity}:${index}`;
+      const [[incrError, count], [expireError]] = (await redis.multi().incr(key).pexpire(key, WINDOW_MS * 2).exec()) as [
+        [Error | null, number],
+        [Error | null, unknown],
+      ];
+      if (incrError || expireError) throw incrError ?? expireError;
+      return resultOf(count, limit, resetSeconds);
+    },
+    close: async () => {
+      await redis.quit().catch(() => {});
+    },
+  };
+}

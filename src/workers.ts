@@ -1,0 +1,11 @@
+import type { Context } from './context.ts';
+
+/** A background area: declares its kinds of job and works on them in worker processes. */
+export type WorkerModule = (ctx: Context) => Promise<void>;
+
+/** Each area that has background jobs adds its starter here with one line. */
+export const workerModules: WorkerModule[] = [];
+
+export async function startWorkers(ctx: Context): Promise<void> {
+  for (const start of workerModules) await start(ctx);
+}
