@@ -22,6 +22,11 @@ export interface Config {
   /** Extra models for the catalogue: a JSON list of { id, provider, creditsPerAnswer, contextSize, minPlan }. */
   extraModels: string | undefined;
   logLevel: string;
+  /** File sources must arrive within this time (spec: 20 s); tests lower it. */
+  fileFetchTimeoutMs: number;
+  /** Bounds of the isolated file reader: a file that takes more becomes failed with file_too_complex. */
+  fileReadMemoryMb: number;
+  fileReadTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -50,6 +55,9 @@ export function loadConfig(env: Env = process.env): Config {
     embeddingDimensions: intFrom(env.PARLEY_EMBEDDING_DIMENSIONS, 384, 'PARLEY_EMBEDDING_DIMENSIONS'),
     extraModels: env.PARLEY_MODELS || undefined,
     logLevel: env.PARLEY_LOG_LEVEL ?? 'info',
+    fileFetchTimeoutMs: intFrom(env.PARLEY_FILE_FETCH_TIMEOUT_MS, 20_000, 'PARLEY_FILE_FETCH_TIMEOUT_MS'),
+    fileReadMemoryMb: intFrom(env.PARLEY_FILE_READ_MEMORY_MB, 256, 'PARLEY_FILE_READ_MEMORY_MB'),
+    fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 60_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
   };
 }
 
