@@ -4,7 +4,8 @@ import { SettableClock, systemClock } from './platform/clock.ts';
 import type { Database, Db } from './platform/db.ts';
 import { openEmbedded, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
-import { memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
+import { connectRedis, memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
+import { memoryEpoch, neverCachedEpoch, redisEpoch, type AuthEpoch } from './platform/auth-epoch.ts';
 import { createMailer, type Mailer } from './platform/mail.ts';
 import { createQueue, type Queue } from './platform/queue.ts';
 import { createModelCatalogue, type ModelCatalogue } from './modules/workspace/models.ts';
@@ -19,6 +20,7 @@ export interface Context {
   database: Database;
   db: Db;
   limiter: RateLimiter;
+  authEpoch: AuthEpoch;
   mailer: Mailer;
   queue: Queue;
   models: ModelCatalogue;
@@ -44,10 +46,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
   await migrate(database);
   const queue = await createQueue(database);
   closers.push(() => queue.stop());
-  const limiter = config.redisUrl
-    ? redisLimiter(config.rateLimitPerMinute, clock, config.redisUrl)
-    : memoryLimiter(config.rateLimitPerMinute, clock);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  if (redis) closers.push(async () => void (await redis.quit().catch(() => {})));
+  const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis) : memoryLimiter(config.rateLimitPerMinute, clock);
   closers.push(() => limiter.close());
+  // The embedded database is one process's, so a counter in memory is exact there.
+  const authEpoch = redis ? redisEpoch(redis) : database.kind === 'embedded' ? memoryEpoch() : neverCachedEpoch();
   return {
     config,
     clock,
@@ -55,6 +59,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     database,
     db: database.db,
     limiter,
+    authEpoch,
     mailer: createMailer(config.smtpUrl, database.db, clock),
     queue,
     models: createModelCatalogue(config.extraModels, Boolean(config.openaiBaseUrl || config.openaiApiKey)),

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
 import { API_KEY_PATTERN, equalInConstantTime, fingerprint } from '../platform/crypto.ts';
-import { findKeyByFingerprint } from '../modules/workspace/store.ts';
+import { findKeyByFingerprint, type KeyWithWorkspace } from '../modules/workspace/store.ts';
+import type { LimitResult } from '../platform/limiter.ts';
 import { planOf, type Plan } from '../modules/workspace/plans.ts';
 import { errors } from './errors.ts';
 
@@ -42,23 +43,18 @@ export function scopeAllows(keyScope: Scope, routeScope: Scope): boolean {
  * state and plan, then the scope.
  */
 export function authenticate(ctx: Context) {
+  const lookUpKey = cachedKeyLookup(ctx);
   return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const routeScope = request.routeOptions.config.scope;
     if (!routeScope) return;
     const presented = bearerOf(request.headers.authorization);
-    const host = hostOf(request.headers.host);
-    const row = presented ? await findKeyByFingerprint(ctx.db, fingerprint(presented), host) : undefined;
-    const valid =
-      row !== undefined &&
-      presented !== undefined &&
-      equalInConstantTime(row.fingerprint, fingerprint(presented)) &&
-      row.revoked_at === null &&
-      (row.host_workspace_id === null || row.host_workspace_id === row.workspace_id);
-    if (!valid) {
-      await countRequest(ctx, reply, `ip:${request.ip}`);
+    const found = presented ? await lookUpKey(fingerprint(presented), hostOf(request.headers.host)) : undefined;
+    if (!found) {
+      setLimitHeaders(reply, await ctx.limiter.hit(`ip:${request.ip}`));
       throw errors.unauthorized();
     }
-    await countRequest(ctx, reply, row.key_id);
+    const { row, limit } = found;
+    setLimitHeaders(reply, limit);
     if (row.status === 'stopped') throw errors.workspaceStopped();
     const plan = planOf(row.plan);
     if (!plan.api) throw errors.apiNotInPlan();
@@ -76,8 +72,44 @@ export function authenticate(ctx: Context) {
   };
 }
 
-async function countRequest(ctx: Context, reply: FastifyReply, identity: string): Promise<void> {
-  const result = await ctx.limiter.hit(identity);
+const MAX_CACHED_KEYS = 10_000;
+
+/**
+ * Finds a usable key and counts the request against it. A key found before is
+ * reused while the auth epoch is unchanged (see platform/auth-epoch.ts); the
+ * epoch read and the count go out together. Unknown keys are never cached, so
+ * a new key works at once.
+ */
+function cachedKeyLookup(ctx: Context) {
+  const cache = new Map<string, { epoch: string; row: KeyWithWorkspace }>();
+  return async (keyFingerprint: string, host: string): Promise<{ row: KeyWithWorkspace; limit: LimitResult } | undefined> => {
+    const cacheKey = `${keyFingerprint} ${host}`;
+    const cached = cache.get(cacheKey);
+    let counted: LimitResult | undefined;
+    if (cached) {
+      const [epoch, limit] = await Promise.all([ctx.authEpoch.read(), ctx.limiter.hit(cached.row.key_id)]);
+      if (epoch === cached.epoch) return { row: cached.row, limit };
+      counted = limit;
+    }
+    const epoch = await ctx.authEpoch.read();
+    const row = await findKeyByFingerprint(ctx.db, keyFingerprint, host);
+    const usable =
+      row !== undefined &&
+      equalInConstantTime(row.fingerprint, keyFingerprint) &&
+      row.revoked_at === null &&
+      (row.host_workspace_id === null || row.host_workspace_id === row.workspace_id);
+    if (!usable) {
+      cache.delete(cacheKey);
+      return undefined;
+    }
+    if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+    cache.set(cacheKey, { epoch, row });
+    const limit = counted && cached?.row.key_id === row.key_id ? counted : await ctx.limiter.hit(row.key_id);
+    return { row, limit };
+  };
+}
+
+function setLimitHeaders(reply: FastifyReply, result: LimitResult): void {
   reply.header('x-ratelimit-limit', String(result.limit));
   reply.header('x-ratelimit-remaining', String(result.remaining));
   reply.header('x-ratelimit-reset', String(result.resetSeconds));

@@ -49,8 +49,7 @@ export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
 }
 
 /** For several API processes: one INCR per request on a key that expires with its window, exact across processes. */
-export function redisLimiter(limit: number, clock: Clock, redisUrl: string): RateLimiter {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true, lazyConnect: false });
+export function redisLimiter(limit: number, clock: Clock, redis: Redis): RateLimiter {
   return {
     hit: async (identity) => {
       const { index, resetSeconds } = windowOf(clock.now().getTime());
@@ -62,8 +61,11 @@ export function redisLimiter(limit: number, clock: Clock, redisUrl: string): Rat
       if (incrError || expireError) throw incrError ?? expireError;
       return resultOf(count, limit, resetSeconds);
     },
-    close: async () => {
-      await redis.quit().catch(() => {});
-    },
+    close: async () => {},
   };
+}
+
+/** One connection for the service's Redis work; auto-pipelining sends what one request issues together in one round trip. */
+export function connectRedis(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
 }

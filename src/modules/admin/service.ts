@@ -106,6 +106,7 @@ export async function updateWorkspace(ctx: Context, id: string, change: Workspac
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  await ctx.authEpoch.bump(); // plan, status and hostname are part of what authentication caches
   if (row.plan !== before.plan) await afterPlanChange(ctx, id, planOf(row.plan));
   await audit(ctx, id, 'workspace.update', id);
   return presentWorkspace(row);
@@ -171,6 +172,7 @@ export async function revokeKey(ctx: Context, workspaceId: string, keyId: string
     .returning(['id'])
     .executeTakeFirst();
   if (!row) throw errors.notFound('key');
+  await ctx.authEpoch.bump();
   await audit(ctx, workspaceId, 'key.revoke', keyId);
   return { id: keyId, revoked: true };
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
-import { getWorkspace, workspaceUsage } from './store.ts';
+import { workspaceWithUsage } from './store.ts';
 import { planOf } from './plans.ts';
 
 export function keyOf(auth: Auth) {
@@ -12,7 +12,7 @@ export function keyOf(auth: Auth) {
 export async function describeWorkspace(ctx: Context, auth: Auth) {
   const key = keyOf(auth);
   if (auth.agentId) return { key };
-  const [workspace, usage] = await Promise.all([getWorkspace(ctx.db, auth.workspaceId), workspaceUsage(ctx.db, auth.workspaceId, ctx.clock.now())]);
+  const workspace = await workspaceWithUsage(ctx.db, auth.workspaceId, ctx.clock.now());
   if (!workspace) throw errors.unauthorized();
   const plan = planOf(workspace.plan);
   return {
@@ -21,8 +21,8 @@ export async function describeWorkspace(ctx: Context, auth: Auth) {
       name: workspace.name,
       plan: plan.id,
       language: workspace.language,
-      agents: { count: usage.agentCount, limit: plan.agents },
-      credits: { usedThisMonth: usage.creditsUsed, included: plan.creditsPerMonth, purchased: workspace.purchased_credits, overage: false as const },
+      agents: { count: workspace.agentCount, limit: plan.agents },
+      credits: { usedThisMonth: workspace.creditsUsed, included: plan.creditsPerMonth, purchased: workspace.purchased_credits, overage: false as const },
       storagePerAgentBytes: plan.storagePerAgentBytes,
     },
   };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
-import { workspaceUsage } from './store.ts';
+import { workspaceWithUsage } from './store.ts';
 import { PRESETS } from './presets.ts';
 
 export const STANDARD_USE_CASES = ['general', 'support', 'sales', 'docs'] as const;
@@ -50,7 +50,8 @@ export const setupGuideReply = z.object({
 export async function setupGuide(ctx: Context, auth: Auth, useCase: string | undefined) {
   const presets = useCase === undefined ? PRESETS : [presetFor(auth, useCase)];
   if (auth.agentId) return { presets };
-  const usage = await workspaceUsage(ctx.db, auth.workspaceId, ctx.clock.now());
+  const usage = await workspaceWithUsage(ctx.db, auth.workspaceId, ctx.clock.now());
+  if (!usage) throw errors.unauthorized();
   const limit = auth.plan.agents;
   return {
     presets,

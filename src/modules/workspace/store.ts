@@ -92,14 +92,15 @@ export interface WorkspaceUsage {
   creditsUsed: number;
 }
 
-/** Agents counted and this month's credits; the agents table arrives with the agents area, so it is looked up by name. */
-export async function workspaceUsage(db: Db, workspaceId: string, now: Date): Promise<WorkspaceUsage> {
-  const result = await sql<{ agent_count: number; credits_used: number }>`
-    select
-      (select count(*) from agents where workspace_id = ${workspaceId})::int as agent_count,
-      coalesce((select used from credit_usage where workspace_id = ${workspaceId} and month = ${utcMonth(now)}), 0)::int as credits_used`.execute(db);
+/** The workspace with its agents counted and this month's credits, in one round trip. */
+export async function workspaceWithUsage(db: Db, workspaceId: string, now: Date): Promise<(WorkspaceRow & WorkspaceUsage) | undefined> {
+  const result = await sql<WorkspaceRow & { agent_count: number; credits_used: number }>`
+    select w.*,
+      (select count(*) from agents where workspace_id = w.id)::int as agent_count,
+      coalesce((select used from credit_usage where workspace_id = w.id and month = ${utcMonth(now)}), 0)::int as credits_used
+    from workspaces w where w.id = ${workspaceId}`.execute(db);
   const row = result.rows[0];
-  return { agentCount: row.agent_count, creditsUsed: row.credits_used };
+  return row && { ...row, agentCount: row.agent_count, creditsUsed: row.credits_used };
 }
 
 export async function countLiveKeys(db: Db, workspaceId: string): Promise<number> {
