@@ -8,7 +8,8 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Context } from './context.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { installErrorHandling, renderFrameworkError } from './http/error-handler.ts';
+import { rejectNulCharacters } from './http/nul-guard.ts';
 import { authenticate } from './http/auth.ts';
 import { auditHook } from './http/audit-hook.ts';
 import { newId } from './platform/ids.ts';
@@ -29,11 +30,13 @@ export async function buildApp(ctx: Context, options: { logger?: boolean } = {})
     bodyLimit: 1024 * 1024,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: renderFrameworkError,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  app.addHook('preValidation', rejectNulCharacters);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

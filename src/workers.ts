@@ -1,10 +1,15 @@
 import type { Context } from './context.ts';
+import { crawlWorker } from './modules/knowledge/crawl/jobs.ts';
+import { knowledgeWorker } from './modules/knowledge/reading.ts';
 
 /** A background area: declares its kinds of job and works on them in worker processes. */
 export type WorkerModule = (ctx: Context) => Promise<void>;
 
 /** Each area that has background jobs adds its starter here with one line. */
-export const workerModules: WorkerModule[] = [];
+export const workerModules: WorkerModule[] = [
+  crawlWorker,
+  knowledgeWorker,
+];
 
 export async function startWorkers(ctx: Context): Promise<void> {
   for (const start of workerModules) await start(ctx);

@@ -17,11 +17,23 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => renderError(reply, errors.routeNotFound(request.method, request.url.split('?')[0])));
 }
 
+/**
+ * Errors the router raises before any hook runs (a malformed %-escape, an
+ * over-long path parameter): without this Fastify answers with its own body.
+ */
+export function renderFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_BAD_URL') return renderError(reply, errors.invalidField('path', 'The address has a malformed %-escape.'));
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return renderError(reply, errors.notFound());
+  request.log.error({ err: error }, 'framework error');
+  return renderError(reply, errors.internal());
+}
+
 function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'body';
-    const details = error.validation.flatMap((issue) => detailsOfIssue(where, issue.params.issue as ZodIssueLike));
+    const details = error.validation.flatMap((entry) => detailsOfIssue(where, entry as unknown as ValidationEntry));
     return errors.invalid(`The request ${where} is not valid: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`, details);
   }
   if (isResponseSerializationError(error)) return errors.internal();
@@ -45,18 +57,19 @@ function toApiError(error: FastifyError): ApiError {
   return errors.internal();
 }
 
-interface ZodIssueLike {
-  code: string;
-  path: PropertyKey[];
-  message: string;
-  keys?: string[];
+/** One zod issue as fastify-type-provider-zod hands it over: the issue's path as instancePath, its other members as params. */
+interface ValidationEntry {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: { keys?: unknown };
 }
 
-function detailsOfIssue(where: string, issue: ZodIssueLike | undefined): ErrorDetail[] {
-  if (!issue) return [{ field: where, message: 'invalid' }];
-  const base = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys' && issue.keys) {
-    return issue.keys.map((key) => ({ field: base ? `${base}.${key}` : key, message: 'unknown field' }));
+function detailsOfIssue(where: string, entry: ValidationEntry): ErrorDetail[] {
+  const base = entry.instancePath.split('/').filter(Boolean).join('.');
+  const keys = entry.params?.keys;
+  if (entry.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
+    return keys.map((key) => ({ field: base ? `${base}.${key}` : String(key), message: 'unknown field' }));
   }
-  return [{ field: base || where, message: issue.message }];
+  return [{ field: base || where, message: entry.message ?? 'invalid' }];
 }

@@ -1,7 +1,14 @@
 import type { ApiPlugin } from '../app.ts';
+import { crawlRoutes } from './knowledge/crawl/routes.ts';
+import { agentRoutes } from './agents/routes.ts';
+import { knowledgeRoutes } from './knowledge/routes.ts';
 
 /**
  * The public API's areas, each a plugin registered under /api/v1.
  * An area adds itself here with one line.
  */
-export const apiModules: ApiPlugin[] = [];
+export const apiModules: ApiPlugin[] = [
+  crawlRoutes,
+  agentRoutes,
+  knowledgeRoutes,
+];

@@ -64,6 +64,8 @@ export async function openPostgres(connectionString: string, maxConnections = 10
     },
     close: async () => {
       await db.destroy();
+      // Kysely ends the pool only if it opened a connection itself; raw statements used the pool directly.
+      if (!pool.ended) await pool.end();
     },
   };
 }

@@ -20,7 +20,7 @@ export function randomBase62(length: number): string {
  */
 export type IdKind =
   | 'ag' | 'src' | 'conv' | 'msg' | 'lead' | 'evt'
-  | 'ws' | 'key' | 'aud' | 'req' | 'crawl' | 'mail' | 'tkt' | 'ent' | 'file' | 'wh' | 'dlv' | 'job' | 'img' | 'chk';
+  | 'ws' | 'key' | 'aud' | 'req' | 'crawl' | 'mail' | 'tkt' | 'ent' | 'file' | 'wh' | 'dlv' | 'job' | 'img' | 'chk' | 'act';
 
 export function newId(kind: IdKind): string {
   return `${kind}_${randomBase62(20)}`;

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
+import './store.ts'; // declares the agents table for the query below
 
 export interface AgentRef {
   id: string;
@@ -16,9 +16,12 @@ export interface AgentRef {
  */
 export async function requireAgent(ctx: Context, auth: Auth, agentId: string, options: { active?: boolean } = {}): Promise<AgentRef> {
   if (auth.agentId !== null && auth.agentId !== agentId) throw errors.notFound('agent');
-  const result = await sql<{ id: string; workspace_id: string; status: 'active' | 'paused' }>`
-    select id, workspace_id, status from agents where id = ${agentId} and workspace_id = ${auth.workspaceId}`.execute(ctx.db);
-  const row = result.rows[0];
+  const row = await ctx.db
+    .selectFrom('agents')
+    .select(['id', 'workspace_id', 'status'])
+    .where('id', '=', agentId)
+    .where('workspace_id', '=', auth.workspaceId)
+    .executeTakeFirst();
   if (!row) throw errors.notFound('agent');
   if (options.active && row.status === 'paused') throw errors.agentPaused();
   return { id: row.id, workspaceId: row.workspace_id, status: row.status };

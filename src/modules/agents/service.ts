@@ -1,0 +1,245 @@
+/**
+ * The agent resource's verbs (spec 2.5, 3.5, 4.5). They know nothing of HTTP:
+ * REST, MCP and jobs call them with a Context and the caller's Auth.
+ */
+import type { Context } from '../../context.ts';
+import type { Auth } from '../../http/auth.ts';
+import { ApiError, errors } from '../../http/errors.ts';
+import { iso } from '../../http/schemas.ts';
+import { newId } from '../../platform/ids.ts';
+import { startCrawl } from '../knowledge/crawl/service.ts';
+import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';
+import type { Plan } from '../workspace/plans.ts';
+import { requireAgent, type AgentRef } from './access.ts';
+import { normaliseAllowedOrigins } from './origins.ts';
+import { LANGUAGES, type ActionPatch, type Agent, type CreateAgentInput, type Language, type PatchAgentInput } from './schemas.ts';
+import { deepMerge, defaultSettings, orderLanguages, pruneTranslations, withDefaults, type AgentSettings } from './settings.ts';
+import * as store from './store.ts';
+
+export type { AgentSettings } from './settings.ts';
+
+export function presentAgent(ctx: Context, row: store.AgentRecord): Agent {
+  const settings = withDefaults(row.settings, defaultSettings({ name: '', useCase: null, language: 'en', model: ctx.models.defaultModel }));
+  return {
+    id: row.id,
+    ...settings,
+    status: row.status,
+    lastTrainedAt: iso(row.last_trained_at),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** For other areas (widget, chat, inbox): an agent's settings with every default, after requireAgent. */
+export async function loadAgent(ctx: Context, agent: AgentRef): Promise<Agent> {
+  const row = await store.getAgentRow(ctx.db, agent.workspaceId, agent.id);
+  if (!row) throw errors.notFound('agent');
+  return presentAgent(ctx, row);
+}
+
+// ---------------------------------------------------------------- create
+
+export type CreatedAgent = Agent & { crawl?: { id: string; status: string }; crawlError?: { code: string; message: string } };
+
+export async function createAgent(ctx: Context, auth: Auth, input: CreateAgentInput): Promise<CreatedAgent> {
+  // A tied key sees only its own agent: one it made could never be reached with it.
+  if (auth.agentId !== null) throw errors.forbidden('A key tied to one agent cannot create agents.');
+  if (isHighRisk(input.useCase) && !auth.plan.highRiskUseCases) throw errors.highRiskUseCase();
+  const language = input.language ?? (await defaultLanguage(ctx, auth.workspaceId));
+  const settings: AgentSettings = {
+    ...defaultSettings({ name: input.name, useCase: input.useCase, language, model: ctx.models.defaultModel }),
+    ...(input.description !== undefined && { description: input.description }),
+    ...(input.instructions !== undefined && { instructions: input.instructions }),
+    ...(input.welcomeMessage !== undefined && { welcomeMessage: input.welcomeMessage }),
+  };
+  const now = ctx.clock.now();
+  const row = await store.insertAgentWithinLimit(
+    ctx.db,
+    { id: newId('ag'), workspace_id: auth.workspaceId, status: 'active', settings, last_trained_at: null, created_at: now, updated_at: now },
+    auth.plan.agents,
+  );
+  if (!row) throw errors.agentLimitReached();
+  const agent = presentAgent(ctx, row);
+  if (input.website === undefined) return agent;
+  // The agent exists whatever happens to the crawl (spec 4.5).
+  try {
+    return { ...agent, crawl: await startWebsiteCrawl(ctx, { id: row.id, workspaceId: row.workspace_id, status: row.status }, input.website) };
+  } catch (error) {
+    if (error instanceof ApiError) return { ...agent, crawlError: { code: error.code, message: error.message } };
+    throw error;
+  }
+}
+
+/** The hand-off to the knowledge area: the website given at creation becomes the first source. */
+export async function startWebsiteCrawl(ctx: Context, agent: AgentRef, url: string): Promise<{ id: string; status: string }> {
+  const crawl = await startCrawl(ctx, agent, { url });
+  return { id: crawl.id, status: crawl.status };
+}
+
+function isHighRisk(useCase: string): boolean {
+  return (HIGH_RISK_USE_CASES as readonly string[]).includes(useCase);
+}
+
+async function defaultLanguage(ctx: Context, workspaceId: string): Promise<Language> {
+  const language = await store.workspaceLanguage(ctx.db, workspaceId);
+  return (LANGUAGES as readonly string[]).includes(language) ? (language as Language) : 'en';
+}
+
+// ---------------------------------------------------------------- read, delete
+
+export async function listAgents(ctx: Context, auth: Auth): Promise<Agent[]> {
+  const rows = await store.listAgentRows(ctx.db, auth.workspaceId, auth.agentId);
+  return rows.map((row) => presentAgent(ctx, row));
+}
+
+export async function getAgent(ctx: Context, auth: Auth, agentId: string): Promise<Agent> {
+  return loadAgent(ctx, await requireAgent(ctx, auth, agentId));
+}
+
+/** Irreversible: the agent, everything that references it, and the keys tied to it (spec 4.2). */
+export async function deleteAgent(ctx: Context, auth: Auth, agentId: string): Promise<{ id: string; deleted: true }> {
+  const agent = await requireAgent(ctx, auth, agentId);
+  const result = await store.deleteAgentRow(ctx.db, agent.workspaceId, agent.id);
+  if (!result.deleted) throw errors.notFound('agent');
+  // Authentication caches keys until the epoch moves: a deleted agent's key must fail on its next request.
+  if (result.keysDeleted > 0) await ctx.authEpoch.bump();
+  return { id: agent.id, deleted: true };
+}
+
+export async function embedSnippets(ctx: Context, auth: Auth, agentId: string) {
+  const agent = await loadAgent(ctx, await requireAgent(ctx, auth, agentId));
+  const base = ctx.config.publicUrl;
+  return {
+    script: `<script src="${base}/widget.js" data-agent="${agent.id}" defer></script>`,
+    iframe: `<iframe src="${base}/chat/${agent.id}" title="${escapeAttribute(agent.name)}" style="border:0;width:100%;max-width:420px;height:640px" allow="clipboard-write"></iframe>`,
+    allowedOrigins: agent.allowedOrigins,
+  };
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+// ---------------------------------------------------------------- change
+
+export async function updateAgent(ctx: Context, auth: Auth, agentId: string, patch: PatchAgentInput): Promise<Agent> {
+  const ref = await requireAgent(ctx, auth, agentId, { active: true });
+  const current = await loadAgent(ctx, ref);
+  const next = applyPatch(ctx, auth.plan, settingsOf(current), patch);
+  const row = await store.updateAgentSettings(ctx.db, ref.workspaceId, ref.id, next, ctx.clock.now());
+  if (!row) throw errors.notFound('agent');
+  return presentAgent(ctx, row);
+}
+
+function settingsOf(agent: Agent): AgentSettings {
+  const { id: _id, status: _status, lastTrainedAt: _trained, createdAt: _created, updatedAt: _updated, ...settings } = agent;
+  return settings;
+}
+
+/** Spec 4.5: the eight rules, checked on the merged result where the rule is about the result. */
+export function applyPatch(ctx: Context, plan: Plan, current: AgentSettings, patch: PatchAgentInput): AgentSettings {
+  const { languages, allowedOrigins, actions, ...rest } = patch;
+  checkPlanFeatures(ctx, plan, patch);
+  const next = deepMerge(current, rest);
+  next.branding.translations = pruneTranslations(next.branding.translations);
+  if (patch.language !== undefined || languages !== undefined) next.languages = orderLanguages(next.language, languages ?? current.languages);
+  if (allowedOrigins !== undefined) next.allowedOrigins = normaliseAllowedOrigins(allowedOrigins);
+  if (patch.leadCapture?.fields) next.leadCapture.fields = patch.leadCapture.fields.map((f) => ({ name: f.name, required: f.required ?? false }));
+  if (actions !== undefined) next.actions = mergeActions(current.actions, actions);
+  if (patch.calendlyUrl) requireHttps(patch.calendlyUrl, 'calendlyUrl');
+  checkLeadCapture(next.leadCapture);
+  checkTickets(next.tickets);
+  if (next.emailChannel.enabled && !next.emailChannel.address) {
+    throw errors.invalidField('emailChannel.address', 'The e-mail channel needs the address whose mail the agent answers.');
+  }
+  return next;
+}
+
+/** Limits of the plan apply to what is being switched on now; what an earlier plan allowed stays stored. */
+function checkPlanFeatures(ctx: Context, plan: Plan, patch: PatchAgentInput): void {
+  if (patch.model !== undefined) {
+    const model = ctx.models.find(patch.model);
+    if (!model) throw errors.invalidField('model', `There is no model "${patch.model}"; GET /models lists them.`);
+    if (!ctx.models.allowed(model, plan)) throw errors.modelNotAllowed(patch.model);
+  }
+  if (patch.emailChannel?.enabled === true && !plan.integrations) throw errors.integrationsNotInPlan();
+  if (patch.attachmentsEnabled === true && !plan.visitorFiles) {
+    throw errors.invalidField('attachmentsEnabled', 'The plan does not let visitors send files (Studio and up).');
+  }
+  if (patch.branding?.removeBranding === true && !plan.brandingRemoval) {
+    throw errors.invalidField('branding.removeBranding', 'The plan does not include removing the Parley branding (Agency and up).');
+  }
+}
+
+function checkLeadCapture(leadCapture: AgentSettings['leadCapture']): void {
+  const names = leadCapture.fields.map((f) => f.name);
+  if (new Set(names).size !== names.length) throw errors.invalidField('leadCapture.fields', 'Each field may appear once.');
+  if (leadCapture.privacyUrl !== null) requireHttps(leadCapture.privacyUrl, 'leadCapture.privacyUrl');
+  if (!leadCapture.enabled) return;
+  if (leadCapture.privacyUrl === null) throw errors.invalidField('leadCapture.privacyUrl', 'Lead capture needs a privacyUrl starting with https://.');
+  if (!names.includes('email') && !names.includes('phone')) {
+    throw errors.invalidField('leadCapture.fields', 'Lead capture needs an email or phone field among its fields.');
+  }
+}
+
+function checkTickets(tickets: AgentSettings['tickets']): void {
+  if (tickets.privacyUrl !== null) requireHttps(tickets.privacyUrl, 'tickets.privacyUrl');
+  if (tickets.enabled && tickets.privacyUrl === null) throw errors.invalidField('tickets.privacyUrl', 'Tickets need a privacyUrl starting with https://.');
+}
+
+function requireHttps(value: string, field: string): void {
+  if (!value.startsWith('https://') || !URL.canParse(value)) throw errors.invalidField(field, `${field} must be an address starting with https://.`);
+}
+
+/**
+ * Rule 8: the list is replaced. An item with an id keeps that action and
+ * changes only the members sent; an item without one is a new action.
+ */
+function mergeActions(current: Agent['actions'], sent: ActionPatch[]): Agent['actions'] {
+  const seen = new Set<string>();
+  return sent.map((item, index) => {
+    const field = `actions.${index}`;
+    let action: Agent['actions'][number];
+    if (item.id !== undefined) {
+      const kept = current.find((a) => a.id === item.id);
+      if (!kept || seen.has(item.id)) throw errors.invalidField(`${field}.id`, `The agent has no action "${item.id}" (send new actions without an id).`);
+      seen.add(item.id);
+      action = { ...kept, ...definedMembers(item), id: kept.id };
+      if (item.url !== undefined && item.kind === undefined) action.kind = kindOfUrl(item.url) ?? action.kind;
+    } else {
+      if (item.name === undefined || item.url === undefined) throw errors.invalidField(field, 'A new action needs a name and a url.');
+      action = {
+        id: newId('act'),
+        kind: item.kind ?? kindOfUrl(item.url) ?? 'link',
+        enabled: item.enabled ?? true,
+        name: item.name,
+        whenToUse: item.whenToUse ?? '',
+        label: item.label ?? item.name.slice(0, 40),
+        url: item.url,
+      };
+    }
+    if (kindOfUrl(action.url) === undefined) throw errors.invalidField(`${field}.url`, 'An action url starts with https://, mailto: or tel:.');
+    return action;
+  });
+}
+
+function kindOfUrl(url: string): Agent['actions'][number]['kind'] | undefined {
+  if (url.startsWith('https://') && URL.canParse(url)) return 'link';
+  if (url.startsWith('mailto:') && url.length > 'mailto:'.length) return 'email';
+  if (url.startsWith('tel:') && url.length > 'tel:'.length) return 'phone';
+  return undefined;
+}
+
+function definedMembers<T extends object>(item: T): Partial<T> {
+  return Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+// ---------------------------------------------------------------- plan changes
+
+/**
+ * After a move to a smaller plan the oldest agents stay active and the newest
+ * beyond plan.agents are paused; a move back makes them active again (spec 3.5).
+ */
+export async function applyPlanToAgents(ctx: Context, workspaceId: string, plan: Plan): Promise<number> {
+  return store.applyAgentLimit(ctx.db, workspaceId, plan.agents, ctx.clock.now());
+}

@@ -1,0 +1,324 @@
+/**
+ * One batch of a crawl: up to BATCH_MS of pages read by PAGES_AT_ONCE lanes, after
+ * which the batch queues the next one. All state is in the database (crawls and the
+ * crawl_pages frontier), so any worker can take the next batch, and a worker that
+ * stops in the middle leaves nothing that another cannot pick up.
+ */
+import { createHash } from 'node:crypto';
+import robotsParserModule from 'robots-parser';
+import type { Context } from '../../../context.ts';
+import { SafeFetchError, type SafeResponse } from '../../../platform/safe-fetch.ts';
+import { planOf, type Plan } from '../../workspace/plans.ts';
+import { getWorkspace } from '../../workspace/store.ts';
+import { ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../ingest.ts';
+import { extractPage } from './extract.ts';
+import { queueCrawlBatch } from './service.ts';
+import { parseSitemap } from './sitemap.ts';
+import {
+  addPages,
+  claimAlias,
+  claimContentHash,
+  claimPage,
+  crawlById,
+  crawlCounts,
+  crawlStatus,
+  endCrawl,
+  finishPage,
+  frontierSize,
+  markRunning,
+  markSeeded,
+  moveSite,
+  reclaimStalePages,
+  type CrawlPageRow,
+  type CrawlRow,
+  type PageStatus,
+  type StopReason,
+} from './store.ts';
+import { isExcluded, isOnSite, looksLikeFile, normaliseUrl, siteOf } from './urls.ts';
+
+// A CommonJS module whose typings declare an ES default export: at run time the default is the function itself.
+const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
+
+/** Pages of one site fetched at once by one batch. */
+export const PAGES_AT_ONCE = 4;
+const BATCH_MS = 20_000;
+const PAGE_FETCH = { timeoutMs: 10_000, maxBytes: 5 * 1024 * 1024, maxRedirects: 5 };
+const ROBOTS_FETCH = { timeoutMs: 10_000, maxBytes: 512 * 1024, maxRedirects: 5 };
+/** A page claimed this long ago belongs to a worker that is gone. */
+const STALE_CLAIM_MS = 2 * 60_000;
+const MAX_ATTEMPTS = 3;
+/** Below this much main text a page is turned away as too_little_content. */
+export const MIN_TEXT_CHARS = 200;
+const MAX_SITEMAP_FILES = 50;
+const SEED_MS = 60_000;
+const USER_AGENT = 'Parley';
+const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
+
+interface Outcome {
+  status: Exclude<PageStatus, 'queued' | 'fetching' | 'dropped'>;
+  reason: string | null;
+}
+
+/** What the lanes of one batch share. */
+interface Run {
+  ctx: Context;
+  crawl: CrawlRow;
+  plan: Plan;
+  site: string;
+  robots: (url: string) => boolean;
+  stopReason: StopReason | null;
+  firstError: string | null;
+  /** Pages the lanes of this batch hold right now. */
+  inFlight: number;
+  /** Pages of the crawl read or being read: what the plan's crawlPageLimit counts. */
+  taken: number;
+  /** Addresses in the frontier, at least. */
+  frontier: number;
+}
+
+export async function runCrawlBatch(ctx: Context, crawlId: string, isStopping: () => boolean): Promise<void> {
+  const crawl = await crawlById(ctx.db, crawlId);
+  if (!crawl || (crawl.status !== 'queued' && crawl.status !== 'running')) return;
+  await markRunning(ctx.db, crawlId, ctx.clock.now());
+  const run: Run = {
+    ctx,
+    crawl,
+    plan: planOf((await getWorkspace(ctx.db, crawl.workspace_id))?.plan ?? 'free'),
+    site: crawl.site,
+    robots: robotsRule(crawl.url, crawl.robots_txt ?? ''),
+    stopReason: null,
+    firstError: crawl.error,
+    inFlight: 0,
+    taken: 0,
+    frontier: 0,
+  };
+  if (!crawl.seeded) await seed(run);
+  await reclaimStalePages(ctx.db, crawlId, new Date(ctx.clock.now().getTime() - STALE_CLAIM_MS), MAX_ATTEMPTS);
+  run.taken = await pagesTaken(ctx, crawlId);
+  run.frontier = await frontierSize(ctx.db, crawlId);
+  const deadline = Date.now() + BATCH_MS;
+  await Promise.all(Array.from({ length: PAGES_AT_ONCE }, () => lane(run, deadline, isStopping)));
+  if (isStopping()) {
+    // The process is going down: the next batch is queued for whoever starts next (the
+    // worker start-up also picks up unfinished crawls, should this not reach the queue).
+    await queueCrawlBatch(ctx, crawlId).catch(() => {});
+    return;
+  }
+  await settle(run);
+}
+
+/** Ends a crawl whose batches kept failing, so it never stays running. */
+export async function failCrawl(ctx: Context, crawlId: string, error: string): Promise<void> {
+  await endCrawl(ctx.db, crawlId, { status: 'failed', error }, ctx.clock.now());
+}
+
+async function lane(run: Run, deadline: number, isStopping: () => boolean): Promise<void> {
+  const { ctx, crawl } = run;
+  while (Date.now() < deadline && !isStopping() && run.stopReason === null) {
+    // Cancellation is seen between pages.
+    if ((await crawlStatus(ctx.db, crawl.id)) !== 'running') return;
+    run.stopReason = await limitReached(run);
+    if (run.stopReason) return;
+    const page = await claimPage(ctx.db, crawl.id, ctx.clock.now());
+    if (!page) {
+      // Pages in other lanes' hands may still bring links (a links crawl starts from one page).
+      if (run.inFlight === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      continue;
+    }
+    run.inFlight++;
+    run.taken++;
+    try {
+      const outcome = await readPage(run, page).catch((error: unknown): Outcome => {
+        console.error('[crawl] page failed', crawl.id, page.url, error);
+        return { status: 'failed', reason: 'error' };
+      });
+      await finishPage(ctx.db, crawl.id, page.url, outcome.status, outcome.reason);
+    } finally {
+      run.inFlight--;
+    }
+  }
+}
+
+async function limitReached(run: Run): Promise<StopReason | null> {
+  const { ctx, crawl, plan } = run;
+  if ((await storageUsedBytes(ctx, crawl.agent_id)) >= plan.storagePerAgentBytes) return 'storage_limit';
+  return run.taken >= plan.crawlPageLimit ? 'page_limit' : null;
+}
+
+/** Pages read or in hand when the batch starts; the lanes count on from there. */
+async function pagesTaken(ctx: Context, crawlId: string): Promise<number> {
+  const counts = await crawlCounts(ctx.db, crawlId);
+  return counts.processed + (counts.pending - counts.queued);
+}
+
+/** After a batch: end the crawl, or queue the next batch. */
+async function settle(run: Run): Promise<void> {
+  const { ctx, crawl } = run;
+  const counts = await crawlCounts(ctx.db, crawl.id);
+  const fetching = counts.pending - counts.queued;
+  const now = ctx.clock.now();
+  if (counts.pending === 0) {
+    const failed = counts.answered === 0 && run.stopReason === null;
+    await endCrawl(ctx.db, crawl.id, failed ? { status: 'failed', error: run.firstError ?? 'no page could be read' } : { status: 'completed' }, now);
+  } else if (run.stopReason && fetching === 0) {
+    await endCrawl(ctx.db, crawl.id, { status: 'completed', stopReason: run.stopReason }, now);
+  } else if (counts.queued > 0 && run.stopReason === null) {
+    await queueCrawlBatch(ctx, crawl.id);
+  } else {
+    // Pages another worker holds: it ends the crawl, or its claims go stale and are read again.
+    await queueCrawlBatch(ctx, crawl.id, 10);
+  }
+}
+
+async function seed(run: Run): Promise<void> {
+  const { ctx, crawl } = run;
+  const robotsTxt = await fetchRobots(ctx, crawl.url);
+  run.robots = robotsRule(crawl.url, robotsTxt);
+  if (crawl.mode === 'sitemap') {
+    const pages = await pagesFromSitemaps(run, robotsTxt);
+    if (pages.length === 0) run.firstError = 'no sitemap listing pages of the site was found';
+    await addPages(ctx.db, crawl.id, pages, 0);
+  } else if (run.robots(crawl.url)) {
+    await addPages(ctx.db, crawl.id, [crawl.url], 0);
+  } else {
+    run.firstError = 'robots.txt does not allow the address';
+  }
+  if (run.firstError) await ctx.db.updateTable('crawls').set({ error: run.firstError }).where('id', '=', crawl.id).execute();
+  await markSeeded(ctx.db, crawl.id, robotsTxt);
+}
+
+async function fetchRobots(ctx: Context, startUrl: string): Promise<string> {
+  try {
+    const response = await ctx.safeFetch.fetch(new URL('/robots.txt', startUrl).href, { ...ROBOTS_FETCH, headers: { accept: 'text/plain' } });
+    return response.status === 200 ? new TextDecoder().decode(response.body) : '';
+  } catch {
+    return ''; // no robots.txt to be had: everything is allowed
+  }
+}
+
+/** robots.txt applies by path; it is read once, from the start address's origin, for the whole site. */
+function robotsRule(startUrl: string, robotsTxt: string): (url: string) => boolean {
+  const origin = new URL(startUrl).origin;
+  const robots = robotsParser(`${origin}/robots.txt`, robotsTxt);
+  return (url) => {
+    const parsed = new URL(url);
+    return robots.isAllowed(`${origin}${parsed.pathname}${parsed.search}`, USER_AGENT) !== false;
+  };
+}
+
+async function pagesFromSitemaps(run: Run, robotsTxt: string): Promise<string[]> {
+  const { ctx, crawl, plan } = run;
+  const start = new URL(crawl.url);
+  const toRead = /\.xml$/i.test(start.pathname)
+    ? [crawl.url]
+    : [...robotsParser(`${start.origin}/robots.txt`, robotsTxt).getSitemaps(), `${start.origin}/sitemap.xml`];
+  const seen = new Set<string>();
+  const pages = new Set<string>();
+  const maxPages = plan.crawlPageLimit * 2;
+  const deadline = Date.now() + SEED_MS;
+  while (toRead.length > 0 && seen.size < MAX_SITEMAP_FILES && pages.size < maxPages && Date.now() < deadline) {
+    const address = normaliseUrl(toRead.shift()!);
+    if (!address || seen.has(address) || !isOnSite(address, run.site)) continue;
+    seen.add(address);
+    const xml = await fetchText(ctx, address);
+    if (!xml) continue;
+    const sitemap = parseSitemap(xml);
+    toRead.push(...sitemap.sitemaps);
+    for (const loc of sitemap.pages) {
+      const url = pageToFollow(run, loc, start.href);
+      if (url && pages.size < maxPages) pages.add(url);
+    }
+  }
+  return [...pages];
+}
+
+async function fetchText(ctx: Context, url: string): Promise<string | null> {
+  try {
+    const response = await ctx.safeFetch.fetch(url, PAGE_FETCH);
+    return response.status === 200 ? new TextDecoder().decode(response.body) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The address to queue for a link, or null when the crawl leaves it alone. */
+function pageToFollow(run: Run, href: string, base: string): string | null {
+  const url = normaliseUrl(href, base);
+  if (!url || !isOnSite(url, run.site) || looksLikeFile(url)) return null;
+  if (isExcluded(url, run.crawl.exclude_paths) || !run.robots(url)) return null;
+  return url;
+}
+
+async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
+  const { ctx, crawl } = run;
+  let response: SafeResponse;
+  try {
+    response = await ctx.safeFetch.fetch(page.url, { ...PAGE_FETCH, headers: { accept: ACCEPT } });
+  } catch (error) {
+    if (error instanceof SafeFetchError) return failed(run, page, error.kind);
+    throw error;
+  }
+  const finalUrl = normaliseUrl(response.url) ?? page.url;
+  if (!isOnSite(finalUrl, run.site)) {
+    // The start address may send the crawl to the site's real home (another host); every other page must stay.
+    if (page.url !== crawl.url || crawl.mode === 'sitemap') return { status: 'skipped', reason: 'off_site' };
+    run.site = siteOf(finalUrl);
+    await moveSite(ctx.db, crawl.id, run.site);
+  }
+  if (response.status >= 300) return failed(run, page, `http_${response.status}`);
+  if (!isHtml(response)) return { status: 'skipped', reason: 'not_html' };
+  const extracted = extractPage(decode(response), finalUrl);
+  const canonical = extracted.canonical ? normaliseUrl(extracted.canonical) : null;
+  const address = canonical && isOnSite(canonical, run.site) ? canonical : finalUrl;
+  // Same page under another address (its canonical, or where it redirected): read once.
+  if (address !== page.url && !(await claimAlias(ctx.db, crawl.id, address, page.depth))) return { status: 'skipped', reason: 'duplicate' };
+  if (crawl.mode === 'links' && !extracted.nofollow) await queueLinks(run, extracted.links, finalUrl, page.depth + 1);
+  if (extracted.noindex) return { status: 'skipped', reason: 'noindex' };
+  const turnedAway = extracted.isLoginForm ? 'login_page' : extracted.text.length < MIN_TEXT_CHARS ? 'too_little_content' : null;
+  const title = extracted.title || address;
+  if (turnedAway) {
+    await recordTurnedAwayPage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url: address, title, reason: turnedAway });
+    return { status: 'turned_away', reason: turnedAway };
+  }
+  const hash = createHash('sha256').update(extracted.text).digest('hex');
+  if (!(await claimContentHash(ctx.db, crawl.id, page.url, hash))) return { status: 'skipped', reason: 'duplicate' };
+  await ingestWebsitePage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url: address, title, text: extracted.text });
+  return { status: 'done', reason: null };
+}
+
+async function queueLinks(run: Run, links: string[], base: string, depth: number): Promise<void> {
+  const { ctx, crawl, plan } = run;
+  const urls = [...new Set(links.map((href) => pageToFollow(run, href, base)).filter((url): url is string => url !== null))];
+  if (urls.length === 0) return;
+  // The frontier is bounded: a site of endless addresses (calendars, filters) cannot fill the database.
+  // run.frontier over-counts (known links are offered again), so it is only recounted near the bound.
+  const cap = plan.crawlPageLimit * 4;
+  if (run.frontier + urls.length > cap) run.frontier = await frontierSize(ctx.db, crawl.id);
+  const room = cap - run.frontier;
+  if (room <= 0) return;
+  await addPages(ctx.db, crawl.id, urls.slice(0, room), depth);
+  run.frontier += Math.min(room, urls.length);
+}
+
+function failed(run: Run, page: CrawlPageRow, reason: string): Outcome {
+  if (page.url === run.crawl.url && !run.firstError) run.firstError = `the start address could not be read: ${reason}`;
+  return { status: 'failed', reason };
+}
+
+function isHtml(response: SafeResponse): boolean {
+  const type = response.headers.get('content-type');
+  if (type) return /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(type);
+  const head = new TextDecoder().decode(response.body.subarray(0, 512)).trimStart().toLowerCase();
+  return head.startsWith('<!doctype html') || head.startsWith('<html');
+}
+
+function decode(response: SafeResponse): string {
+  const declared = /charset=["']?([\w-]+)/i.exec(response.headers.get('content-type') ?? '')?.[1];
+  const sniffed = /<meta[^>]+charset=["']?([\w-]+)/i.exec(new TextDecoder().decode(response.body.subarray(0, 2048)))?.[1];
+  try {
+    return new TextDecoder(declared ?? sniffed ?? 'utf-8').decode(response.body);
+  } catch {
+    return new TextDecoder().decode(response.body);
+  }
+}

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Context } from '../../../context.ts';
+import { commonErrors, single } from '../../../http/schemas.ts';
+import { requireAgent } from '../../agents/access.ts';
+import { agentParams, crawlCancelledSchema, crawlSchema } from './schemas.ts';
+import { cancelLatestCrawl, getLatestCrawl } from './service.ts';
+
+export async function crawlRoutes(parent: FastifyInstance, ctx: Context): Promise<void> {
+  const app = parent.withTypeProvider<ZodTypeProvider>();
+  app.get(
+    '/agents/:id/crawl',
+    {
+      config: { scope: 'read' },
+      schema: { tags: ['sources'], summary: 'Progress of the latest crawl', params: agentParams, response: { 200: single(crawlSchema), ...commonErrors } },
+    },
+    async (request) => ({ data: await getLatestCrawl(ctx, await requireAgent(ctx, request.auth, request.params.id)) }),
+  );
+  app.delete(
+    '/agents/:id/crawl',
+    {
+      config: { scope: 'manage', audit: 'crawl.cancel' },
+      schema: { tags: ['sources'], summary: 'Stop the latest crawl', params: agentParams, response: { 200: single(crawlCancelledSchema), ...commonErrors } },
+    },
+    async (request) => ({ data: await cancelLatestCrawl(ctx, await requireAgent(ctx, request.auth, request.params.id)) }),
+  );
+}

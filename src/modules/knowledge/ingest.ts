@@ -1,0 +1,99 @@
+/**
+ * What the website crawler (./crawl/) hands to the knowledge area: one page at a time.
+ *
+ * A crawled page is indexed at once (chunked, embedded when a provider is configured,
+ * written to the search index) in the call, so when ingestWebsitePage returns the page
+ * is a ready, searchable source.
+ */
+import type { Context } from '../../context.ts';
+import { newId } from '../../platform/ids.ts';
+import { indexSourceText } from './indexing.ts';
+import { storageUsed as storageUsedQuery, type TurnedAway } from './store.ts';
+
+export interface WebsitePageInput {
+  workspaceId: string;
+  agentId: string;
+  crawlId: string;
+  url: string;
+  title: string;
+  text: string;
+}
+
+/**
+ * Creates the website source for this page or, when the agent already has one for the
+ * same url, replaces its title, text and passages (and clears turnedAway).
+ */
+export async function ingestWebsitePage(ctx: Context, input: WebsitePageInput): Promise<{ sourceId: string }> {
+  const now = ctx.clock.now();
+  const sizeBytes = Buffer.byteLength(input.text, 'utf8');
+  const name = input.title.trim() || input.url;
+  const row = await ctx.db
+    .insertInto('sources')
+    .values({
+      id: newId('src'),
+      workspace_id: input.workspaceId,
+      agent_id: input.agentId,
+      type: 'website',
+      name,
+      url: input.url,
+      title: input.title,
+      status: 'pending',
+      error: null,
+      turned_away: null,
+      size_bytes: sizeBytes,
+      chunk_count: 0,
+      content: input.text,
+      crawl_id: input.crawlId,
+      generation: 0,
+      job_id: null,
+      queued_at: null,
+      created_at: now,
+      processed_at: null,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['agent_id', 'url'])
+        .where('type', '=', 'website')
+        .doUpdateSet({
+          name,
+          title: input.title,
+          content: input.text,
+          size_bytes: sizeBytes,
+          crawl_id: input.crawlId,
+          turned_away: null,
+          status: 'pending',
+          error: null,
+        }),
+    )
+    .returning(['id', 'generation'])
+    .executeTakeFirstOrThrow();
+  await indexSourceText(ctx, { sourceId: row.id, agentId: input.agentId, generation: row.generation });
+  return { sourceId: row.id };
+}
+
+/**
+ * A page a crawl turned away. Choice (docs/knowledge.md): only a page the agent already
+ * holds as a website source is marked (turnedAway set, its earlier text and passages kept
+ * so the agent does not lose knowledge over a passing login wall); a page never kept
+ * before creates no source.
+ */
+export async function recordTurnedAwayPage(
+  ctx: Context,
+  input: { workspaceId: string; agentId: string; crawlId: string; url: string; title: string; reason: TurnedAway },
+): Promise<{ sourceId: string | null }> {
+  const row = await ctx.db
+    .updateTable('sources')
+    .set({ turned_away: input.reason, crawl_id: input.crawlId })
+    .where('workspace_id', '=', input.workspaceId)
+    .where('agent_id', '=', input.agentId)
+    .where('type', '=', 'website')
+    .where('url', '=', input.url)
+    .returning('id')
+    .executeTakeFirst();
+  return { sourceId: row?.id ?? null };
+}
+
+/** Bytes the agent's sources take: what counts against plan.storagePerAgentBytes. */
+export function storageUsedBytes(ctx: Context, agentId: string): Promise<number> {
+  return storageUsedQuery(ctx.db, agentId);
+}

@@ -1,0 +1,67 @@
+/**
+ * Reading a file's text in isolation: a worker thread with a heap limit and a time
+ * bound, so a hostile or huge file fails its own source (file_too_complex) instead of
+ * taking the service down.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Context } from '../../context.ts';
+import type { FileKind } from './store.ts';
+
+export type FileReadFailure = 'file_unreadable' | 'file_too_complex';
+
+export class FileReadError extends Error {
+  readonly failure: FileReadFailure;
+  constructor(failure: FileReadFailure, message: string) {
+    super(message);
+    this.failure = failure;
+  }
+}
+
+export interface ReadLimits {
+  memoryMb: number;
+  timeoutMs: number;
+}
+
+/** Knobs the lead may add to Config (fileReadMemoryMb, fileReadTimeoutMs); read defensively until then. */
+export function readLimits(ctx: Context): ReadLimits {
+  const config = ctx.config as unknown as { fileReadMemoryMb?: number; fileReadTimeoutMs?: number };
+  return { memoryMb: config.fileReadMemoryMb ?? 256, timeoutMs: config.fileReadTimeoutMs ?? 30_000 };
+}
+
+const WORKER_URL = new URL('./read-file.worker.ts', import.meta.url);
+
+export function readFileText(kind: FileKind, bytes: Uint8Array, limits: ReadLimits): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_URL, {
+      workerData: { kind, bytes },
+      resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, limits.memoryMb / 4)) },
+      stdout: true,
+      stderr: true,
+    });
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      outcome();
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(new FileReadError('file_too_complex', `reading took longer than ${limits.timeoutMs} ms`))),
+      limits.timeoutMs,
+    );
+    worker.on('message', (message: { ok: boolean; text?: string; message?: string }) =>
+      settle(() => (message.ok ? resolve(message.text ?? '') : reject(new FileReadError('file_unreadable', message.message ?? 'unreadable')))),
+    );
+    worker.on('error', (error: Error & { code?: string }) =>
+      settle(() =>
+        reject(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new FileReadError('file_too_complex', `reading took more than ${limits.memoryMb} MB`)
+            : new FileReadError('file_unreadable', error.message),
+        ),
+      ),
+    );
+    worker.on('exit', (code) => settle(() => reject(new FileReadError('file_unreadable', `the reader stopped (exit ${code})`))));
+  });
+}

@@ -1,0 +1,136 @@
+/**
+ * Reading sources in the background: one durable job (pg-boss) per queued source, so
+ * an accepted source survives a crash. A job carries the source's generation; a source
+ * queued again since (retrain, recovery) leaves the older job with nothing to do.
+ */
+import { sql } from 'kysely';
+import type { Context } from '../../context.ts';
+import { indexSourceText, NoContentError } from './indexing.ts';
+import { FileReadError, readFileText, readLimits } from './read-file.ts';
+import type { SourceError } from './store.ts';
+
+export const READ_SOURCE_JOB = 'knowledge.read-source';
+/** Attempts after the first for a passing fault (database, embedding endpoint). */
+export const READ_RETRY_LIMIT = 2;
+const QUEUE_OPTIONS = { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: 5, expireInSeconds: 10 * 60, heartbeatSeconds: 30 };
+/** A job active this long without a heartbeat belongs to a worker that is gone. */
+const STALE_JOB_SECONDS = 120;
+/** Sources queued less than this long ago are left to the request that queued them. */
+const SETTLE_SECONDS = 60;
+const SWEEP_EVERY_MS = 60_000;
+
+export interface ReadSourceJob {
+  sourceId: string;
+  generation: number;
+}
+
+/** Knob for tests (retry delay in seconds); the lead may add it to Config. */
+function retryDelaySeconds(ctx: Context): number {
+  return (ctx.config as unknown as { sourceRetryDelaySeconds?: number }).sourceRetryDelaySeconds ?? QUEUE_OPTIONS.retryDelaySeconds;
+}
+
+export async function queueReads(ctx: Context, sources: Array<{ id: string; generation: number }>): Promise<void> {
+  if (sources.length === 0) return;
+  await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
+  for (const source of sources) {
+    const jobId = await ctx.queue.send<ReadSourceJob>(
+      READ_SOURCE_JOB,
+      { sourceId: source.id, generation: source.generation },
+      { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: retryDelaySeconds(ctx) },
+    );
+    await ctx.db.updateTable('sources').set({ job_id: jobId }).where('id', '=', source.id).where('generation', '=', source.generation).execute();
+  }
+}
+
+export async function readSource(ctx: Context, job: ReadSourceJob, attempt: { retryCount: number }): Promise<void> {
+  const source = await ctx.db.selectFrom('sources').selectAll().where('id', '=', job.sourceId).executeTakeFirst();
+  if (!source || source.generation !== job.generation || source.status !== 'pending') return;
+  try {
+    if (source.type === 'file') {
+      const text = await readStoredFile(ctx, source.id);
+      await ctx.db.updateTable('sources').set({ content: text }).where('id', '=', source.id).where('generation', '=', job.generation).execute();
+    }
+    await indexSourceText(ctx, { sourceId: source.id, agentId: source.agent_id, generation: job.generation });
+  } catch (error) {
+    const failure = failureOf(error);
+    if (failure === 'temporary' && attempt.retryCount < READ_RETRY_LIMIT) throw error;
+    if (failure === 'temporary') console.error(`[knowledge] reading ${source.id} failed for good: ${error instanceof Error ? error.message : String(error)}`);
+    await markFailed(ctx, source.id, job.generation, failure);
+  }
+  await markTrainedWhenDone(ctx, source.agent_id);
+}
+
+async function readStoredFile(ctx: Context, sourceId: string): Promise<string> {
+  const file = await ctx.db.selectFrom('source_files').select(['kind', 'bytes']).where('source_id', '=', sourceId).executeTakeFirst();
+  if (!file) throw new FileReadError('file_unreadable', 'the stored file is missing');
+  return readFileText(file.kind, new Uint8Array(file.bytes), readLimits(ctx));
+}
+
+function failureOf(error: unknown): SourceError {
+  if (error instanceof FileReadError) return error.failure;
+  if (error instanceof NoContentError) return 'no_content';
+  return 'temporary';
+}
+
+async function markFailed(ctx: Context, sourceId: string, generation: number, failure: SourceError): Promise<void> {
+  await ctx.db
+    .updateTable('sources')
+    .set({ status: 'failed', error: failure, processed_at: ctx.clock.now() })
+    .where('id', '=', sourceId)
+    .where('generation', '=', generation)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** lastTrainedAt: the moment the agent's last pending source was settled. */
+export async function markTrainedWhenDone(ctx: Context, agentId: string): Promise<void> {
+  await sql`update agents set last_trained_at = ${ctx.clock.now()}
+    where id = ${agentId} and not exists (select 1 from sources where agent_id = ${agentId} and status = 'pending')`.execute(ctx.db);
+}
+
+/**
+ * Sources left pending by work that never finished. Choice (docs/knowledge.md): a
+ * source whose job is gone or whose worker died (job active with no heartbeat) is
+ * queued again; one whose job ended without settling it (failed or expired past its
+ * retries) is marked failed with never_finished.
+ */
+export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: number; failed: number }> {
+  const settledBefore = new Date(ctx.clock.now().getTime() - SETTLE_SECONDS * 1000);
+  const result = await sql<{ id: string; agent_id: string; generation: number; state: string | null; stale: boolean }>`
+    select s.id, s.agent_id, s.generation, j.state::text as state,
+           coalesce(j.heartbeat_on, j.started_on) < now() - make_interval(secs => ${STALE_JOB_SECONDS}) as stale
+    from sources s left join pgboss.job j on j.id::text = s.job_id and j.name = ${READ_SOURCE_JOB}
+    where s.status = 'pending' and (s.queued_at is null or s.queued_at < ${settledBefore})`.execute(ctx.db);
+  const requeue: Array<{ id: string; generation: number }> = [];
+  let failed = 0;
+  for (const row of result.rows) {
+    if (row.state === null || (row.state === 'active' && row.stale)) {
+      const bumped = await ctx.db
+        .updateTable('sources')
+        .set((eb) => ({ generation: eb('generation', '+', 1), queued_at: ctx.clock.now() }))
+        .where('id', '=', row.id)
+        .where('generation', '=', row.generation)
+        .where('status', '=', 'pending')
+        .returning(['id', 'generation'])
+        .executeTakeFirst();
+      if (bumped) requeue.push(bumped);
+    } else if (row.state === 'failed' || row.state === 'cancelled' || row.state === 'completed') {
+      await markFailed(ctx, row.id, row.generation, 'never_finished');
+      await markTrainedWhenDone(ctx, row.agent_id);
+      failed++;
+    }
+  }
+  await queueReads(ctx, requeue);
+  return { requeued: requeue.length, failed };
+}
+
+/** The worker starter (src/workers.ts). */
+export async function knowledgeWorker(ctx: Context): Promise<void> {
+  await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
+  await ctx.queue.work<ReadSourceJob>(READ_SOURCE_JOB, (data, job) => readSource(ctx, data, job), { concurrency: 2 });
+  const sweep = () => recoverUnfinishedReads(ctx).catch((error) => console.error('[knowledge] recovery sweep', error));
+  await sweep();
+  const timer = setInterval(sweep, SWEEP_EVERY_MS);
+  timer.unref();
+  ctx.onClose(async () => clearInterval(timer));
+}

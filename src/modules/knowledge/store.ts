@@ -1,0 +1,133 @@
+import { sql } from 'kysely';
+import type { Db } from '../../platform/db.ts';
+
+export type SourceType = 'website' | 'file' | 'text' | 'qa';
+export type SourceStatus = 'pending' | 'ready' | 'failed';
+export type SourceError = 'file_unreadable' | 'no_content' | 'too_large' | 'never_finished' | 'temporary' | 'file_too_complex';
+export type TurnedAway = 'login_page' | 'too_little_content';
+export type FileKind = 'pdf' | 'docx' | 'markdown' | 'text';
+
+export interface SourceRow {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  type: SourceType;
+  name: string;
+  url: string | null;
+  title: string | null;
+  status: SourceStatus;
+  error: SourceError | null;
+  turned_away: TurnedAway | null;
+  size_bytes: number;
+  chunk_count: number;
+  content: string;
+  crawl_id: string | null;
+  generation: number;
+  job_id: string | null;
+  queued_at: Date | null;
+  created_at: Date;
+  processed_at: Date | null;
+}
+
+export interface PassageRow {
+  id: string;
+  agent_id: string;
+  source_id: string;
+  position: number;
+  title: string;
+  url: string | null;
+  text: string;
+  length: number;
+}
+
+declare module '../../platform/db.ts' {
+  interface Tables {
+    sources: SourceRow;
+    source_files: { source_id: string; kind: FileKind; bytes: Uint8Array };
+    passages: PassageRow;
+    passage_terms: { passage_id: string; agent_id: string; term: string; tf: number };
+    agent_term_stats: { agent_id: string; term: string; df: number };
+    agent_stats: { agent_id: string; passage_count: number; total_length: number };
+    retrain_counts: { agent_id: string; day: string; count: number };
+  }
+}
+
+/** Columns of a source without its content (lists leave content out). */
+export const SOURCE_SUMMARY = [
+  'id',
+  'workspace_id',
+  'agent_id',
+  'type',
+  'name',
+  'url',
+  'title',
+  'status',
+  'error',
+  'turned_away',
+  'size_bytes',
+  'chunk_count',
+  'crawl_id',
+  'generation',
+  'job_id',
+  'queued_at',
+  'created_at',
+  'processed_at',
+] as const;
+
+export type SourceSummary = Omit<SourceRow, 'content'>;
+
+export async function findSource(db: Db, workspaceId: string, agentId: string, sourceId: string): Promise<SourceRow | undefined> {
+  return db
+    .selectFrom('sources')
+    .selectAll()
+    .where('id', '=', sourceId)
+    .where('agent_id', '=', agentId)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export async function listSourcesPage(
+  db: Db,
+  workspaceId: string,
+  agentId: string,
+  limit: number,
+  after: { at: string; id: string } | undefined,
+): Promise<SourceSummary[]> {
+  let query = db
+    .selectFrom('sources')
+    .select(SOURCE_SUMMARY)
+    .where('workspace_id', '=', workspaceId)
+    .where('agent_id', '=', agentId);
+  if (after) {
+    const at = new Date(after.at);
+    query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', after.id)])]));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+/** Storage an agent uses: the sum of its sources' sizes. */
+export async function storageUsed(db: Db, agentId: string): Promise<number> {
+  const row = await db
+    .selectFrom('sources')
+    .select(sql<number>`coalesce(sum(size_bytes), 0)`.as('used'))
+    .where('agent_id', '=', agentId)
+    .executeTakeFirst();
+  return Number(row?.used ?? 0);
+}
+
+export async function countPendingSources(db: Db, agentId: string): Promise<number> {
+  const row = await db
+    .selectFrom('sources')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('agent_id', '=', agentId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** The agent's language, read defensively: the agents area adds the column. */
+export async function agentLanguage(db: Db, agentId: string): Promise<string> {
+  const result = await sql<Record<string, unknown>>`select * from agents where id = ${agentId}`.execute(db);
+  const language = result.rows[0]?.language;
+  return typeof language === 'string' ? language : 'en';
+}

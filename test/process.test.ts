@@ -1,0 +1,272 @@
+/**
+ * The service as an operator runs it: real processes of src/main.ts, the
+ * first-start bootstrap, the data-directory lock, the CLI, and (on the
+ * PostgreSQL pass) several API processes sharing one rate limit through Redis.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freshDatabase, storeUnderTest, type TestDatabase } from './support/stores.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const START_TIMEOUT_MS = 60_000;
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  output(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+const started: Running[] = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment of the test run without anything that would point the child elsewhere. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(PARLEY_|DATABASE_URL|REDIS_URL|PORT$|HOST$|SMTP_URL|OPENAI_|NODE_TEST)/.test(name)),
+  );
+  return { ...env, PARLEY_LOG_LEVEL: 'warn', ...extra };
+}
+
+async function run(command: string[], env: Record<string, string>, port = 0): Promise<Running> {
+  const child = spawn(NODE, command, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout!.on('data', (chunk) => (text += chunk));
+  child.stderr!.on('data', (chunk) => (text += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const running: Running = { child, port, url: `http://127.0.0.1:${port}`, output: () => text, exited };
+  started.push(running);
+  return running;
+}
+
+/** Starts `node src/main.ts` and waits (bounded) until it listens. */
+async function startMain(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const running = await run(['src/main.ts'], { PORT: String(port), ...env }, port);
+  await waitFor(running, /listening on/, START_TIMEOUT_MS);
+  return running;
+}
+
+async function waitFor(running: Running, pattern: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitCode: number | null | undefined;
+  void running.exited.then((code) => (exitCode = code));
+  while (!pattern.test(running.output())) {
+    if (exitCode !== undefined) throw new Error(`process exited (${exitCode}) before ${pattern}:\n${running.output()}`);
+    if (Date.now() > deadline) throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${running.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function stop(running: Running): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
+  running.child.kill('SIGTERM');
+  const stopped = await bounded(running.exited, 10_000, 'stopping').then(
+    () => true,
+    () => false,
+  );
+  if (!stopped) {
+    running.child.kill('SIGKILL');
+    await running.exited;
+  }
+}
+
+async function bounded<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${timeoutMs} ms`)), timeoutMs)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function printed(output: string, label: RegExp): string | undefined {
+  return output.match(new RegExp(`${label.source}\\s+(\\S+)`))?.[1];
+}
+
+const MANAGE_KEY = /Manage key \(shown once\):/;
+const OPERATOR_TOKEN = /Operator token \(shown once\):/;
+
+after(async () => {
+  for (const running of started) await stop(running);
+});
+
+describe('npm start on the embedded database', { skip: storeUnderTest() !== 'embedded' && 'the data directory rules are tried on the embedded pass' }, () => {
+  let dataDir: string;
+  let first: Running;
+  let manageKey: string;
+  let operatorToken: string;
+
+  before(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-process-'));
+    first = await startMain({ PARLEY_DATA_DIR: dataDir });
+    // The first-start lines follow the listening line and may arrive in a later chunk.
+    await waitFor(first, /Try: curl/, 10_000);
+  });
+  after(async () => {
+    for (const running of started) await stop(running);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test('the first start on an empty data directory prints a manage key and the operator token, once', async () => {
+    const output = first.output();
+    manageKey = printed(output, MANAGE_KEY)!;
+    operatorToken = printed(output, OPERATOR_TOKEN)!;
+    assert.match(manageKey ?? '', /^cl_[0-9A-Za-z]{48}$/, output);
+    assert.match(operatorToken ?? '', /^pa_/, output);
+  });
+
+  test('the printed manage key works and belongs to the Demo workspace on studio', async () => {
+    const response = await fetch(`${first.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${manageKey}` } });
+    assert.equal(response.status, 200);
+    const body = await response.json();
+    assert.equal(body.data.key.scope, 'manage');
+    assert.equal(body.data.workspace.name, 'Demo');
+    assert.equal(body.data.workspace.plan, 'studio');
+  });
+
+  test('the printed operator token opens the operator API', async () => {
+    const response = await fetch(`${first.url}/admin/v1/clock`, { headers: { authorization: `Bearer ${operatorToken}` } });
+    assert.equal(response.status, 200);
+    const wrong = await fetch(`${first.url}/admin/v1/clock`, { headers: { authorization: `Bearer ${operatorToken}x` } });
+    assert.equal(wrong.status, 401);
+  });
+
+  test('POST /admin/v1/clock without PARLEY_TEST_CLOCK=1 is 404 not_found and the clock does not move', async () => {
+    const headers = { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' };
+    const response = await fetch(`${first.url}/admin/v1/clock`, { method: 'POST', headers, body: JSON.stringify({ advanceSeconds: 86_400 }) });
+    assert.equal(response.status, 404);
+    assert.equal((await response.json()).error.code, 'not_found');
+    const now = (await (await fetch(`${first.url}/admin/v1/clock`, { headers })).json()).data.now;
+    assert.ok(Math.abs(Date.parse(now) - Date.now()) < 60_000);
+  });
+
+  test('a second process on the same data directory refuses to start, with a clear message and a non-zero exit', async () => {
+    const second = await run(['src/main.ts'], { PARLEY_DATA_DIR: dataDir, PORT: String(await freePort()) });
+    const code = await bounded(second.exited, 30_000, 'the second process');
+    assert.notEqual(code, 0);
+    assert.match(second.output(), /Another Parley process \(pid \d+\) is using the data directory/);
+    assert.doesNotMatch(second.output(), MANAGE_KEY);
+    const stillServing = await fetch(`${first.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${manageKey}` } });
+    assert.equal(stillServing.status, 200, 'the first process is unharmed');
+  });
+
+  test('a later start prints neither the key nor the token, and the first key still works', async () => {
+    await stop(first);
+    const again = await startMain({ PARLEY_DATA_DIR: dataDir });
+    first = again;
+    assert.equal((await fetch(`${again.url}/admin/v1/clock`)).status, 401); // a round trip: any first-start lines would be out by now
+    assert.doesNotMatch(again.output(), MANAGE_KEY);
+    assert.doesNotMatch(again.output(), OPERATOR_TOKEN);
+    assert.ok(!again.output().includes(manageKey));
+    const response = await fetch(`${again.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${manageKey}` } });
+    assert.equal(response.status, 200);
+  });
+
+  test('npx parley admin creates a workspace and a key with the token from the data directory', async () => {
+    const cli = async (...args: string[]) => {
+      const running = await run(['bin/parley.js', 'admin', ...args], { PARLEY_DATA_DIR: dataDir, PORT: String(first.port), PARLEY_PUBLIC_URL: first.url });
+      const code = await bounded(running.exited, 30_000, `parley admin ${args.join(' ')}`);
+      return { code, output: running.output() };
+    };
+    const workspace = await cli('workspaces', 'create', '--name', 'From the CLI', '--plan', 'agency');
+    assert.equal(workspace.code, 0, workspace.output);
+    const created = JSON.parse(workspace.output).data;
+    assert.match(created.id, /^ws_/);
+    assert.equal(created.plan, 'agency');
+    const key = await cli('keys', 'create', created.id, '--name', 'CLI key', '--scope', 'read');
+    assert.equal(key.code, 0, key.output);
+    const made = JSON.parse(key.output).data;
+    assert.match(made.key, /^cl_[0-9A-Za-z]{48}$/);
+    const response = await fetch(`${first.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${made.key}` } });
+    assert.equal(response.status, 200);
+    assert.equal((await response.json()).data.workspace.name, 'From the CLI');
+    const refused = await cli('keys', 'create', created.id, '--name', 'bad', '--scope', 'owner');
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.output, /invalid_request/);
+  });
+});
+
+describe('several API processes on one PostgreSQL', { skip: storeUnderTest() !== 'postgres' && 'needs the PostgreSQL pass (TEST_DATABASE_URL and TEST_REDIS_URL)' }, () => {
+  const LIMIT = 10;
+  let database: TestDatabase;
+  let dataDir: string;
+  let api: Running[];
+
+  before(async () => {
+    database = await freshDatabase('postgres');
+    await database.database.close();
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-process-pg-'));
+    const env = {
+      DATABASE_URL: database.url!,
+      REDIS_URL: process.env.TEST_REDIS_URL!,
+      PARLEY_ROLE: 'api',
+      PARLEY_DATA_DIR: dataDir,
+      PARLEY_RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      PARLEY_TEST_CLOCK: '1',
+    };
+    api = [await startMain(env)];
+    await waitFor(api[0], /Try: curl/, 10_000);
+    api.push(await startMain(env));
+  });
+  after(async () => {
+    for (const running of started) await stop(running);
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test('the first process on a fresh database prints the key once; the second prints neither', async () => {
+    assert.equal((await fetch(`${api[1].url}/admin/v1/clock`)).status, 401); // a round trip: any first-start lines would be out by now
+    assert.match(printed(api[0].output(), MANAGE_KEY) ?? '', /^cl_/);
+    assert.doesNotMatch(api[1].output(), MANAGE_KEY);
+    assert.doesNotMatch(api[1].output(), OPERATOR_TOKEN);
+  });
+
+  test('the rate limit is exact across processes: 10 requests over both succeed, the 11th is 429', async () => {
+    const key = printed(api[0].output(), MANAGE_KEY)!;
+    const token = printed(api[0].output(), OPERATOR_TOKEN)!;
+    // Both clocks to the start of the same minute, far from any other run's Redis counters.
+    const minute = (Math.floor(Date.now() / 60_000) + 1_000_000 + Math.floor(Math.random() * 1_000_000)) * 60_000;
+    for (const running of api) {
+      const set = await fetch(`${running.url}/admin/v1/clock`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ now: new Date(minute).toISOString() }),
+      });
+      assert.equal(set.status, 200);
+    }
+    const remaining: string[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const response = await fetch(`${api[i % 2].url}/api/v1/workspace`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(response.status, 200, `request ${i + 1}`);
+      remaining.push(response.headers.get('x-ratelimit-remaining')!);
+    }
+    assert.deepEqual(remaining, ['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
+    for (const running of api) {
+      const response = await fetch(`${running.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(response.status, 429);
+      assert.equal((await response.json()).error.code, 'rate_limited');
+      assert.ok(Number(response.headers.get('retry-after')) >= 1);
+    }
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * The shared security suite (architecture rule 8): every route of the public
+ * API against every scope, a foreign workspace and a key tied to another agent.
+ *
+ * To extend it when an area adds routes: add the route to ROUTES with the scope
+ * of spec 4.2 and, for routes with a body, a body that passes validation (so a
+ * foreign key reaches the agent check instead of stopping at 400). Give
+ * `fixtures()` a real id of the new kind when one can be made, so the foreign
+ * check is tried on a real row. Routes that do not exist yet are skipped.
+ */
+import { after, before, describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { startService, type Reply, type SeededWorkspace, type Service } from './support/harness.ts';
+import { seedAgent } from './support/seed-agent.ts';
+
+type Scope = 'read' | 'chat' | 'manage';
+
+interface RouteEntry {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** As in spec 4.2; {id} is an agent, {webhookId} a webhook. */
+  path: string;
+  scope: Scope;
+  /** A body that passes validation. */
+  body?: unknown;
+  /** The call removes the agent itself: it gets an agent of its own. */
+  destroysAgent?: boolean;
+}
+
+/** Spec 4.2, in its order. */
+const ROUTES: RouteEntry[] = [
+  { method: 'GET', path: '/workspace', scope: 'read' },
+  { method: 'GET', path: '/models', scope: 'read' },
+  { method: 'GET', path: '/setup-guide', scope: 'read' },
+  { method: 'GET', path: '/agents', scope: 'read' },
+  { method: 'POST', path: '/agents', scope: 'manage', body: { name: 'Made by the security suite', useCase: 'general' } },
+  { method: 'GET', path: '/agents/{id}', scope: 'read' },
+  { method: 'PATCH', path: '/agents/{id}', scope: 'manage', body: { name: 'Renamed by the security suite' } },
+  { method: 'DELETE', path: '/agents/{id}', scope: 'manage', destroysAgent: true },
+  { method: 'PUT', path: '/agents/{id}/branding/logo', scope: 'manage', body: { url: 'https://example.com/logo.png' } },
+  { method: 'DELETE', path: '/agents/{id}/branding/logo', scope: 'manage' },
+  { method: 'PUT', path: '/agents/{id}/branding/icon', scope: 'manage', body: { url: 'https://example.com/icon.png' } },
+  { method: 'DELETE', path: '/agents/{id}/branding/icon', scope: 'manage' },
+  { method: 'GET', path: '/agents/{id}/embed', scope: 'read' },
+  { method: 'GET', path: '/agents/{id}/sources', scope: 'read' },
+  { method: 'POST', path: '/agents/{id}/sources', scope: 'manage', body: { type: 'text', title: 'Hours', content: 'Open every day.' } },
+  { method: 'GET', path: '/agents/{id}/sources/{sourceId}', scope: 'read' },
+  { method: 'DELETE', path: '/agents/{id}/sources/{sourceId}', scope: 'manage' },
+  { method: 'GET', path: '/agents/{id}/crawl', scope: 'read' },
+  { method: 'DELETE', path: '/agents/{id}/crawl', scope: 'manage' },
+  { method: 'POST', path: '/agents/{id}/retrain', scope: 'manage' },
+  { method: 'POST', path: '/agents/{id}/chat', scope: 'chat', body: { message: 'What are your opening hours?' } },
+  { method: 'GET', path: '/agents/{id}/conversations', scope: 'read' },
+  { method: 'GET', path: '/agents/{id}/conversations/{conversationId}', scope: 'read' },
+  { method: 'DELETE', path: '/agents/{id}/conversations/{conversationId}', scope: 'manage' },
+  { method: 'GET', path: '/agents/{id}/conversations/export', scope: 'read' },
+  { method: 'GET', path: '/agents/{id}/visitor-files/{fileId}', scope: 'read' },
+  { method: 'DELETE', path: '/agents/{id}/visitor-files/{fileId}', scope: 'manage' },
+  { method: 'GET', path: '/agents/{id}/leads', scope: 'read' },
+  { method: 'GET', path: '/agents/{id}/leads/{leadId}', scope: 'read' },
+  { method: 'DELETE', path: '/agents/{id}/leads/{leadId}', scope: 'manage' },
+  { method: 'GET', path: '/agents/{id}/tickets', scope: 'read' },
+  { method: 'GET', path: '/agents/{id}/tickets/{ticketId}', scope: 'read' },
+  { method: 'PATCH', path: '/agents/{id}/tickets/{ticketId}', scope: 'manage', body: { status: 'solved' } },
+  { method: 'POST', path: '/agents/{id}/tickets/{ticketId}/notes', scope: 'manage', body: { body: 'A note.' } },
+  { method: 'GET', path: '/agents/{id}/client', scope: 'read' },
+  { method: 'PUT', path: '/agents/{id}/client', scope: 'manage', body: { name: 'Client Co', email: 'client@example.com' } },
+  { method: 'DELETE', path: '/agents/{id}/client', scope: 'manage' },
+  { method: 'POST', path: '/agents/{id}/client/report-link', scope: 'manage' },
+  { method: 'POST', path: '/agents/{id}/messages/{messageId}/correction', scope: 'manage', body: { question: 'Q?', answer: 'A.' } },
+  { method: 'GET', path: '/agents/{id}/analytics', scope: 'read' },
+  { method: 'GET', path: '/webhooks', scope: 'read' },
+  { method: 'POST', path: '/webhooks', scope: 'manage', body: { url: 'https://hooks.example.com/parley', events: ['lead.created'] } },
+  { method: 'GET', path: '/webhooks/{webhookId}', scope: 'read' },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', scope: 'manage' },
+];
+
+const SCOPES: Scope[] = ['read', 'chat', 'manage'];
+
+let service: Service;
+/** The workspace under attack, with two agents. */
+let own: SeededWorkspace;
+let foreign: SeededWorkspace;
+let agentId: string;
+/** A manage key of `own` tied to its other agent. */
+let tiedToOtherAgent: string;
+let ids: Record<string, string>;
+
+before(async () => {
+  // Each key makes a request per route here: the per-minute limit is not what this suite checks.
+  service = await startService({ env: { PARLEY_RATE_LIMIT_PER_MINUTE: '100000' } });
+  own = await service.seedWorkspace({ plan: 'enterprise', name: 'Own' });
+  foreign = await service.seedWorkspace({ plan: 'enterprise', name: 'Foreign' });
+  agentId = await seedAgent(service, own, 'Attacked');
+  tiedToOtherAgent = (await own.addKey('manage', await seedAgent(service, own, 'Other'))).key;
+  ids = await fixtures();
+});
+after(() => service.close());
+
+/** Real rows of `own` where they can be made with the routes that exist; unknown ids otherwise. */
+async function fixtures(): Promise<Record<string, string>> {
+  const made: Record<string, string> = {
+    sourceId: 'src_unknown0000000000000',
+    conversationId: 'conv_unknown000000000000',
+    fileId: 'file_unknown000000000000',
+    leadId: 'lead_unknown000000000000',
+    ticketId: 'tkt_unknown0000000000000',
+    messageId: 'msg_unknown0000000000000',
+    webhookId: 'wh_unknown00000000000000',
+  };
+  const source = await service.api('POST', `/agents/${agentId}/sources`, { key: own.keys.manage, body: { type: 'text', title: 'Prices', content: 'A haircut costs 20 euros.' } });
+  if (source.status === 201 || source.status === 200) made.sourceId = source.body.data.id;
+  else if (!isUnknownRoute(source)) throw new Error(`could not add a source: ${source.status} ${JSON.stringify(source.body)}`);
+  return made;
+}
+
+function pathFor(entry: RouteEntry, agent: string): string {
+  return entry.path.replace('{id}', agent).replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? `${name}_unknown`);
+}
+
+function isUnknownRoute(reply: Reply): boolean {
+  return reply.status === 404 && /^No route/.test(reply.body?.error?.message ?? '');
+}
+
+async function skipIfMissing(t: TestContext, entry: RouteEntry, reply: Reply): Promise<boolean> {
+  if (!isUnknownRoute(reply)) return false;
+  t.skip(`${entry.method} ${entry.path} does not exist yet`);
+  return true;
+}
+
+const name = (entry: RouteEntry) => `${entry.method} ${entry.path}`;
+const agentRoutes = ROUTES.filter((r) => r.path.startsWith('/agents/{id}'));
+
+describe('one workspace never sees another: a foreign key on an agent path is 404 not_found', () => {
+  for (const entry of agentRoutes) {
+    test(`${name(entry)} with a manage key of another workspace is 404 not_found`, async (t) => {
+      const target = entry.destroysAgent ? await seedAgent(service, own, 'Doomed') : agentId;
+      const reply = await service.api(entry.method, pathFor(entry, target), { key: foreign.keys.manage, body: entry.body });
+      if (await skipIfMissing(t, entry, reply)) return;
+      assert.equal(reply.status, 404, JSON.stringify(reply.body));
+      assert.equal(reply.body.error.code, 'not_found');
+      const stillThere = await sql`select 1 from agents where id = ${target}`.execute(service.ctx.db);
+      assert.equal(stillThere.rows.length, 1, 'the agent is still there');
+    });
+  }
+
+  test('GET /agents lists only the workspace’s own agents', async (t) => {
+    const reply = await service.api('GET', '/agents', { key: foreign.keys.read });
+    if (await skipIfMissing(t, ROUTES[3], reply)) return;
+    assert.equal(reply.status, 200);
+    assert.ok(!JSON.stringify(reply.body).includes(agentId));
+  });
+
+  test('a real source of another workspace is 404 to a foreign read key and leaks nothing', async (t) => {
+    const reply = await service.api('GET', `/agents/${agentId}/sources/${ids.sourceId}`, { key: foreign.keys.read });
+    if (await skipIfMissing(t, agentRoutes[0], reply)) return;
+    assert.equal(reply.status, 404);
+    assert.ok(!JSON.stringify(reply.body).includes('haircut'));
+    const mine = await service.api('GET', `/agents/${agentId}/sources/${ids.sourceId}`, { key: own.keys.read });
+    assert.equal(mine.status, 200, 'the source is real and visible to its own workspace');
+  });
+});
+
+describe('a key tied to one agent sees that agent only: another agent is 404 not_found (tied-key rule 1)', () => {
+  for (const entry of agentRoutes) {
+    test(`${name(entry)} with a key tied to another agent is 404 not_found`, async (t) => {
+      const target = entry.destroysAgent ? await seedAgent(service, own, 'Doomed') : agentId;
+      const reply = await service.api(entry.method, pathFor(entry, target), { key: tiedToOtherAgent, body: entry.body });
+      if (await skipIfMissing(t, entry, reply)) return;
+      assert.equal(reply.status, 404, JSON.stringify(reply.body));
+      assert.equal(reply.body.error.code, 'not_found');
+    });
+  }
+
+  test('GET /agents with a tied key lists only its agent', async (t) => {
+    const reply = await service.api('GET', '/agents', { key: tiedToOtherAgent });
+    if (await skipIfMissing(t, ROUTES[3], reply)) return;
+    assert.equal(reply.status, 200);
+    assert.equal(reply.body.data.length, 1);
+    assert.notEqual(reply.body.data[0].id, agentId);
+  });
+});
+
+describe('scopes (spec 5): 403 forbidden exactly where the scope table says', () => {
+  for (const entry of ROUTES) {
+    const refused = SCOPES.filter((s) => s !== 'manage' && s !== entry.scope);
+    test(`${name(entry)} needs ${entry.scope}: ${refused.join(' and ')} ${refused.length === 1 ? 'is' : 'are'} refused`, async (t) => {
+      const target = entry.destroysAgent ? await seedAgent(service, own, 'Doomed') : agentId;
+      const path = pathFor(entry, target);
+      // manage last: its call may change what the others would see. No body: the scope is checked before the body.
+      for (const scope of SCOPES) {
+        const reply = await service.api(entry.method, path, { key: own.keys[scope] });
+        if (await skipIfMissing(t, entry, reply)) return;
+        const shouldRefuse = refused.includes(scope);
+        const isForbidden = reply.status === 403 && reply.body?.error?.code === 'forbidden';
+        assert.equal(isForbidden, shouldRefuse, `${scope} key: ${reply.status} ${JSON.stringify(reply.body)}`);
+        if (!shouldRefuse) assert.notEqual(reply.status, 401, `${scope} key`);
+      }
+    });
+  }
+});
+
+describe('the security table is complete', () => {
+  test('every operation in the OpenAPI document is in the security table', async () => {
+    const doc = (await service.api('GET', '/openapi.json')).body;
+    const table = new Set(ROUTES.map((r) => `${r.method} ${r.path.replace(/\{\w+\}/g, '{}')}`));
+    const missing = Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+        .map((m) => `${m.toUpperCase()} ${path.replace(/\{\w+\}/g, '{}')}`)
+        .filter((op) => !table.has(op) && !table.has(op.replace(/\/branding\/\{\}/, '/branding/logo'))),
+    );
+    assert.deepEqual(missing, []);
+  });
+});
