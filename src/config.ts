@@ -27,6 +27,8 @@ export interface Config {
   /** Bounds of the isolated file reader: a file that takes more becomes failed with file_too_complex. */
   fileReadMemoryMb: number;
   fileReadTimeoutMs: number;
+  /** First retry delay of a source read that hit a passing fault (doubling after). */
+  sourceRetryDelaySeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -57,7 +59,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.PARLEY_LOG_LEVEL ?? 'info',
     fileFetchTimeoutMs: intFrom(env.PARLEY_FILE_FETCH_TIMEOUT_MS, 20_000, 'PARLEY_FILE_FETCH_TIMEOUT_MS'),
     fileReadMemoryMb: intFrom(env.PARLEY_FILE_READ_MEMORY_MB, 256, 'PARLEY_FILE_READ_MEMORY_MB'),
-    fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 60_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
+    fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
+    sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),
   };
 }
 

@@ -10,11 +10,9 @@ import { detectFileKind } from './file-kind.ts';
 import type { FileKind } from './store.ts';
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
-export const FILE_FETCH_TIMEOUT_MS = 20_000;
 
-/** Knob the lead may add to Config (fileFetchTimeoutMs); read defensively until then. */
 function fetchTimeoutMs(ctx: Context): number {
-  return (ctx.config as unknown as { fileFetchTimeoutMs?: number }).fileFetchTimeoutMs ?? FILE_FETCH_TIMEOUT_MS;
+  return ctx.config.fileFetchTimeoutMs;
 }
 
 export interface FetchedFile {

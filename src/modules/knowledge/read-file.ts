@@ -22,10 +22,8 @@ export interface ReadLimits {
   timeoutMs: number;
 }
 
-/** Knobs the lead may add to Config (fileReadMemoryMb, fileReadTimeoutMs); read defensively until then. */
 export function readLimits(ctx: Context): ReadLimits {
-  const config = ctx.config as unknown as { fileReadMemoryMb?: number; fileReadTimeoutMs?: number };
-  return { memoryMb: config.fileReadMemoryMb ?? 256, timeoutMs: config.fileReadTimeoutMs ?? 30_000 };
+  return { memoryMb: ctx.config.fileReadMemoryMb, timeoutMs: ctx.config.fileReadTimeoutMs };
 }
 
 const WORKER_URL = new URL('./read-file.worker.ts', import.meta.url);

@@ -24,9 +24,8 @@ export interface ReadSourceJob {
   generation: number;
 }
 
-/** Knob for tests (retry delay in seconds); the lead may add it to Config. */
 function retryDelaySeconds(ctx: Context): number {
-  return (ctx.config as unknown as { sourceRetryDelaySeconds?: number }).sourceRetryDelaySeconds ?? QUEUE_OPTIONS.retryDelaySeconds;
+  return ctx.config.sourceRetryDelaySeconds;
 }
 
 export async function queueReads(ctx: Context, sources: Array<{ id: string; generation: number }>): Promise<void> {
