@@ -1,0 +1,381 @@
+/**
+ * Knowledge: indexing throughput, PDF reading, crawling, search latency at scale and
+ * retrieval quality, each against a baseline measured in the same run (plain INSERTs,
+ * poppler's pdftotext, plain fetch, a primary-key lookup). Runs the real code in-process
+ * on the embedded store and, with TEST_DATABASE_URL / BENCH_DATABASE_URL, on PostgreSQL.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { startService, type Service, type SeededWorkspace } from '../test/support/harness.ts';
+import { seedAgent } from '../test/support/seed-agent.ts';
+import { newId } from '../src/platform/ids.ts';
+import type { Context } from '../src/context.ts';
+import { ingestWebsitePage } from '../src/modules/knowledge/ingest.ts';
+import { searchPassages } from '../src/modules/knowledge/search.ts';
+import { vectorLiteral, vectorTable } from '../src/modules/knowledge/embeddings.ts';
+import { readFileText } from '../src/modules/knowledge/read-file.ts';
+import { QUALITY_CORPUS, QUALITY_QUESTIONS } from '../src/modules/knowledge/quality-corpus.ts';
+import { fakeEmbedding, makePdf, startEmbeddingServer } from '../src/modules/knowledge/test-support.ts';
+import { startPagedSite } from '../src/modules/knowledge/crawl/test-site.ts';
+import { PAGES_AT_ONCE } from '../src/modules/knowledge/crawl/crawler.ts';
+import { getLatestCrawl } from '../src/modules/knowledge/crawl/service.ts';
+import { printTable, ratio } from './support.ts';
+
+const run$ = promisify(execFile);
+const INGEST_PAGES = Number(process.env.BENCH_INGEST_PAGES ?? 300);
+const CRAWL_PAGES = 1000;
+const SEARCH_PASSAGES = Number(process.env.BENCH_SEARCH_PASSAGES ?? 100_000);
+/** Loading stops at the first step past this, and the size reached is the size used. */
+const SEARCH_LOAD_SECONDS = Number(process.env.BENCH_SEARCH_LOAD_SECONDS ?? 20);
+const SEARCH_QUERIES = 200;
+const DIMS = 64;
+
+type Row = Record<string, string | number>;
+
+function progress(message: string): void {
+  if (process.env.BENCH_VERBOSE) console.error(`  [knowledge] ${message}`);
+}
+
+// ---------- generated text: a Zipf-distributed vocabulary of made-up words ----------
+
+const SYLLABLES = 'ba ko mi ru te lan dor vi sel pa gu nor fe tal zi mo ker ul ven has'.split(' ');
+const VOCABULARY = SYLLABLES.flatMap((a) => SYLLABLES.flatMap((b) => SYLLABLES.map((c) => `${a}${b}${c}`))).slice(0, 6000);
+const CUMULATIVE = (() => {
+  let total = 0;
+  const sums = VOCABULARY.map((_, rank) => (total += 1 / (rank + 1)));
+  return sums.map((s) => s / total);
+})();
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+function zipfWord(random: () => number): string {
+  const target = random();
+  let [lo, hi] = [0, CUMULATIVE.length - 1];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (CUMULATIVE[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return VOCABULARY[lo];
+}
+
+function sentence(random: () => number, words: number): string {
+  const list = Array.from({ length: words }, () => zipfWord(random));
+  return `${list.join(' ')}.`;
+}
+
+/** A page of `paragraphs` paragraphs of ~400 characters each. */
+function generatedPage(n: number, paragraphs: number): string {
+  const random = seeded(n * 7919 + 1);
+  return Array.from({ length: paragraphs }, () => `${sentence(random, 25)} ${sentence(random, 25)}`).join('\n\n');
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await work();
+  return { ms: performance.now() - start, value };
+}
+
+// ---------- 1. indexing ----------
+
+async function indexingFigures(service: Service, ws: SeededWorkspace, store: string): Promise<Row> {
+  const ctx = service.ctx;
+  const agentId = await seedAgent(service, ws, 'Ingest bench');
+  const pages = Array.from({ length: INGEST_PAGES }, (_, n) => generatedPage(n, 8));
+  await ingestWebsitePage(ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_bench', url: 'https://bench.example/warm', title: 'Warm', text: generatedPage(99_999, 8) });
+  const { ms } = await timed(async () => {
+    for (const [n, text] of pages.entries()) {
+      await ingestWebsitePage(ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_bench', url: `https://bench.example/p/${n}`, title: `Page ${n}`, text });
+    }
+  });
+  const passages = await ctx.db.selectFrom('passages').select(['id', 'text']).where('agent_id', '=', agentId).where('url', '!=', 'https://bench.example/warm').execute();
+  const table = `bench_scratch_${Math.random().toString(36).slice(2, 10)}`;
+  await sql`create table ${sql.table(table)} (id text primary key, agent_id text not null, text text not null)`.execute(ctx.db);
+  const baseline = await timed(async () => {
+    for (const p of passages) await sql`insert into ${sql.table(table)} (id, agent_id, text) values (${newId('chk')}, ${agentId}, ${p.text})`.execute(ctx.db);
+  });
+  await sql`drop table ${sql.table(table)}`.execute(ctx.db);
+  const rate = passages.length / (ms / 1000);
+  const baseRate = passages.length / (baseline.ms / 1000);
+  return {
+    store,
+    pages: INGEST_PAGES,
+    passages: passages.length,
+    'passages/s (indexing)': Math.round(rate),
+    'rows/s (plain INSERT)': Math.round(baseRate),
+    ratio: ratio(rate, baseRate),
+  };
+}
+
+// ---------- 2. PDF reading ----------
+
+async function pdfFigures(): Promise<Row[]> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-pdf-'));
+  try {
+    const files: Array<{ file: string; bytes: Buffer }> = [];
+    for (let i = 0; i < 4; i++) {
+      const pages = Array.from({ length: 40 }, (_, p) => generatedPage(i * 1000 + p, 6).replace(/\n\n/g, '\n'));
+      const bytes = await makePdf(pages);
+      const file = path.join(dir, `doc${i}.pdf`);
+      await writeFile(file, bytes);
+      files.push({ file, bytes });
+    }
+    const totalMb = files.reduce((sum, f) => sum + f.bytes.length, 0) / 1e6;
+    const limits = { memoryMb: 256, timeoutMs: 60_000 };
+    await readFileText('pdf', files[0].bytes, limits); // warm-up (module load)
+    let chars = 0;
+    const ours = await timed(async () => {
+      for (const f of files) chars += (await readFileText('pdf', f.bytes, limits)).length;
+    });
+    const rows: Row[] = [{ reader: 'Parley (worker thread, unpdf)', files: files.length, MB: totalMb.toFixed(2), 'MB/s': (totalMb / (ours.ms / 1000)).toFixed(2), 'chars out': chars, ratio: '' }];
+    const which = await run$('which', ['pdftotext']).catch(() => null);
+    if (!which) {
+      console.log('pdftotext comparison skipped: pdftotext not found (apt-get install poppler-utils).');
+      return rows;
+    }
+    await run$('pdftotext', [files[0].file, '-']);
+    let popplerChars = 0;
+    const poppler = await timed(async () => {
+      for (const f of files) popplerChars += (await run$('pdftotext', ['-enc', 'UTF-8', f.file, '-'], { maxBuffer: 64 * 1024 * 1024 })).stdout.length;
+    });
+    const oursRate = totalMb / (ours.ms / 1000);
+    const popplerRate = totalMb / (poppler.ms / 1000);
+    rows[0].ratio = ratio(oursRate, popplerRate);
+    rows.push({ reader: 'poppler pdftotext (process per file)', files: files.length, MB: totalMb.toFixed(2), 'MB/s': popplerRate.toFixed(2), 'chars out': popplerChars, ratio: '1.00' });
+    return rows;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------- 3. crawl ----------
+
+async function crawlFigures(service: Service, ws: SeededWorkspace, store: string): Promise<Row> {
+  const site = await startPagedSite(CRAWL_PAGES);
+  try {
+    const urls = [`${site.origin}/`, ...Array.from({ length: CRAWL_PAGES - 1 }, (_, i) => `${site.origin}/p/${i + 1}`)];
+    const baseline = await timed(async () => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: PAGES_AT_ONCE }, async () => {
+          while (next < urls.length) {
+            const response = await fetch(urls[next++]);
+            await response.text();
+          }
+        }),
+      );
+    });
+    const agentId = await seedAgent(service, ws, 'Crawl bench');
+    const start = performance.now();
+    const reply = await service.api('POST', `/agents/${agentId}/sources`, { key: ws.keys.manage, body: { type: 'website', url: site.origin, mode: 'sitemap' } });
+    if (reply.status >= 300) throw new Error(`crawl start: ${reply.status} ${JSON.stringify(reply.body)}`);
+    let crawl: Awaited<ReturnType<typeof getLatestCrawl>>;
+    const until = Date.now() + 180_000;
+    for (;;) {
+      crawl = await getLatestCrawl(service.ctx, { id: agentId, workspaceId: ws.id, status: 'active' } as never);
+      if (!['queued', 'running'].includes(crawl.status) || Date.now() > until) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const seconds = (performance.now() - start) / 1000;
+    const rate = crawl.processed / seconds;
+    const baseRate = CRAWL_PAGES / (baseline.ms / 1000);
+    return {
+      store,
+      'pages crawled': crawl.processed,
+      status: crawl.status,
+      'pages/s (crawl)': rate.toFixed(1),
+      'pages/s (plain fetch)': baseRate.toFixed(0),
+      concurrency: PAGES_AT_ONCE,
+      ratio: ratio(rate, baseRate),
+    };
+  } finally {
+    await site.close();
+  }
+}
+
+// ---------- 4. search latency at scale ----------
+
+/**
+ * Writes `count` passages the way indexSourceText would (passages, passage_terms from
+ * to_tsvector, lengths, agent_term_stats, agent_stats, vectors) but in bulk SQL, in steps
+ * of 10,000 passages, one source per step; stops early past SEARCH_LOAD_SECONDS.
+ */
+async function bulkLoad(ctx: Context, ws: SeededWorkspace, agentId: string, count: number): Promise<{ loaded: number; seconds: number }> {
+  const table = await vectorTable(ctx);
+  await sql`drop index if exists ${sql.raw(`${table}_hnsw`)}`.execute(ctx.db); // built once after the load: much faster than row by row
+  const step = 10_000;
+  const batch = 2_000;
+  const start = performance.now();
+  let loaded = 0;
+  while (loaded < count && (performance.now() - start) / 1000 < SEARCH_LOAD_SECONDS) {
+    const sourceId = newId('src');
+    const size = Math.min(step, count - loaded);
+    await ctx.db
+      .insertInto('sources')
+      .values({ id: sourceId, workspace_id: ws.id, agent_id: agentId, type: 'text', name: `Bulk ${loaded}`, url: null, title: null, status: 'ready', error: null, turned_away: null, size_bytes: 0, chunk_count: size, content: '', crawl_id: null, generation: 0, job_id: null, queued_at: null, created_at: ctx.clock.now(), processed_at: ctx.clock.now() })
+      .execute();
+    for (let offset = 0; offset < size; offset += batch) {
+      const n = Math.min(batch, size - offset);
+      const ids: string[] = [];
+      const texts: string[] = [];
+      const positions: number[] = [];
+      const vectors: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const random = seeded(loaded + offset + i + 1_000_003);
+        const text = `${sentence(random, 25)} ${sentence(random, 25)}`;
+        ids.push(newId('chk'));
+        texts.push(text);
+        positions.push(offset + i);
+        vectors.push(vectorLiteral(fakeEmbedding(text, DIMS)));
+      }
+      await sql`insert into passages (id, agent_id, source_id, position, title, url, text, length)
+        select id, ${agentId}, ${sourceId}, position, 'Bulk', null, text, 0
+        from unnest(${ids}::text[], ${positions}::int[], ${texts}::text[]) as t(id, position, text)`.execute(ctx.db);
+      await sql`insert into ${sql.table(table)} (passage_id, agent_id, model, embedding)
+        select id, ${agentId}, ${ctx.config.embeddingModel}, v::vector
+        from unnest(${ids}::text[], ${vectors}::text[]) as t(id, v)`.execute(ctx.db);
+    }
+    await sql`insert into passage_terms (passage_id, agent_id, term, tf)
+      select p.id, p.agent_id, lexeme, coalesce(array_length(positions, 1), 1)
+      from passages p, unnest(to_tsvector('english'::regconfig, p.text))
+      where p.source_id = ${sourceId}`.execute(ctx.db);
+    await sql`update passages p set length = t.total
+      from (select t.passage_id, sum(t.tf) as total from passage_terms t join passages q on q.id = t.passage_id where q.source_id = ${sourceId} group by t.passage_id) t
+      where p.id = t.passage_id`.execute(ctx.db);
+    loaded += size;
+    progress(`search load: ${loaded} passages, ${((performance.now() - start) / 1000).toFixed(0)} s`);
+  }
+  await sql`insert into agent_term_stats (agent_id, term, df)
+    select ${agentId}, term, count(*) from passage_terms where agent_id = ${agentId} group by term
+    on conflict (agent_id, term) do update set df = excluded.df`.execute(ctx.db);
+  await sql`insert into agent_stats (agent_id, passage_count, total_length)
+    select ${agentId}, count(*), coalesce(sum(length), 0) from passages where agent_id = ${agentId}
+    on conflict (agent_id) do update set passage_count = excluded.passage_count, total_length = excluded.total_length`.execute(ctx.db);
+  progress('search load: building the HNSW index');
+  await sql`create index if not exists ${sql.raw(`${table}_hnsw`)} on ${sql.table(table)} using hnsw (embedding vector_cosine_ops)`.execute(ctx.db);
+  await sql`analyze`.execute(ctx.db);
+  return { loaded, seconds: (performance.now() - start) / 1000 };
+}
+
+async function latencies(work: (i: number) => Promise<unknown>, count: number): Promise<number[]> {
+  for (let i = 0; i < 5; i++) await work(i); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) times.push((await timed(() => work(i))).ms);
+  return times.sort((a, b) => a - b);
+}
+
+async function searchFigures(service: Service, ws: SeededWorkspace, store: string): Promise<Row[]> {
+  const ctx = service.ctx;
+  const lexicalCtx: Context = { ...ctx, config: { ...ctx.config, openaiBaseUrl: undefined } };
+  const agentId = await seedAgent(service, ws, 'Search bench');
+  const load = await bulkLoad(ctx, ws, agentId, SEARCH_PASSAGES);
+  const random = seeded(424242);
+  // Questions of four words from the middle of the vocabulary plus one common word.
+  const queries = Array.from({ length: SEARCH_QUERIES }, () =>
+    [VOCABULARY[Math.floor(random() * 20)], ...Array.from({ length: 4 }, () => VOCABULARY[50 + Math.floor(random() * 2000)])].join(' '),
+  );
+  const ids = (await ctx.db.selectFrom('passages').select('id').where('agent_id', '=', agentId).limit(SEARCH_QUERIES).execute()).map((r) => r.id);
+  const search = (c: Context) => (i: number) => searchPassages(c, { agentId, query: queries[i % queries.length], topK: 5, minSimilarity: 0, language: 'en' });
+  progress('search: measuring');
+  const pk = await latencies((i) => ctx.db.selectFrom('passages').selectAll().where('id', '=', ids[i % ids.length]).executeTakeFirst(), SEARCH_QUERIES);
+  const lexical = await latencies(search(lexicalCtx), SEARCH_QUERIES);
+  const hybrid = await latencies(search(ctx), SEARCH_QUERIES);
+  const row = (kind: string, times: number[]): Row => ({
+    store,
+    passages: load.loaded,
+    'load s': load.seconds.toFixed(0),
+    search: kind,
+    'p50 ms': percentile(times, 50).toFixed(2),
+    'p95 ms': percentile(times, 95).toFixed(2),
+    'p50 ratio vs PK lookup': ratio(percentile(times, 50), percentile(pk, 50)),
+  });
+  return [row('primary-key lookup (baseline)', pk), row('lexical (BM25)', lexical), row(`hybrid (BM25 + ${DIMS}-d vectors, RRF)`, hybrid)];
+}
+
+// ---------- 5. retrieval quality ----------
+
+async function qualityFigures(service: Service, ws: SeededWorkspace, store: string): Promise<Row[]> {
+  const ctx = service.ctx;
+  const lexicalCtx: Context = { ...ctx, config: { ...ctx.config, openaiBaseUrl: undefined } };
+  const agentId = await seedAgent(service, ws, 'Quality bench');
+  const sourceByKey = new Map<string, string>();
+  for (const p of QUALITY_CORPUS) {
+    const { sourceId } = await ingestWebsitePage(ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_quality', url: `https://northwind.example/${p.key}`, title: p.title, text: p.text });
+    sourceByKey.set(p.key, sourceId);
+  }
+  const score = async (c: Context, kind: string): Promise<Row> => {
+    let right = 0;
+    for (const { question, expected } of QUALITY_QUESTIONS) {
+      const hits = await searchPassages(c, { agentId, query: question, topK: 3, minSimilarity: 0, language: 'en' });
+      if (hits[0]?.sourceId === sourceByKey.get(expected)) right++;
+    }
+    const total = QUALITY_QUESTIONS.length;
+    return { store, search: kind, 'right first': `${right}/${total}`, '%': `${Math.round((100 * right) / total)}%` };
+  };
+  return [await score(lexicalCtx, 'lexical (BM25)'), await score(ctx, `hybrid (fake ${DIMS}-d embeddings)`)];
+}
+
+// ---------- run ----------
+
+async function onStore(store: 'embedded' | 'postgres', embeddingsUrl: string, tables: Record<string, Row[]>): Promise<void> {
+  const previous = process.env.PARLEY_TEST_STORE;
+  process.env.PARLEY_TEST_STORE = store;
+  try {
+    const plain = await startService({ env: { PARLEY_ALLOW_PRIVATE_URLS: '1' } });
+    try {
+      const ws = await plain.seedWorkspace({ plan: 'enterprise' });
+      tables.indexing.push(await indexingFigures(plain, ws, store));
+      tables.crawl.push(await crawlFigures(plain, ws, store));
+    } finally {
+      await plain.close();
+    }
+    const withVectors = await startService({
+      env: { OPENAI_BASE_URL: embeddingsUrl, OPENAI_API_KEY: 'bench', PARLEY_EMBEDDING_MODEL: 'fake', PARLEY_EMBEDDING_DIMENSIONS: String(DIMS) },
+    });
+    try {
+      const ws = await withVectors.seedWorkspace({ plan: 'enterprise' });
+      tables.quality.push(...(await qualityFigures(withVectors, ws, store)));
+      tables.search.push(...(await searchFigures(withVectors, ws, store)));
+    } finally {
+      await withVectors.close();
+    }
+  } finally {
+    if (previous === undefined) delete process.env.PARLEY_TEST_STORE;
+    else process.env.PARLEY_TEST_STORE = previous;
+  }
+}
+
+export async function run(): Promise<void> {
+  const tables: Record<string, Row[]> = { indexing: [], crawl: [], search: [], quality: [] };
+  const pdf = await pdfFigures();
+  const embeddings = await startEmbeddingServer(DIMS);
+  try {
+    await onStore('embedded', embeddings.url, tables);
+    const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+    if (databaseUrl) {
+      process.env.TEST_DATABASE_URL = databaseUrl;
+      process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL;
+      await onStore('postgres', embeddings.url, tables);
+    } else {
+      console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL (or BENCH_DATABASE_URL).');
+    }
+  } finally {
+    await embeddings.close();
+  }
+  printTable(`Indexing: ${INGEST_PAGES} generated pages through ingestWebsitePage (no embeddings) vs plain one-row INSERTs of the same passage texts`, tables.indexing);
+  printTable('PDF text extraction: readFileText (worker thread per file) vs poppler pdftotext (process per file), same files', pdf);
+  printTable(`Crawl of a local ${CRAWL_PAGES}-page site (sitemap mode) vs plain fetch of the same pages at the same concurrency`, tables.crawl);
+  printTable(`Search latency over ${SEARCH_QUERIES} queries, one agent (target ${SEARCH_PASSAGES} passages of ~50 words; "passages" is the size reached)`, tables.search);
+  printTable(`Retrieval quality: right passage first on quality-corpus.ts (${QUALITY_QUESTIONS.length} questions)`, tables.quality);
+}
