@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startService, type Reply, type Service } from '../../test/support/harness.ts';
 import { newApiKey } from '../platform/crypto.ts';
+import { assertError } from '../../test/support/assertions.ts';
 
 let service: Service;
 before(async () => {
@@ -10,12 +11,6 @@ before(async () => {
 });
 after(() => service.close());
 
-function assertError(reply: Reply, status: number, code: string): void {
-  assert.equal(reply.status, status, JSON.stringify(reply.body));
-  assert.equal(reply.body.error.code, code);
-  assert.equal(typeof reply.body.error.message, 'string');
-  assert.ok(Array.isArray(reply.body.error.details));
-}
 
 /** fetch() will not send another Host header, so the hostname rule is tried with node:http. */
 function getWithHost(path: string, host: string, key: string): Promise<{ status: number; body: any }> {

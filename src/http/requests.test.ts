@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN_TOKEN, startService, type Reply, type SeededWorkspace, type Service } from '../../test/support/harness.ts';
 import { seedAgent } from '../../test/support/seed-agent.ts';
+import { assertError } from '../../test/support/assertions.ts';
 
 let service: Service;
 let ws: SeededWorkspace;
@@ -11,14 +12,6 @@ before(async () => {
 });
 after(() => service.close());
 
-function assertError(reply: Reply, status: number, code: string): void {
-  assert.equal(reply.status, status, JSON.stringify(reply.body));
-  assert.match(reply.headers.get('content-type') ?? '', /^application\/json/);
-  assert.deepEqual(Object.keys(reply.body), ['error']);
-  assert.deepEqual(Object.keys(reply.body.error).sort(), ['code', 'details', 'message']);
-  assert.equal(reply.body.error.code, code);
-  assert.ok(Array.isArray(reply.body.error.details));
-}
 
 /** A raw request to the operator API, for bodies the harness would encode. */
 function adminRaw(method: string, path: string, body: string | undefined, contentType?: string): Promise<Reply> {

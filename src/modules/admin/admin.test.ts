@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN_TOKEN, startService, type Reply, type Service } from '../../../test/support/harness.ts';
+import { assertError } from '../../../test/support/assertions.ts';
 
 let service: Service;
 before(async () => {
@@ -8,11 +9,6 @@ before(async () => {
 });
 after(() => service.close());
 
-function assertError(reply: Reply, status: number, code: string): void {
-  assert.equal(reply.status, status, JSON.stringify(reply.body));
-  assert.equal(reply.body.error.code, code);
-  assert.ok(Array.isArray(reply.body.error.details));
-}
 
 async function adminWithToken(method: string, path: string, authorization: string | undefined, body?: unknown): Promise<Reply> {
   const headers: Record<string, string> = {};

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startService, type Reply, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { assertError } from '../../../test/support/assertions.ts';
 
 let service: Service;
 let ws: SeededWorkspace;
@@ -11,10 +12,6 @@ before(async () => {
 });
 after(() => service.close());
 
-function assertError(reply: Reply, status: number, code: string): void {
-  assert.equal(reply.status, status, JSON.stringify(reply.body));
-  assert.equal(reply.body.error.code, code);
-}
 
 describe('GET /workspace', () => {
   test('GET /workspace returns the key and the plan, credits and agent usage', async () => {
