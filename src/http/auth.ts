@@ -116,9 +116,14 @@ function setLimitHeaders(reply: FastifyReply, result: LimitResult): void {
   if (!result.allowed) throw errors.rateLimited(result.resetSeconds);
 }
 
+/** The token of an `Authorization: Bearer …` header, as sent. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
 function bearerOf(header: string | undefined): string | undefined {
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match && API_KEY_PATTERN.test(match[1]) ? match[1] : undefined;
+  const token = bearerToken(header);
+  return token && API_KEY_PATTERN.test(token) ? token : undefined;
 }
 
 function hostOf(header: string | undefined): string {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
+import { bearerToken } from '../../http/auth.ts';
 import { PLAN_IDS } from '../workspace/plans.ts';
 import * as admin from './service.ts';
 
@@ -17,7 +18,7 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
     route.schema = { ...route.schema, hide: true };
   });
   app.addHook('onRequest', async (request) => {
-    await admin.verifyAdminToken(ctx, request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]);
+    await admin.verifyAdminToken(ctx, bearerToken(request.headers.authorization));
   });
 
   app.post(
