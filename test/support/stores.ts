@@ -99,7 +99,7 @@ export async function freshDatabase(kind: StoreKind = storeUnderTest()): Promise
   const baseUrl = process.env.TEST_DATABASE_URL;
   if (!baseUrl) throw new Error('TEST_DATABASE_URL is needed for the PostgreSQL pass');
   const template = await postgresTemplate(baseUrl);
-  const name = `parley_t_${randomBytes(6).toString('hex')}`;
+  const name = `parley_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   await admin.query(`create database ${name} template ${template}`);
@@ -118,18 +118,32 @@ export async function freshDatabase(kind: StoreKind = storeUnderTest()): Promise
   };
 }
 
-/** Prepares templates before the test files run in parallel, so they do not all build one at once. */
+const STALE_TEST_DATABASE_SECONDS = 2 * 60 * 60;
+
+/**
+ * Prepares templates before the test files run in parallel, so they do not all
+ * build one at once, and drops what crashed runs left behind: test databases
+ * older than two hours (names carry their creation time, so a run going on
+ * beside this one keeps its own) and, in CI only, templates of other schemas.
+ */
 export async function prepareTemplates(kind: StoreKind): Promise<void> {
-  if (kind === 'embedded') await embeddedTemplate();
-  else {
-    const baseUrl = process.env.TEST_DATABASE_URL!;
-    await postgresTemplate(baseUrl);
-    const admin = new pg.Client({ connectionString: baseUrl });
-    await admin.connect();
-    const stale = await admin.query(`select datname from pg_database where datname like 'parley_t_%' or (datname like 'parley_template_%' and datname <> $1)`, [
-      `parley_template_${await schemaVersion()}`,
-    ]);
-    for (const row of stale.rows) await admin.query(`drop database if exists ${row.datname} with (force)`).catch(() => {});
-    await admin.end();
+  if (kind === 'embedded') {
+    await embeddedTemplate();
+    return;
   }
+  const baseUrl = process.env.TEST_DATABASE_URL!;
+  const current = await postgresTemplate(baseUrl);
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname like 'parley\\_t\\_%' or datname like 'parley\\_template\\_%'`);
+  const oldest = Math.floor(Date.now() / 1000) - STALE_TEST_DATABASE_SECONDS;
+  const stale = rows
+    .map((row) => row.datname)
+    .filter((name) => {
+      if (name.startsWith('parley_template_')) return Boolean(process.env.CI) && name !== current;
+      const created = Number(name.split('_')[2]);
+      return !(created > oldest);
+    });
+  for (const name of stale) await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+  await admin.end();
 }
