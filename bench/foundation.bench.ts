@@ -54,8 +54,8 @@ export async function run(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
   if (databaseUrl && redisUrl) {
-    const result = await withScratchDatabase(databaseUrl, (url) => workspaceRead({ DATABASE_URL: url, REDIS_URL: redisUrl }));
-    rows.push(row('GET /workspace, PostgreSQL + Redis', result, bare));
+    const result = await withScratchDatabase(databaseUrl, (url) => workspaceRead({ DATABASE_URL: url, REDIS_URL: redisUrl, PARLEY_ROLE: 'api' }));
+    rows.push(row('GET /workspace, PostgreSQL + Redis (API process)', result, bare));
   } else {
     console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
   }

@@ -5,7 +5,7 @@ import type { Database, Db } from './platform/db.ts';
 import { openEmbedded, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
 import { connectRedis, memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
-import { memoryEpoch, neverCachedEpoch, redisEpoch, type AuthEpoch } from './platform/auth-epoch.ts';
+import { memoryVersions, redisVersions, uncachedVersions, type Versions } from './platform/versions.ts';
 import { createMailer, type Mailer } from './platform/mail.ts';
 import { createQueue, type Queue } from './platform/queue.ts';
 import { createModelCatalogue, type ModelCatalogue } from './modules/workspace/models.ts';
@@ -20,7 +20,7 @@ export interface Context {
   database: Database;
   db: Db;
   limiter: RateLimiter;
-  authEpoch: AuthEpoch;
+  versions: Versions;
   mailer: Mailer;
   queue: Queue;
   models: ModelCatalogue;
@@ -51,7 +51,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis) : memoryLimiter(config.rateLimitPerMinute, clock);
   closers.push(() => limiter.close());
   // The embedded database is one process's, so a counter in memory is exact there.
-  const authEpoch = redis ? redisEpoch(redis) : database.kind === 'embedded' ? memoryEpoch() : neverCachedEpoch();
+  const versions = redis ? redisVersions(redis) : database.kind === 'embedded' ? memoryVersions() : uncachedVersions();
   return {
     config,
     clock,
@@ -59,7 +59,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     database,
     db: database.db,
     limiter,
-    authEpoch,
+    versions,
     mailer: createMailer(config.smtpUrl, database.db, clock),
     queue,
     models: createModelCatalogue(config.extraModels, Boolean(config.openaiBaseUrl || config.openaiApiKey)),

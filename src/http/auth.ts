@@ -5,6 +5,7 @@ import { findKeyByFingerprint, type KeyWithWorkspace } from '../modules/workspac
 import type { LimitResult } from '../platform/limiter.ts';
 import { planOf, type Plan } from '../modules/workspace/plans.ts';
 import { errors } from './errors.ts';
+import { versionNames } from '../platform/versions.ts';
 
 export type Scope = 'read' | 'chat' | 'manage';
 
@@ -18,6 +19,8 @@ export interface Auth {
   /** Set for a key tied to one agent. */
   agentId: string | null;
   plan: Plan;
+  /** The workspace's version when the request began (platform/versions.ts), for reads cached per workspace. */
+  workspaceVersion: string;
 }
 
 declare module 'fastify' {
@@ -53,7 +56,7 @@ export function authenticate(ctx: Context) {
       setLimitHeaders(reply, await ctx.limiter.hit(`ip:${request.ip}`));
       throw errors.unauthorized();
     }
-    const { row, limit } = found;
+    const { row, limit, workspaceVersion } = found;
     setLimitHeaders(reply, limit);
     if (row.status === 'stopped') throw errors.workspaceStopped();
     const plan = planOf(row.plan);
@@ -68,30 +71,41 @@ export function authenticate(ctx: Context) {
       scope,
       agentId: row.agent_id,
       plan,
+      workspaceVersion,
     };
   };
 }
 
 const MAX_CACHED_KEYS = 10_000;
 
+interface FoundKey {
+  row: KeyWithWorkspace;
+  limit: LimitResult;
+  workspaceVersion: string;
+}
+
 /**
  * Finds a usable key and counts the request against it. A key found before is
- * reused while the auth epoch is unchanged (see platform/auth-epoch.ts); the
- * epoch read and the count go out together. Unknown keys are never cached, so
- * a new key works at once.
+ * reused while the auth version is unchanged (see platform/versions.ts); the
+ * version reads and the count go out together. Unknown keys are never cached,
+ * so a new key works at once.
  */
 function cachedKeyLookup(ctx: Context) {
-  const cache = new Map<string, { epoch: string; row: KeyWithWorkspace }>();
-  return async (keyFingerprint: string, host: string): Promise<{ row: KeyWithWorkspace; limit: LimitResult } | undefined> => {
+  const cache = new Map<string, { authVersion: string; row: KeyWithWorkspace }>();
+  return async (keyFingerprint: string, host: string): Promise<FoundKey | undefined> => {
     const cacheKey = `${keyFingerprint} ${host}`;
     const cached = cache.get(cacheKey);
     let counted: LimitResult | undefined;
     if (cached) {
-      const [epoch, limit] = await Promise.all([ctx.authEpoch.read(), ctx.limiter.hit(cached.row.key_id)]);
-      if (epoch === cached.epoch) return { row: cached.row, limit };
+      const { row } = cached;
+      const [[authVersion, workspaceVersion], limit] = await Promise.all([
+        ctx.versions.read([versionNames.auth, versionNames.workspace(row.workspace_id)]),
+        ctx.limiter.hit(row.key_id),
+      ]);
+      if (authVersion === cached.authVersion) return { row, limit, workspaceVersion: workspaceVersion! };
       counted = limit;
     }
-    const epoch = await ctx.authEpoch.read();
+    const [authVersion] = await ctx.versions.read([versionNames.auth]);
     const row = await findKeyByFingerprint(ctx.db, keyFingerprint, host);
     const usable =
       row !== undefined &&
@@ -103,9 +117,12 @@ function cachedKeyLookup(ctx: Context) {
       return undefined;
     }
     if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-    cache.set(cacheKey, { epoch, row });
-    const limit = counted && cached?.row.key_id === row.key_id ? counted : await ctx.limiter.hit(row.key_id);
-    return { row, limit };
+    cache.set(cacheKey, { authVersion: authVersion!, row });
+    const [[workspaceVersion], limit] = await Promise.all([
+      ctx.versions.read([versionNames.workspace(row.workspace_id)]),
+      counted && cached?.row.key_id === row.key_id ? counted : ctx.limiter.hit(row.key_id),
+    ]);
+    return { row, limit, workspaceVersion: workspaceVersion! };
   };
 }
 

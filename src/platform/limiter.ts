@@ -48,17 +48,17 @@ export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
   };
 }
 
-/** For several API processes: one INCR per request on a key that expires with its window, exact across processes. */
+/**
+ * For several API processes: one counter per key and window in Redis, exact
+ * across processes. SET NX gives a new window's counter its expiry before the
+ * INCR counts; both go out in the same pipeline without a MULTI round.
+ */
 export function redisLimiter(limit: number, clock: Clock, redis: Redis): RateLimiter {
   return {
     hit: async (identity) => {
       const { index, resetSeconds } = windowOf(clock.now().getTime());
       const key = `parley:rl:${identity}:${index}`;
-      const [[incrError, count], [expireError]] = (await redis.multi().incr(key).pexpire(key, WINDOW_MS * 2).exec()) as [
-        [Error | null, number],
-        [Error | null, unknown],
-      ];
-      if (incrError || expireError) throw incrError ?? expireError;
+      const [, count] = await Promise.all([redis.set(key, 0, 'PX', WINDOW_MS * 2, 'NX'), redis.incr(key)]);
       return resultOf(count, limit, resetSeconds);
     },
     close: async () => {},

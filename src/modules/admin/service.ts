@@ -3,6 +3,7 @@ import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { equalInConstantTime, fingerprint, newAdminToken, newApiKey } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
+import { versionNames } from '../../platform/versions.ts';
 import { listAudit, recordAudit } from '../audit/store.ts';
 import { countLiveKeys, getWorkspace, type WorkspaceRow } from '../workspace/store.ts';
 import { planOf, type PlanId } from '../workspace/plans.ts';
@@ -106,7 +107,8 @@ export async function updateWorkspace(ctx: Context, id: string, change: Workspac
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await ctx.authEpoch.bump(); // plan, status and hostname are part of what authentication caches
+  // Plan, status and hostname are part of what authentication caches; name and plan of what GET /workspace reports.
+  await Promise.all([ctx.versions.bump(versionNames.auth), ctx.versions.bump(versionNames.workspace(id))]);
   if (row.plan !== before.plan) await afterPlanChange(ctx, id, planOf(row.plan));
   await audit(ctx, id, 'workspace.update', id);
   return presentWorkspace(row);
@@ -123,6 +125,7 @@ export async function addCreditPack(ctx: Context, id: string, credits: number) {
       .where('id', '=', id)
       .execute();
   });
+  await ctx.versions.bump(versionNames.workspace(id));
   await audit(ctx, id, 'workspace.credit_pack', packId);
   return { id: packId, credits, workspace: await readWorkspace(ctx, id) };
 }
@@ -172,7 +175,7 @@ export async function revokeKey(ctx: Context, workspaceId: string, keyId: string
     .returning(['id'])
     .executeTakeFirst();
   if (!row) throw errors.notFound('key');
-  await ctx.authEpoch.bump();
+  await ctx.versions.bump(versionNames.auth);
   await audit(ctx, workspaceId, 'key.revoke', keyId);
   return { id: keyId, revoked: true };
 }

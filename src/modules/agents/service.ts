@@ -7,6 +7,7 @@ import type { Auth } from '../../http/auth.ts';
 import { ApiError, errors } from '../../http/errors.ts';
 import { iso } from '../../http/schemas.ts';
 import { newId } from '../../platform/ids.ts';
+import { versionNames } from '../../platform/versions.ts';
 import { startCrawl } from '../knowledge/crawl/service.ts';
 import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';
 import type { Plan } from '../workspace/plans.ts';
@@ -59,6 +60,7 @@ export async function createAgent(ctx: Context, auth: Auth, input: CreateAgentIn
     auth.plan.agents,
   );
   if (!row) throw errors.agentLimitReached();
+  await ctx.versions.bump(versionNames.workspace(auth.workspaceId)); // the agent count of GET /workspace
   const agent = presentAgent(ctx, row);
   if (input.website === undefined) return agent;
   // The agent exists whatever happens to the crawl (spec 4.5).
@@ -101,8 +103,9 @@ export async function deleteAgent(ctx: Context, auth: Auth, agentId: string): Pr
   const agent = await requireAgent(ctx, auth, agentId);
   const result = await store.deleteAgentRow(ctx.db, agent.workspaceId, agent.id);
   if (!result.deleted) throw errors.notFound('agent');
-  // Authentication caches keys until the epoch moves: a deleted agent's key must fail on its next request.
-  if (result.keysDeleted > 0) await ctx.authEpoch.bump();
+  await ctx.versions.bump(versionNames.workspace(agent.workspaceId));
+  // Authentication caches keys until the auth version moves: a deleted agent's key must fail on its next request.
+  if (result.keysDeleted > 0) await ctx.versions.bump(versionNames.auth);
   return { id: agent.id, deleted: true };
 }
 

@@ -3,6 +3,7 @@ import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
 import { workspaceWithUsage } from './store.ts';
 import { planOf } from './plans.ts';
+import { utcMonth } from '../../platform/clock.ts';
 
 export function keyOf(auth: Auth) {
   return { id: auth.keyId, name: auth.keyName, prefix: auth.keyPrefix, scope: auth.scope, agentId: auth.agentId };
@@ -12,20 +13,62 @@ export function keyOf(auth: Auth) {
 export async function describeWorkspace(ctx: Context, auth: Auth) {
   const key = keyOf(auth);
   if (auth.agentId) return { key };
-  const workspace = await workspaceWithUsage(ctx.db, auth.workspaceId, ctx.clock.now());
+  return { key, workspace: await workspaceSummaries(ctx).read(auth) };
+}
+
+type WorkspaceSummary = Awaited<ReturnType<typeof summariseWorkspace>>;
+
+async function summariseWorkspace(ctx: Context, workspaceId: string, now: Date) {
+  const workspace = await workspaceWithUsage(ctx.db, workspaceId, now);
   if (!workspace) throw errors.unauthorized();
   const plan = planOf(workspace.plan);
   return {
-    key,
-    workspace: {
-      name: workspace.name,
-      plan: plan.id,
-      language: workspace.language,
-      agents: { count: workspace.agentCount, limit: plan.agents },
-      credits: { usedThisMonth: workspace.creditsUsed, included: plan.creditsPerMonth, purchased: workspace.purchased_credits, overage: false as const },
-      storagePerAgentBytes: plan.storagePerAgentBytes,
-    },
+    name: workspace.name,
+    plan: plan.id,
+    language: workspace.language,
+    agents: { count: workspace.agentCount, limit: plan.agents },
+    credits: { usedThisMonth: workspace.creditsUsed, included: plan.creditsPerMonth, purchased: workspace.purchased_credits, overage: false as const },
+    storagePerAgentBytes: plan.storagePerAgentBytes,
   };
+}
+
+const SUMMARY_MAX_AGE_MS = 60_000;
+const MAX_CACHED_SUMMARIES = 10_000;
+
+/**
+ * The workspace part of GET /workspace, kept per process while the workspace's
+ * version (read during authentication, before this query) is unchanged, within
+ * the same UTC month, and for at most a minute in case a change was committed
+ * but its version bump was lost to a crash.
+ */
+class WorkspaceSummaryCache {
+  private readonly entries = new Map<string, { version: string; month: string; readAt: number; summary: WorkspaceSummary }>();
+  private readonly ctx: Context;
+
+  constructor(ctx: Context) {
+    this.ctx = ctx;
+  }
+
+  async read(auth: Auth): Promise<WorkspaceSummary> {
+    const now = this.ctx.clock.now();
+    const month = utcMonth(now);
+    const cached = this.entries.get(auth.workspaceId);
+    if (cached && cached.version === auth.workspaceVersion && cached.month === month && now.getTime() - cached.readAt < SUMMARY_MAX_AGE_MS) {
+      return cached.summary;
+    }
+    const summary = await summariseWorkspace(this.ctx, auth.workspaceId, now);
+    if (this.entries.size >= MAX_CACHED_SUMMARIES) this.entries.clear();
+    this.entries.set(auth.workspaceId, { version: auth.workspaceVersion, month, readAt: now.getTime(), summary });
+    return summary;
+  }
+}
+
+const summaryCaches = new WeakMap<Context, WorkspaceSummaryCache>();
+
+function workspaceSummaries(ctx: Context): WorkspaceSummaryCache {
+  let cache = summaryCaches.get(ctx);
+  if (!cache) summaryCaches.set(ctx, (cache = new WorkspaceSummaryCache(ctx)));
+  return cache;
 }
 
 export function listModels(ctx: Context, auth: Auth) {

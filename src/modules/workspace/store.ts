@@ -31,6 +31,7 @@ declare module '../../platform/db.ts' {
   interface Tables {
     workspaces: WorkspaceRow;
     api_keys: ApiKeyRow;
+    /** Whoever writes here bumps versionNames.workspace(id): GET /workspace caches usage behind that version. */
     credit_usage: { workspace_id: string; month: string; used: number };
     credit_packs: { id: string; workspace_id: string; credits: number; created_at: Date };
     settings: { name: string; value: string };

@@ -62,6 +62,35 @@ describe('GET /workspace', () => {
     assert.deepEqual(workspace.agents, { count: 2, limit: 5 });
   });
 
+  test('GET /workspace read just before a change shows the change at once: agents, credit packs, a rename', async () => {
+    const own = await service.seedWorkspace();
+    const read = async () => (await service.api('GET', '/workspace', { key: own.keys.read })).body.data.workspace;
+    assert.equal((await read()).agents.count, 0);
+    const agentId = await seedAgent(service, own, 'Counted');
+    assert.equal((await read()).agents.count, 1);
+    assert.equal((await service.admin('POST', `/workspaces/${own.id}/credit-packs`, { credits: 100 })).status, 201);
+    assert.equal((await read()).credits.purchased, 100);
+    assert.equal((await service.admin('PATCH', `/workspaces/${own.id}`, { name: 'Renamed' })).status, 200);
+    assert.equal((await read()).name, 'Renamed');
+    assert.equal((await service.api('DELETE', `/agents/${agentId}`, { key: own.keys.manage })).status, 200);
+    assert.equal((await read()).agents.count, 0);
+  });
+
+  test('credits used this month start again at 0 in a new UTC month', async () => {
+    const own = await service.seedWorkspace();
+    const clock = service.ctx.testClock!;
+    clock.set(new Date('2026-03-31T23:59:00Z'));
+    await service.ctx.db.insertInto('credit_usage').values({ workspace_id: own.id, month: '2026-03', used: 42 }).execute();
+    const used = async () => (await service.api('GET', '/workspace', { key: own.keys.read })).body.data.workspace.credits.usedThisMonth;
+    assert.equal(await used(), 42);
+    try {
+      clock.set(new Date('2026-04-01T00:00:01Z'));
+      assert.equal(await used(), 0);
+    } finally {
+      clock.set(new Date());
+    }
+  });
+
   test('an enterprise workspace has no agent limit (null)', async () => {
     const own = await service.seedWorkspace({ plan: 'enterprise' });
     assert.equal((await service.api('GET', '/workspace', { key: own.keys.read })).body.data.workspace.agents.limit, null);
