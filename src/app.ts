@@ -7,6 +7,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import pino from 'pino';
 import type { Context } from './context.ts';
 import { installErrorHandling, renderFrameworkError } from './http/error-handler.ts';
 import { rejectNulCharacters } from './http/nul-guard.ts';
@@ -22,8 +23,11 @@ export type ApiPlugin = (app: FastifyInstance, ctx: Context) => Promise<void> | 
 
 /** Builds the HTTP app from a context: the public API under /api/v1 and the operator API under /admin/v1. */
 export async function buildApp(ctx: Context, options: { logger?: boolean } = {}): Promise<App> {
+  // Written asynchronously: lines logged while a write is under way go out together in the next one,
+  // instead of one blocking write to stdout per request.
+  const logStream = options.logger === false ? undefined : pino.destination({ dest: 1, sync: false });
   const app = Fastify({
-    logger: options.logger === false ? false : { level: ctx.config.logLevel },
+    logger: logStream ? { level: ctx.config.logLevel, stream: logStream } : false,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -33,6 +37,7 @@ export async function buildApp(ctx: Context, options: { logger?: boolean } = {})
     frameworkErrors: renderFrameworkError,
   }).withTypeProvider<ZodTypeProvider>();
 
+  if (logStream) app.addHook('onClose', async () => flushLogs(logStream));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
@@ -86,4 +91,12 @@ export async function buildApp(ctx: Context, options: { logger?: boolean } = {})
 
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
   return app;
+}
+
+function flushLogs(stream: ReturnType<typeof pino.destination>): void {
+  try {
+    stream.flushSync();
+  } catch {
+    // not open yet or already closed: nothing is waiting
+  }
 }

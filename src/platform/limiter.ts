@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type Result } from 'ioredis';
 import type { Clock } from './clock.ts';
 
 export interface LimitResult {
@@ -48,17 +48,24 @@ export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
   };
 }
 
-/**
- * For several API processes: one counter per key and window in Redis, exact
- * across processes. SET NX gives a new window's counter its expiry before the
- * INCR counts; both go out in the same pipeline without a MULTI round.
- */
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    countRateWindow(key: string, windowMs: number): Result<number, Context>;
+  }
+}
+
+/** INCR, and on a window's first request its expiry, as one command (a script): the cheapest exact count. */
+const COUNT_RATE_WINDOW = `local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
+/** For several API processes: one counter per key and window in Redis, exact across processes. */
 export function redisLimiter(limit: number, clock: Clock, redis: Redis): RateLimiter {
+  redis.defineCommand('countRateWindow', { numberOfKeys: 1, lua: COUNT_RATE_WINDOW });
   return {
     hit: async (identity) => {
       const { index, resetSeconds } = windowOf(clock.now().getTime());
-      const key = `parley:rl:${identity}:${index}`;
-      const [, count] = await Promise.all([redis.set(key, 0, 'PX', WINDOW_MS * 2, 'NX'), redis.incr(key)]);
+      const count = await redis.countRateWindow(`parley:rl:${identity}:${index}`, WINDOW_MS * 2);
       return resultOf(count, limit, resetSeconds);
     },
     close: async () => {},
