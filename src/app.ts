@@ -9,8 +9,9 @@ import {
 } from 'fastify-type-provider-zod';
 import pino from 'pino';
 import type { Context } from './context.ts';
-import { installErrorHandling, renderFrameworkError } from './http/error-handler.ts';
+import { installErrorHandling, notFound, renderFrameworkError } from './http/error-handler.ts';
 import { rejectNulCharacters } from './http/nul-guard.ts';
+import { openResponseSchemas } from './http/openapi.ts';
 import { authenticate } from './http/auth.ts';
 import { auditHook } from './http/audit-hook.ts';
 import { newId } from './platform/ids.ts';
@@ -74,13 +75,15 @@ export async function buildApp(ctx: Context, options: { logger?: boolean } = {})
       // The OpenAPI document describes the public API relative to its server URL.
       return { ...transformed, url: transformed.url.replace(/^\/api\/v1/, '') || '/' };
     },
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => openResponseSchemas(jsonSchemaTransformObject(input)),
     hideUntagged: false,
   });
 
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticate(ctx));
+      // Unknown routes under /api/v1 pass through this scope's hooks too (request id, rate-limit headers).
+      api.setNotFoundHandler(notFound);
       api.addHook('onSend', auditHook(ctx));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await workspaceRoutes(api, ctx);

@@ -49,13 +49,16 @@ export function authenticate(ctx: Context) {
   const lookUpKey = cachedKeyLookup(ctx);
   return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const routeScope = request.routeOptions.config.scope;
-    if (!routeScope) return;
     const presented = bearerOf(request.headers.authorization);
     const found = presented ? await lookUpKey(fingerprint(presented), hostOf(request.headers.host)) : undefined;
-    if (!found) {
-      setLimitHeaders(reply, await ctx.limiter.hit(`ip:${request.ip}`));
-      throw errors.unauthorized();
+    // Every response carries the limit headers: public and unknown routes count against the key when one
+    // is given, else against the caller's address.
+    if (!found) setLimitHeaders(reply, await ctx.limiter.hit(`ip:${request.ip}`));
+    if (!routeScope) {
+      if (found) setLimitHeaders(reply, found.limit);
+      return;
     }
+    if (!found) throw errors.unauthorized();
     const { row, limit, workspaceVersion } = found;
     setLimitHeaders(reply, limit);
     if (row.status === 'stopped') throw errors.workspaceStopped();

@@ -14,7 +14,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (apiError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
     return renderError(reply, apiError);
   });
-  app.setNotFoundHandler((request, reply) => renderError(reply, errors.routeNotFound(request.method, request.url.split('?')[0])));
+  app.setNotFoundHandler(notFound);
+}
+
+export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return renderError(reply, errors.routeNotFound(request.method, request.url.split('?')[0]));
 }
 
 /**

@@ -140,6 +140,15 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
+  test('response schemas admit fields a later version adds (spec 9.3); request bodies stay strict', () => {
+    const closedObjects = (node: unknown): number =>
+      !node || typeof node !== 'object' ? 0 : Number((node as any).additionalProperties === false) + Object.values(node).reduce<number>((n, child) => n + closedObjects(child), 0);
+    for (const { path, method, op } of operations()) assert.equal(closedObjects(op.responses), 0, `${method} ${path} responses`);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) if (!name.endsWith('Input')) assert.equal(closedObjects(schema), 0, name);
+    const createAgent = doc.paths['/agents']?.post?.requestBody?.content['application/json'].schema;
+    if (createAgent) assert.equal(createAgent.additionalProperties, false, 'POST /agents body is strict');
+  });
+
   test('real replies of the workspace area match the document', async () => {
     const compile = schemaValidator();
     const tied = await ws.addKey('read', await seedAgent(service, ws));

@@ -63,6 +63,18 @@ describe('rate limit headers (spec 8)', () => {
     assertWithinMinute(rateHeaders(unauthorized).reset);
   });
 
+  test('unknown routes and the OpenAPI document carry the headers too; with a key they count against it', async () => {
+    const ws = await service.seedWorkspace();
+    const unknown = await service.api('GET', '/no-such-route', { key: ws.keys.read });
+    assert.equal(unknown.status, 404);
+    assert.equal(rateHeaders(unknown).remaining, '4');
+    assert.equal(rateHeaders(await service.api('GET', '/workspace', { key: ws.keys.read })).remaining, '3');
+    for (const reply of [await service.api('GET', '/openapi.json'), await service.api('GET', '/no-such-route')]) {
+      assert.equal(rateHeaders(reply).limit, String(LIMIT));
+      assertWithinMinute(rateHeaders(reply).reset);
+    }
+  });
+
   test('x-ratelimit-reset counts down the seconds left in the minute', async () => {
     const ws = await service.seedWorkspace();
     const first = rateHeaders(await service.api('GET', '/workspace', { key: ws.keys.read })).reset;

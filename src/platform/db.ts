@@ -176,3 +176,8 @@ class ConnectionLock {
     else this.held = false;
   }
 }
+
+/** PostgreSQL's unique_violation, as both drivers report it: the losing side of two writes racing for one value. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}

@@ -130,6 +130,21 @@ describe('operator API workspaces', () => {
     assertError(await service.admin('PATCH', '/workspaces/ws_doesnotexist', { name: 'x' }), 404, 'not_found');
   });
 
+  test('two workspaces racing for one hostname: one gets it, the other 400 invalid_request naming hostname, never a 500', async () => {
+    const hostname = `race-${Date.now()}.example.test`;
+    const [first, second] = await Promise.all([service.admin('POST', '/workspaces', { name: 'A' }), service.admin('POST', '/workspaces', { name: 'B' })]);
+    const claims = await Promise.all(
+      [first, second, first, second].map((created, i) =>
+        i < 2 ? service.admin('PATCH', `/workspaces/${created.body.data.id}`, { hostname }) : service.admin('POST', '/workspaces', { name: `C${i}`, hostname }),
+      ),
+    );
+    assert.equal(claims.filter((reply) => reply.status < 300).length, 1, JSON.stringify(claims.map((reply) => reply.status)));
+    for (const reply of claims.filter((reply) => reply.status >= 300)) {
+      assertError(reply, 400, 'invalid_request');
+      assert.equal(reply.body.error.details[0].field, 'hostname');
+    }
+  });
+
   test('POST /workspaces/{id}/credit-packs is 201 and adds purchased credits', async () => {
     const created = (await service.admin('POST', '/workspaces', { name: 'Buyer' })).body.data;
     const pack = await service.admin('POST', `/workspaces/${created.id}/credit-packs`, { credits: 1000 });
@@ -198,7 +213,7 @@ describe('operator API audit', () => {
     service.ctx.testClock!.advance(1);
     await service.admin('DELETE', `/workspaces/${ws.id}/keys/${ws.keyIds.chat}`);
     service.ctx.testClock!.advance(1);
-    await service.admin('PATCH', `/workspaces/${ws.id}`, { name: 'Renamed' });
+    const renamed = await service.admin('PATCH', `/workspaces/${ws.id}`, { name: 'Renamed' });
     const reply = await service.admin('GET', `/workspaces/${ws.id}/audit`);
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.body.pagination, { nextCursor: null });
@@ -210,6 +225,7 @@ describe('operator API audit', () => {
     const times = entries.map((e: { createdAt: string }) => Date.parse(e.createdAt));
     assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
     assert.match(entries[0].action, /workspace\.update/);
+    assert.equal(entries[0].requestId, renamed.headers.get('x-request-id'), 'operator changes carry their request id');
     assert.match(entries[1].action, /key\.revoke/);
     assert.equal(entries[1].target, ws.keyIds.chat);
     assert.ok(entries.some((e: { action: string }) => /key\.create/.test(e.action)));

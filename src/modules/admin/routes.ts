@@ -34,7 +34,7 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
         }),
       },
     },
-    async (request, reply) => reply.status(201).send({ data: await admin.createWorkspace(ctx, request.body) }),
+    async (request, reply) => reply.status(201).send({ data: await admin.createWorkspace(ctx, request.body, request.id) }),
   );
   app.get('/workspaces/:id', { schema: { params: idParams } }, async (request) => ({ data: await admin.readWorkspace(ctx, request.params.id) }));
   app.patch(
@@ -51,12 +51,12 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
         }),
       },
     },
-    async (request) => ({ data: await admin.updateWorkspace(ctx, request.params.id, request.body) }),
+    async (request) => ({ data: await admin.updateWorkspace(ctx, request.params.id, request.body, request.id) }),
   );
   app.post(
     '/workspaces/:id/credit-packs',
     { schema: { params: idParams, body: z.strictObject({ credits: z.number().int().min(1).max(10_000_000) }) } },
-    async (request, reply) => reply.status(201).send({ data: await admin.addCreditPack(ctx, request.params.id, request.body.credits) }),
+    async (request, reply) => reply.status(201).send({ data: await admin.addCreditPack(ctx, request.params.id, request.body.credits, request.id) }),
   );
   app.post(
     '/workspaces/:id/keys',
@@ -66,12 +66,12 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
         body: z.strictObject({ name: z.string().min(1).max(100), scope: z.enum(['read', 'chat', 'manage']), agentId: z.string().optional() }),
       },
     },
-    async (request, reply) => reply.status(201).send({ data: await admin.createKey(ctx, request.params.id, request.body) }),
+    async (request, reply) => reply.status(201).send({ data: await admin.createKey(ctx, request.params.id, request.body, request.id) }),
   );
   app.delete(
     '/workspaces/:id/keys/:keyId',
     { schema: { params: z.object({ id: z.string(), keyId: z.string() }) } },
-    async (request) => ({ data: await admin.revokeKey(ctx, request.params.id, request.params.keyId) }),
+    async (request) => ({ data: await admin.revokeKey(ctx, request.params.id, request.params.keyId, request.id) }),
   );
   app.get('/workspaces/:id/audit', { schema: { params: idParams } }, async (request) => ({
     data: await admin.listAuditEntries(ctx, request.params.id),

@@ -3,6 +3,7 @@ import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { equalInConstantTime, fingerprint, newAdminToken, newApiKey } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
+import { isUniqueViolation } from '../../platform/db.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { listAudit, recordAudit } from '../audit/store.ts';
 import { countLiveKeys, getWorkspace, type WorkspaceRow } from '../workspace/store.ts';
@@ -56,7 +57,7 @@ export interface NewWorkspace {
   hostname?: string;
 }
 
-export async function createWorkspace(ctx: Context, input: NewWorkspace) {
+export async function createWorkspace(ctx: Context, input: NewWorkspace, requestId: string | null = null) {
   const now = ctx.clock.now();
   await assertHostnameFree(ctx, input.hostname);
   const row = await ctx.db
@@ -74,8 +75,9 @@ export async function createWorkspace(ctx: Context, input: NewWorkspace) {
       updated_at: now,
     })
     .returningAll()
-    .executeTakeFirstOrThrow();
-  await audit(ctx, row.id, 'workspace.create', row.id);
+    .executeTakeFirstOrThrow()
+    .catch(hostnameTaken);
+  await audit(ctx, row.id, 'workspace.create', row.id, requestId);
   return presentWorkspace(row);
 }
 
@@ -91,7 +93,7 @@ export interface WorkspaceChange {
   ownerEmail?: string | null;
 }
 
-export async function updateWorkspace(ctx: Context, id: string, change: WorkspaceChange) {
+export async function updateWorkspace(ctx: Context, id: string, change: WorkspaceChange, requestId: string | null = null) {
   const before = await workspaceOrThrow(ctx, id);
   if (change.hostname) await assertHostnameFree(ctx, change.hostname, id);
   const row = await ctx.db
@@ -106,15 +108,16 @@ export async function updateWorkspace(ctx: Context, id: string, change: Workspac
     })
     .where('id', '=', id)
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow()
+    .catch(hostnameTaken);
   // Plan, status and hostname are part of what authentication caches; name and plan of what GET /workspace reports.
   await Promise.all([ctx.versions.bump(versionNames.auth), ctx.versions.bump(versionNames.workspace(id))]);
   if (row.plan !== before.plan) await afterPlanChange(ctx, id, planOf(row.plan));
-  await audit(ctx, id, 'workspace.update', id);
+  await audit(ctx, id, 'workspace.update', id, requestId);
   return presentWorkspace(row);
 }
 
-export async function addCreditPack(ctx: Context, id: string, credits: number) {
+export async function addCreditPack(ctx: Context, id: string, credits: number, requestId: string | null = null) {
   await workspaceOrThrow(ctx, id);
   const packId = newId('chk');
   await ctx.db.transaction().execute(async (trx) => {
@@ -126,7 +129,7 @@ export async function addCreditPack(ctx: Context, id: string, credits: number) {
       .execute();
   });
   await ctx.versions.bump(versionNames.workspace(id));
-  await audit(ctx, id, 'workspace.credit_pack', packId);
+  await audit(ctx, id, 'workspace.credit_pack', packId, requestId);
   return { id: packId, credits, workspace: await readWorkspace(ctx, id) };
 }
 
@@ -137,7 +140,7 @@ export interface NewKey {
 }
 
 /** Keys need Studio or above (spec 5.5), at most 25 live keys (5.4); the key is returned only here. */
-export async function createKey(ctx: Context, workspaceId: string, input: NewKey) {
+export async function createKey(ctx: Context, workspaceId: string, input: NewKey, requestId: string | null = null) {
   const workspace = await workspaceOrThrow(ctx, workspaceId);
   if (!planOf(workspace.plan).api) throw errors.apiNotInPlan();
   if (input.agentId) {
@@ -161,11 +164,11 @@ export async function createKey(ctx: Context, workspaceId: string, input: NewKey
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await audit(ctx, workspaceId, 'key.create', row.id);
+  await audit(ctx, workspaceId, 'key.create', row.id, requestId);
   return { id: row.id, key, name: row.name, prefix: row.prefix, scope: input.scope, agentId: row.agent_id, createdAt: row.created_at.toISOString() };
 }
 
-export async function revokeKey(ctx: Context, workspaceId: string, keyId: string) {
+export async function revokeKey(ctx: Context, workspaceId: string, keyId: string, requestId: string | null = null) {
   const row = await ctx.db
     .updateTable('api_keys')
     .set({ revoked_at: ctx.clock.now() })
@@ -176,7 +179,7 @@ export async function revokeKey(ctx: Context, workspaceId: string, keyId: string
     .executeTakeFirst();
   if (!row) throw errors.notFound('key');
   await ctx.versions.bump(versionNames.auth);
-  await audit(ctx, workspaceId, 'key.revoke', keyId);
+  await audit(ctx, workspaceId, 'key.revoke', keyId, requestId);
   return { id: keyId, revoked: true };
 }
 
@@ -197,13 +200,22 @@ async function workspaceOrThrow(ctx: Context, id: string): Promise<WorkspaceRow>
   return row;
 }
 
+/** The check above answers the usual case; two requests racing for one hostname meet the unique index. */
+function hostnameTaken(error: unknown): never {
+  throw isUniqueViolation(error) ? hostnameInUse() : error;
+}
+
+function hostnameInUse() {
+  return errors.invalidField('hostname', 'Another workspace already has that hostname.');
+}
+
 async function assertHostnameFree(ctx: Context, hostname: string | undefined, exceptId?: string): Promise<void> {
   if (!hostname) return;
   const taken = await ctx.db.selectFrom('workspaces').select('id').where('hostname', '=', hostname.toLowerCase()).executeTakeFirst();
-  if (taken && taken.id !== exceptId) throw errors.invalidField('hostname', 'Another workspace already has that hostname.');
+  if (taken && taken.id !== exceptId) throw hostnameInUse();
 }
 
-/** Operator actions are recorded too, without a key. */
-function audit(ctx: Context, workspaceId: string, action: string, target: string) {
-  return recordAudit(ctx.db, { workspaceId, keyId: null, action: `admin.${action}`, target, requestId: null, at: ctx.clock.now() });
+/** Operator actions are recorded too, without a key, with the operator request's id. */
+function audit(ctx: Context, workspaceId: string, action: string, target: string, requestId: string | null) {
+  return recordAudit(ctx.db, { workspaceId, keyId: null, action: `admin.${action}`, target, requestId, at: ctx.clock.now() });
 }
