@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import {
   jsonSchemaTransform,
@@ -13,7 +13,7 @@ import { installErrorHandling, notFound, renderFrameworkError } from './http/err
 import { rejectNulCharacters } from './http/nul-guard.ts';
 import { openResponseSchemas } from './http/openapi.ts';
 import { authenticate } from './http/auth.ts';
-import { auditHook } from './http/audit-hook.ts';
+import { auditRoutes } from './http/audit-hook.ts';
 import { newId } from './platform/ids.ts';
 import { workspaceRoutes } from './modules/workspace/routes.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
@@ -44,22 +44,14 @@ export async function buildApp(ctx: Context, options: { logger?: boolean } = {})
   installErrorHandling(app);
   app.addHook('preValidation', rejectNulCharacters);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are written with callbacks: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  // One wide line per request (architecture rule 9).
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? request.url,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        workspaceId: request.auth?.workspaceId,
-        keyId: request.auth?.keyId,
-      },
-      'request',
-    );
+  app.addHook('onResponse', (request, reply, done) => {
+    logRequest(request, reply);
+    done();
   });
 
   await app.register(swagger, {
@@ -84,7 +76,7 @@ export async function buildApp(ctx: Context, options: { logger?: boolean } = {})
       api.addHook('onRequest', authenticate(ctx));
       // Unknown routes under /api/v1 pass through this scope's hooks too (request id, rate-limit headers).
       api.setNotFoundHandler(notFound);
-      api.addHook('onSend', auditHook(ctx));
+      api.addHook('onRoute', auditRoutes(ctx));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await workspaceRoutes(api, ctx);
       for (const register of apiModules) await register(api, ctx);
@@ -102,4 +94,19 @@ function flushLogs(stream: ReturnType<typeof pino.destination>): void {
   } catch {
     // not open yet or already closed: nothing is waiting
   }
+}
+
+/** One wide line per request (architecture rule 9). */
+function logRequest(request: FastifyRequest, reply: FastifyReply): void {
+  request.log.info(
+    {
+      method: request.method,
+      route: request.routeOptions.url ?? request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      workspaceId: request.auth?.workspaceId,
+      keyId: request.auth?.keyId,
+    },
+    'request',
+  );
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Context } from '../context.ts';
 import { recordAudit } from '../modules/audit/store.ts';
 
@@ -8,7 +8,16 @@ import { recordAudit } from '../modules/audit/store.ts';
  * that could not be recorded is reported as a failure.
  * The target is the ids in the path, followed by the id of what was created.
  */
-export function auditHook(ctx: Context) {
+export function auditRoutes(ctx: Context) {
+  const recordChange = auditHook(ctx);
+  // Attached only to the routes that change something, so reads pay nothing for it.
+  return (route: RouteOptions): void => {
+    if (!route.config?.audit) return;
+    route.onSend = [...(route.onSend ? [route.onSend].flat() : []), recordChange];
+  };
+}
+
+function auditHook(ctx: Context) {
   return async function recordChange(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const action = request.routeOptions.config.audit;
     if (!action || reply.statusCode >= 400 || !request.auth) return payload;

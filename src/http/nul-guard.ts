@@ -1,11 +1,11 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { errors } from './errors.ts';
 
 /**
  * PostgreSQL text cannot hold U+0000: a path, query or body carrying it is
  * refused here as 400 instead of failing as a 500 inside a query.
  */
-export async function rejectNulCharacters(request: FastifyRequest): Promise<void> {
+export function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const parts: Array<[string, unknown]> = [
     ['path', request.params],
     ['query', request.query],
@@ -13,8 +13,9 @@ export async function rejectNulCharacters(request: FastifyRequest): Promise<void
   ];
   for (const [where, value] of parts) {
     const field = pathToNul(value);
-    if (field !== undefined) throw errors.invalidField(field || where, 'Text may not contain the NUL character (\\u0000).');
+    if (field !== undefined) return done(errors.invalidField(field || where, 'Text may not contain the NUL character (\\u0000).'));
   }
+  done();
 }
 
 /** The dotted path of the first string or key holding U+0000 ('' for the value itself), walked without recursion. */

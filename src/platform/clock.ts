@@ -30,5 +30,5 @@ export function utcDay(at: Date): string {
 }
 
 export function utcMonth(at: Date): string {
-  return at.toISOString().slice(0, 7);
+  return `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
 }

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectRedis } from './limiter.ts';
+import { batchedRedis } from './redis-batch.ts';
 import { memoryVersions, redisVersions, uncachedVersions, versionNames, type Versions } from './versions.ts';
 
 function provesBumpsAreSeen(name: string, open: () => Promise<{ writer: Versions; reader: Versions; close(): Promise<void> }>, options: { skip?: string | false } = {}) {
@@ -31,7 +32,11 @@ describe('versions (platform/versions.ts)', () => {
     'in Redis, across two connections as two processes would hold them',
     async () => {
       const [first, second] = [connectRedis(redisUrl!), connectRedis(redisUrl!)];
-      return { writer: redisVersions(first), reader: redisVersions(second), close: async () => void (await Promise.all([first.quit(), second.quit()])) };
+      return {
+        writer: redisVersions(first, batchedRedis(first)),
+        reader: redisVersions(second, batchedRedis(second)),
+        close: async () => void (await Promise.all([first.quit(), second.quit()])),
+      };
     },
     { skip: !redisUrl && 'needs TEST_REDIS_URL' },
   );
