@@ -1,0 +1,110 @@
+/**
+ * Real processes of the service (node src/main.ts, the CLI) for tests that need
+ * what only a separate process shows: start-up, the data-directory lock, a kill.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const START_TIMEOUT_MS = 60_000;
+
+export interface Running {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  output(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+const started: Running[] = [];
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment of the test run without anything that would point the child elsewhere. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(PARLEY_|DATABASE_URL|REDIS_URL|PORT$|HOST$|SMTP_URL|OPENAI_|NODE_TEST)/.test(name)),
+  );
+  return { ...env, PARLEY_LOG_LEVEL: 'warn', ...extra };
+}
+
+/** Starts `node <command>` in the repository with a clean environment plus `env`. */
+export async function run(command: string[], env: Record<string, string>, port = 0): Promise<Running> {
+  const child = spawn(NODE, command, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout!.on('data', (chunk) => (text += chunk));
+  child.stderr!.on('data', (chunk) => (text += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const running: Running = { child, port, url: `http://127.0.0.1:${port}`, output: () => text, exited };
+  started.push(running);
+  return running;
+}
+
+/** Starts `node src/main.ts` and waits (bounded) until it listens, or for a worker-only process until it is up. */
+export async function startMain(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const running = await run(['src/main.ts'], { PORT: String(port), ...env }, port);
+  await waitFor(running, env.PARLEY_ROLE === 'worker' ? /Parley worker/ : /listening on/, START_TIMEOUT_MS);
+  return running;
+}
+
+export async function waitFor(running: Running, pattern: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitCode: number | null | undefined;
+  void running.exited.then((code) => (exitCode = code));
+  while (!pattern.test(running.output())) {
+    if (exitCode !== undefined) throw new Error(`process exited (${exitCode}) before ${pattern}:\n${running.output()}`);
+    if (Date.now() > deadline) throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${running.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** SIGTERM, then SIGKILL when it has not stopped within 10 s. */
+export async function stop(running: Running): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
+  running.child.kill('SIGTERM');
+  const stopped = await bounded(running.exited, 10_000, 'stopping').then(
+    () => true,
+    () => false,
+  );
+  if (!stopped) {
+    running.child.kill('SIGKILL');
+    await running.exited;
+  }
+}
+
+/** Stops every process this test file started. */
+export async function stopAll(): Promise<void> {
+  for (const running of started) await stop(running);
+}
+
+export async function bounded<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${timeoutMs} ms`)), timeoutMs)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The word printed after `label` in a process's output. */
+export function printed(output: string, label: RegExp): string | undefined {
+  return output.match(new RegExp(`${label.source}\\s+(\\S+)`))?.[1];
+}
+
+export const MANAGE_KEY = /Manage key \(shown once\):/;
+export const OPERATOR_TOKEN = /Operator token \(shown once\):/;
