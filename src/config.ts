@@ -29,6 +29,8 @@ export interface Config {
   fileReadTimeoutMs: number;
   /** First retry delay of a source read that hit a passing fault (doubling after). */
   sourceRetryDelaySeconds: number;
+  /** A crawl page claimed, or a source read silent (no heartbeat), this long ago belongs to a worker that died. */
+  lostWorkAfterSeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -61,6 +63,7 @@ export function loadConfig(env: Env = process.env): Config {
     fileReadMemoryMb: intFrom(env.PARLEY_FILE_READ_MEMORY_MB, 256, 'PARLEY_FILE_READ_MEMORY_MB'),
     fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),
+    lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 120, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
   };
 }
 

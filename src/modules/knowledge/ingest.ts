@@ -46,7 +46,8 @@ export async function ingestWebsitePage(ctx: Context, input: WebsitePageInput): 
       crawl_id: input.crawlId,
       generation: 0,
       job_id: null,
-      queued_at: null,
+      // Read right here: the recovery sweep leaves it alone while it settles.
+      queued_at: now,
       created_at: now,
       processed_at: null,
     })
@@ -63,6 +64,7 @@ export async function ingestWebsitePage(ctx: Context, input: WebsitePageInput): 
           turned_away: null,
           status: 'pending',
           error: null,
+          queued_at: now,
         }),
     )
     .returning(['id', 'generation'])

@@ -13,9 +13,7 @@ export const READ_SOURCE_JOB = 'knowledge.read-source';
 /** Attempts after the first for a passing fault (database, embedding endpoint). */
 export const READ_RETRY_LIMIT = 2;
 const QUEUE_OPTIONS = { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: 5, expireInSeconds: 10 * 60, heartbeatSeconds: 30 };
-/** A job active this long without a heartbeat belongs to a worker that is gone. */
-const STALE_JOB_SECONDS = 120;
-/** Sources queued less than this long ago are left to the request that queued them. */
+/** Sources queued less than this long ago are left to the request or crawl lane that queued them. */
 const SETTLE_SECONDS = 60;
 const SWEEP_EVERY_MS = 60_000;
 
@@ -95,15 +93,20 @@ export async function markTrainedWhenDone(ctx: Context, agentId: string): Promis
  */
 export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: number; failed: number }> {
   const settledBefore = new Date(ctx.clock.now().getTime() - SETTLE_SECONDS * 1000);
-  const result = await sql<{ id: string; agent_id: string; generation: number; state: string | null; stale: boolean }>`
+  // A job active this long without a heartbeat belongs to a worker that died.
+  const result = await sql<{ id: string; agent_id: string; generation: number; state: string | null; stale: boolean; settling: boolean }>`
     select s.id, s.agent_id, s.generation, j.state::text as state,
-           coalesce(j.heartbeat_on, j.started_on) < now() - make_interval(secs => ${STALE_JOB_SECONDS}) as stale
+           coalesce(j.heartbeat_on, j.started_on) < now() - make_interval(secs => ${ctx.config.lostWorkAfterSeconds}) as stale,
+           coalesce(s.queued_at >= ${settledBefore}, false) as settling
     from sources s left join pgboss.job j on j.id::text = s.job_id and j.name = ${READ_SOURCE_JOB}
-    where s.status = 'pending' and (s.queued_at is null or s.queued_at < ${settledBefore})`.execute(ctx.db);
+    where s.status = 'pending'`.execute(ctx.db);
   const requeue: Array<{ id: string; generation: number }> = [];
   let failed = 0;
   for (const row of result.rows) {
-    if (row.state === null || (row.state === 'active' && row.stale)) {
+    const workerDied = row.state === 'active' && row.stale;
+    // Until it settles, a source's job_id may still name the job before the one being sent.
+    if (row.settling && !workerDied) continue;
+    if (row.state === null || workerDied) {
       const bumped = await ctx.db
         .updateTable('sources')
         .set((eb) => ({ generation: eb('generation', '+', 1), queued_at: ctx.clock.now() }))

@@ -44,8 +44,6 @@ export const PAGES_AT_ONCE = 4;
 const BATCH_MS = 20_000;
 const PAGE_FETCH = { timeoutMs: 10_000, maxBytes: 5 * 1024 * 1024, maxRedirects: 5 };
 const ROBOTS_FETCH = { timeoutMs: 10_000, maxBytes: 512 * 1024, maxRedirects: 5 };
-/** A page claimed this long ago belongs to a worker that is gone. */
-const STALE_CLAIM_MS = 2 * 60_000;
 const MAX_ATTEMPTS = 3;
 /** Below this much main text a page is turned away as too_little_content. */
 export const MIN_TEXT_CHARS = 200;
@@ -68,7 +66,7 @@ interface Run {
   robots: (url: string) => boolean;
   stopReason: StopReason | null;
   firstError: string | null;
-  /** Pages the lanes of this batch hold right now. */
+  /** Lanes of this batch holding or claiming a page right now. */
   inFlight: number;
   /** Pages of the crawl read or being read: what the plan's crawlPageLimit counts. */
   taken: number;
@@ -93,7 +91,8 @@ export async function runCrawlBatch(ctx: Context, crawlId: string, isStopping: (
     frontier: 0,
   };
   if (!crawl.seeded) await seed(run);
-  await reclaimStalePages(ctx.db, crawlId, new Date(ctx.clock.now().getTime() - STALE_CLAIM_MS), MAX_ATTEMPTS);
+  // A page claimed this long ago belongs to a worker that died.
+  await reclaimStalePages(ctx.db, crawlId, new Date(ctx.clock.now().getTime() - ctx.config.lostWorkAfterSeconds * 1000), MAX_ATTEMPTS);
   run.taken = await pagesTaken(ctx, crawlId);
   run.frontier = await frontierSize(ctx.db, crawlId);
   const deadline = Date.now() + BATCH_MS;
@@ -119,25 +118,29 @@ async function lane(run: Run, deadline: number, isStopping: () => boolean): Prom
     if ((await crawlStatus(ctx.db, crawl.id)) !== 'running') return;
     run.stopReason = await limitReached(run);
     if (run.stopReason) return;
-    const page = await claimPage(ctx.db, crawl.id, ctx.clock.now());
-    if (!page) {
-      // Pages in other lanes' hands may still bring links (a links crawl starts from one page).
-      if (run.inFlight === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      continue;
-    }
+    // Busy from the claim on: a lane that finds no page must see the one another lane is just taking.
     run.inFlight++;
-    run.taken++;
+    let page: CrawlPageRow | undefined;
     try {
-      const outcome = await readPage(run, page).catch((error: unknown): Outcome => {
-        console.error('[crawl] page failed', crawl.id, page.url, error);
-        return { status: 'failed', reason: 'error' };
-      });
-      await finishPage(ctx.db, crawl.id, page.url, outcome.status, outcome.reason);
+      page = await claimPage(ctx.db, crawl.id, ctx.clock.now());
+      if (page) await takePage(run, page);
     } finally {
       run.inFlight--;
     }
+    if (page) continue;
+    // Pages in other lanes' hands may still bring links (a links crawl starts from one page).
+    if (run.inFlight === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+async function takePage(run: Run, page: CrawlPageRow): Promise<void> {
+  run.taken++;
+  const outcome = await readPage(run, page).catch((error: unknown): Outcome => {
+    console.error('[crawl] page failed', run.crawl.id, page.url, error);
+    return { status: 'failed', reason: 'error' };
+  });
+  await finishPage(run.ctx.db, run.crawl.id, page.url, outcome.status, outcome.reason);
 }
 
 async function limitReached(run: Run): Promise<StopReason | null> {

@@ -252,12 +252,15 @@ export async function claimAlias(db: Db, crawlId: string, url: string, depth: nu
   return rows.length > 0;
 }
 
-/** false when another page of the crawl already had exactly this text. */
+/**
+ * false when another page of the crawl already had exactly this text. The page's own
+ * hash does not count: a page read again after its worker died is not its own duplicate.
+ */
 export async function claimContentHash(db: Db, crawlId: string, url: string, hash: string): Promise<boolean> {
   const rows = await sql<{ url: string }>`
     update crawl_pages set content_hash = ${hash}
     where crawl_id = ${crawlId} and url = ${url}
-      and not exists (select 1 from crawl_pages where crawl_id = ${crawlId} and content_hash = ${hash})
+      and not exists (select 1 from crawl_pages where crawl_id = ${crawlId} and content_hash = ${hash} and url <> ${url})
     returning url`
     .execute(db)
     .catch((error: { code?: string }) => {
