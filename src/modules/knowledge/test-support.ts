@@ -88,10 +88,26 @@ export function fakeEmbedding(text: string, dims: number): number[] {
   return vector.map((v) => v / norm);
 }
 
-/** An OpenAI-compatible /v1/embeddings endpoint giving fakeEmbedding vectors; `fail` makes it answer 500. */
-export async function startEmbeddingServer(dims: number): Promise<{ url: string; calls: () => number; setFailing(on: boolean): void; close(): Promise<void> }> {
+export interface EmbeddingServer {
+  url: string;
+  calls(): number;
+  /** On: every request is answered 500. */
+  setFailing(on: boolean): void;
+  /** Requests whose texts match are left unanswered (a worker caught in the middle of indexing) until release(). */
+  holdWhen(match: ((texts: string[]) => boolean) | null): void;
+  /** The texts of each request held now (its caller still connected). */
+  held(): string[][];
+  /** Stops holding and answers the held requests still waiting. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+/** An OpenAI-compatible /v1/embeddings endpoint giving fakeEmbedding vectors. */
+export async function startEmbeddingServer(dims: number): Promise<EmbeddingServer> {
   let calls = 0;
   let failing = false;
+  let holding: ((texts: string[]) => boolean) | null = null;
+  const waiting: Array<{ texts: string[]; connected(): boolean; answer(): void }> = [];
   const server = await startServer({
     '/v1/embeddings': (request, response) => {
       let body = '';
@@ -104,16 +120,32 @@ export async function startEmbeddingServer(dims: number): Promise<{ url: string;
         }
         const input = JSON.parse(body).input as string[] | string;
         const values = Array.isArray(input) ? input : [input];
-        response.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            object: 'list',
-            model: 'fake',
-            data: values.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dims) })),
-            usage: { prompt_tokens: 1, total_tokens: 1 },
-          }),
-        );
+        const answer = () => {
+          if (response.destroyed) return;
+          response.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              object: 'list',
+              model: 'fake',
+              data: values.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dims) })),
+              usage: { prompt_tokens: 1, total_tokens: 1 },
+            }),
+          );
+        };
+        if (holding?.(values)) waiting.push({ texts: values, connected: () => !response.destroyed, answer });
+        else answer();
       });
     },
   });
-  return { url: `${server.url}/v1`, calls: () => calls, setFailing: (on) => void (failing = on), close: server.close };
+  return {
+    url: `${server.url}/v1`,
+    calls: () => calls,
+    setFailing: (on) => void (failing = on),
+    holdWhen: (match) => void (holding = match),
+    held: () => waiting.filter((request) => request.connected()).map((request) => request.texts),
+    release: () => {
+      holding = null;
+      for (const request of waiting.splice(0)) request.answer();
+    },
+    close: server.close,
+  };
 }
