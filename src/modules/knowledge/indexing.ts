@@ -1,8 +1,9 @@
 /**
- * Writing a source's passages into the search index: the passages, their lexemes
- * (PostgreSQL full text, stemmed in the agent's language), the BM25 statistics and,
- * with an embedding provider, their vectors. All of one source in one transaction,
- * serialised per agent by a lock on the agent's statistics row.
+ * Writing a source's passages into the search index: the passages, their postings
+ * (PostgreSQL full-text lexemes, stemmed in the agent's language), the BM25 statistics
+ * and, with an embedding provider, their vectors. All of one source in one transaction,
+ * serialised per agent by a lock on the agent's statistics row; each batch of passages
+ * is one set-based statement (docs/knowledge.md, "Search index").
  */
 import { sql, type Transaction } from 'kysely';
 import type { Context } from '../../context.ts';
@@ -13,6 +14,8 @@ import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './emb
 import { agentLanguage, type SourceRow } from './store.ts';
 
 const TEXT_SEARCH_CONFIG: Record<string, string> = { en: 'english', nl: 'dutch', fr: 'french', de: 'german', es: 'spanish' };
+/** Passages written per statement: bounds the statement's size for a very long file. */
+const WRITE_BATCH = 1000;
 
 export function textSearchConfig(language: string): string {
   return TEXT_SEARCH_CONFIG[language] ?? 'english';
@@ -26,6 +29,22 @@ export function indexableText(source: Pick<SourceRow, 'type' | 'name' | 'content
   return source.type === 'qa' ? `${source.name}\n\n${source.content}` : source.content;
 }
 
+export interface NewPassage {
+  position: number;
+  text: string;
+  /** Its embedding, when the index holds vectors. */
+  vector?: number[];
+}
+
+export interface PassageTarget {
+  agentId: string;
+  sourceId: string;
+  title: string;
+  url: string | null;
+  /** The text search configuration (textSearchConfig of the agent's language). */
+  config: string;
+}
+
 /**
  * Indexes the source's stored text and marks it ready. Does nothing when the source is
  * gone or was queued again since (another generation). Throws NoContentError for a
@@ -36,84 +55,170 @@ export async function indexSourceText(ctx: Context, input: { sourceId: string; a
   if (!source || source.generation !== input.generation) return false;
   const chunks = chunkText(indexableText(source));
   if (chunks.length === 0) throw new NoContentError('the source holds no text');
-  const title = source.title ?? source.name;
   const vectors = embeddingsEnabled(ctx) ? await embedTexts(ctx, chunks.map((c) => c.text), { maxRetries: 0 }) : undefined;
-  const table = vectors ? await vectorTable(ctx) : undefined;
-  const config = textSearchConfig(await agentLanguage(ctx.db, source.agent_id));
+  const target: PassageTarget = {
+    agentId: source.agent_id,
+    sourceId: source.id,
+    title: source.title ?? source.name,
+    url: source.url,
+    config: textSearchConfig(await agentLanguage(ctx.db, source.agent_id)),
+  };
+  const passages = chunks.map((chunk, i) => ({ position: chunk.position, text: chunk.text, vector: vectors?.[i] }));
+  const table = vectors ? await vectorTable(ctx) : undefined; // before the transaction: it may create the table
 
-  return ctx.db.transaction().execute(async (trx) => {
+  const changed = await ctx.db.transaction().execute(async (trx) => {
     await lockAgentStats(trx, source.agent_id);
     const current = await trx.selectFrom('sources').select('generation').where('id', '=', source.id).forUpdate().executeTakeFirst();
-    if (!current || current.generation !== input.generation) return false;
-    await removePassages(trx, source.agent_id, source.id);
-    const ids = chunks.map(() => newId('chk'));
-    for (const [i, chunk] of chunks.entries()) {
-      await trx
-        .insertInto('passages')
-        .values({ id: ids[i], agent_id: source.agent_id, source_id: source.id, position: chunk.position, title, url: source.url, text: chunk.text, length: 0 })
-        .execute();
-      await sql`
-        insert into passage_terms (passage_id, agent_id, term, tf)
-        select ${ids[i]}, ${source.agent_id}, lexeme, coalesce(array_length(positions, 1), 1)
-        from unnest(to_tsvector(${config}::regconfig, ${chunk.text}))`.execute(trx);
-      if (vectors && table) {
-        await sql`insert into ${sql.table(table)} (passage_id, agent_id, model, embedding)
-          values (${ids[i]}, ${source.agent_id}, ${ctx.config.embeddingModel}, ${vectorLiteral(vectors[i])}::vector)`.execute(trx);
-      }
-    }
-    await addStatistics(trx, source.agent_id, source.id);
+    if (!current || current.generation !== input.generation) return undefined;
+    const removed = await removePassages(trx, source.agent_id, source.id);
+    const written = await writePassages(ctx, trx, target, passages, table);
     await trx
       .updateTable('sources')
       .set({ status: 'ready', error: null, chunk_count: chunks.length, processed_at: ctx.clock.now() })
       .where('id', '=', source.id)
       .execute();
-    return true;
+    return removed + written;
   });
+  if (changed === undefined) return false;
+  await tidyEmbeddedIndex(ctx, changed);
+  return true;
+}
+
+/**
+ * Adds already split passages to a source, next to those it has, in one transaction:
+ * the bulk path (the benchmark loads 100,000 passages through it). The caller keeps the
+ * source row itself (status, chunk_count) right.
+ */
+export async function addPassages(ctx: Context, target: PassageTarget, passages: NewPassage[]): Promise<void> {
+  const table = passages.some((p) => p.vector) ? await vectorTable(ctx) : undefined;
+  const written = await ctx.db.transaction().execute(async (trx) => {
+    await lockAgentStats(trx, target.agentId);
+    return writePassages(ctx, trx, target, passages, table);
+  });
+  await tidyEmbeddedIndex(ctx, written);
 }
 
 /** Takes the agent's statistics row (made when missing) for the rest of the transaction. */
 async function lockAgentStats(trx: Transaction<Tables>, agentId: string): Promise<void> {
-  await sql`insert into agent_stats (agent_id) values (${agentId}) on conflict (agent_id) do nothing`.execute(trx);
-  await sql`select 1 from agent_stats where agent_id = ${agentId} for update`.execute(trx);
+  // The no-op update on conflict is what takes the row lock.
+  await sql`insert into agent_stats (agent_id) values (${agentId})
+    on conflict (agent_id) do update set passage_count = agent_stats.passage_count`.execute(trx);
 }
 
-async function addStatistics(trx: Transaction<Tables>, agentId: string, sourceId: string): Promise<void> {
-  await sql`
-    update passages p set length = coalesce((select sum(tf) from passage_terms t where t.passage_id = p.id), 0)
-    where p.source_id = ${sourceId}`.execute(trx);
-  await sql`
-    insert into agent_term_stats (agent_id, term, df)
-    select ${agentId}, t.term, count(*) from passage_terms t join passages p on p.id = t.passage_id
-    where p.source_id = ${sourceId} group by t.term order by t.term
-    on conflict (agent_id, term) do update set df = agent_term_stats.df + excluded.df`.execute(trx);
-  await sql`
-    update agent_stats set
-      passage_count = passage_count + (select count(*) from passages where source_id = ${sourceId}),
-      total_length = total_length + (select coalesce(sum(length), 0) from passages where source_id = ${sourceId})
-    where agent_id = ${agentId}`.execute(trx);
+/** Returns the postings written. */
+async function writePassages(ctx: Context, trx: Transaction<Tables>, target: PassageTarget, passages: NewPassage[], table: string | undefined): Promise<number> {
+  let postings = 0;
+  for (let start = 0; start < passages.length; start += WRITE_BATCH) {
+    const batch = passages.slice(start, start + WRITE_BATCH);
+    const ids = batch.map(() => newId('chk'));
+    postings += await insertPassageBatch(trx, target, ids, batch);
+    if (table) {
+      await sql`insert into ${sql.table(table)} (passage_id, agent_id, model, embedding)
+        select id, ${target.agentId}, ${ctx.config.embeddingModel}, v::vector
+        from unnest(${ids}::text[], ${batch.map((p) => vectorLiteral(p.vector!))}::text[]) as t(id, v)`.execute(trx);
+    }
+  }
+  return postings;
 }
 
-/** Takes a source's passages out of the index and its terms out of the statistics. */
-async function removePassages(trx: Transaction<Tables>, agentId: string, sourceId: string): Promise<void> {
-  await sql`
-    update agent_term_stats s set df = s.df - x.n
-    from (select t.term, count(*) as n from passage_terms t join passages p on p.id = t.passage_id
-          where p.source_id = ${sourceId} group by t.term) x
-    where s.agent_id = ${agentId} and s.term = x.term`.execute(trx);
-  await sql`delete from agent_term_stats where agent_id = ${agentId} and df <= 0`.execute(trx);
-  await sql`
+/**
+ * One statement for a batch: the lexemes of every passage (to_tsvector once each), the
+ * terms' document frequencies and bounds (upserted, which also gives each term its id),
+ * the postings, the passages with their lengths and term ids, and the agent's totals.
+ */
+async function insertPassageBatch(trx: Transaction<Tables>, target: PassageTarget, ids: string[], batch: NewPassage[]): Promise<number> {
+  const { agentId, sourceId, title, url, config } = target;
+  const result = await sql<{ postings: number }>`
+    with docs as materialized (
+      select d.id, d.position, d.text, nextval(pg_get_serial_sequence('passages', 'seq')) as seq,
+             to_tsvector(${config}::regconfig, d.text) as vec
+      from unnest(${ids}::text[], ${batch.map((p) => p.position)}::int[], ${batch.map((p) => p.text)}::text[]) as d(id, position, text)
+    ), lex as (
+      select d.seq, l.lexeme as term, coalesce(array_length(l.positions, 1), 1) as tf
+      from docs d cross join lateral unnest(d.vec) as l
+    ), lens as (
+      select seq, sum(tf)::int as length from lex group by seq
+    ), terms as (
+      insert into agent_term_stats as s (agent_id, term, df, max_tf, min_length)
+      select ${agentId}, lex.term, count(*), max(lex.tf), min(lens.length)
+      from lex join lens using (seq) group by lex.term order by lex.term
+      on conflict (agent_id, term) do update
+        set df = s.df + excluded.df, max_tf = greatest(s.max_tf, excluded.max_tf), min_length = least(s.min_length, excluded.min_length)
+      returning s.term, s.term_id
+    ), postings as (
+      insert into passage_postings (term_id, passage_seq, tf, length)
+      select terms.term_id, lex.seq, lex.tf, lens.length from lex join terms using (term) join lens using (seq)
+      returning 1
+    ), forward as (
+      select lex.seq, array_agg(terms.term_id order by terms.term_id) as term_ids from lex join terms using (term) group by lex.seq
+    ), added as (
+      insert into passages (id, seq, agent_id, source_id, position, title, url, text, length, term_ids)
+      select d.id, d.seq, ${agentId}, ${sourceId}, d.position, ${title}, ${url}, d.text, coalesce(lens.length, 0), coalesce(forward.term_ids, '{}')
+      from docs d left join lens using (seq) left join forward using (seq)
+      returning length
+    )
     update agent_stats set
-      passage_count = passage_count - (select count(*) from passages where source_id = ${sourceId}),
-      total_length = total_length - (select coalesce(sum(length), 0) from passages where source_id = ${sourceId})
-    where agent_id = ${agentId}`.execute(trx);
+      passage_count = passage_count + (select count(*) from added),
+      total_length = total_length + (select coalesce(sum(length), 0) from added)
+    where agent_id = ${agentId}
+    returning (select count(*) from postings)::int as postings`.execute(trx);
+  return Number(result.rows[0]?.postings ?? 0);
+}
+
+/**
+ * Takes a source's passages out of the index and its terms out of the statistics: the
+ * document frequencies come down by what its passages held (a term no passage holds any
+ * more goes), then the passages go and a trigger takes their postings with them.
+ * Returns the postings removed.
+ */
+async function removePassages(trx: Transaction<Tables>, agentId: string, sourceId: string): Promise<number> {
+  const result = await sql<{ postings: number }>`
+    with gone as materialized (
+      select length, term_ids from passages where source_id = ${sourceId}
+    ), counts as (
+      select term_id, count(*)::int as n from gone cross join lateral unnest(gone.term_ids) as term_id group by term_id
+    ), lowered as (
+      update agent_term_stats s set df = s.df - counts.n from counts where s.term_id = counts.term_id and s.df > counts.n
+    ), dropped as (
+      delete from agent_term_stats s using counts where s.term_id = counts.term_id and s.df <= counts.n
+    )
+    update agent_stats set
+      passage_count = passage_count - (select count(*) from gone),
+      total_length = total_length - (select coalesce(sum(length), 0) from gone)
+    where agent_id = ${agentId}
+    returning (select coalesce(sum(cardinality(term_ids)), 0) from gone)::int as postings`.execute(trx);
   await sql`delete from passages where source_id = ${sourceId}`.execute(trx);
+  return Number(result.rows[0]?.postings ?? 0);
 }
 
 /** Deletes a source with its passages and their statistics, at once. */
 export async function deleteSourceAndPassages(ctx: Context, agentId: string, sourceId: string): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  const removed = await ctx.db.transaction().execute(async (trx) => {
     await lockAgentStats(trx, agentId);
-    await removePassages(trx, agentId, sourceId);
+    const postings = await removePassages(trx, agentId, sourceId);
     await trx.deleteFrom('sources').where('id', '=', sourceId).where('agent_id', '=', agentId).execute();
+    return postings;
   });
+  await tidyEmbeddedIndex(ctx, removed);
+}
+
+const changedSinceVacuum = new WeakMap<Context, number>();
+
+/**
+ * The embedded store has no autovacuum: left alone, replaced postings would stay as dead
+ * rows for good and queries could never read postings from the index alone (about half
+ * the search time at 100,000 passages). So after writes, once the postings changed since
+ * the last pass reach a fifth of the table (autovacuum's own default), the index tables
+ * are vacuumed and analysed. PostgreSQL's autovacuum does this on a server.
+ */
+async function tidyEmbeddedIndex(ctx: Context, changedPostings: number): Promise<void> {
+  if (ctx.database.kind !== 'embedded' || changedPostings === 0) return;
+  const changed = (changedSinceVacuum.get(ctx) ?? 0) + changedPostings;
+  const { rows } = await ctx.database.executeSql(`select reltuples::float8 as n from pg_class where relname = 'passage_postings'`);
+  if (changed < 1000 + 0.2 * Math.max(0, Number(rows[0]?.n ?? 0))) {
+    changedSinceVacuum.set(ctx, changed);
+    return;
+  }
+  changedSinceVacuum.set(ctx, 0);
+  await ctx.database.exec('vacuum analyze passage_postings, passages, agent_term_stats');
 }

@@ -50,7 +50,7 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   if (!query || input.topK <= 0) return [];
   const candidates = Math.max(input.topK * 4, 20);
   const language = input.language ?? (await agentLanguage(ctx.db, input.agentId));
-  const lexical = (await lexicalSearch(ctx, input.agentId, query, textSearchConfig(language), candidates)).filter((hit) => hit.score >= input.minSimilarity);
+  const lexical = await lexicalSearch(ctx, input.agentId, query, textSearchConfig(language), candidates, input.minSimilarity);
   let ranked: Ranked[] = lexical;
   if (embeddingsEnabled(ctx)) {
     const vector = (await vectorSearch(ctx, input.agentId, query, candidates)).filter((hit) => hit.score >= input.minSimilarity);
@@ -59,34 +59,127 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   return withPassages(ctx, input.agentId, ranked.slice(0, input.topK));
 }
 
-/** BM25 over the agent's passages, normalised to 0..1. */
-export async function lexicalSearch(ctx: Context, agentId: string, query: string, config: string, limit: number): Promise<Ranked[]> {
-  const [K1, B] = [String(BM25_K1), String(BM25_B)];
-  const result = await sql<{ passage_id: string; bm25: number; idf_sum: number }>`
-    with q as (
-      select distinct lexeme as term from unnest(to_tsvector(${config}::regconfig, ${query}))
-    ), st as (
-      select passage_count::float8 as n,
-             case when passage_count > 0 then greatest(total_length::float8 / passage_count, 1) else 1 end as avgdl
-      from agent_stats where agent_id = ${agentId}
-    ), idf as (
-      select q.term, ln(1 + (st.n - coalesce(s.df, 0) + 0.5) / (coalesce(s.df, 0) + 0.5)) as idf
-      from q cross join st left join agent_term_stats s on s.agent_id = ${agentId} and s.term = q.term
-    ), scored as (
-      select t.passage_id,
-             sum(idf.idf * t.tf * (${K1}::float8 + 1) / (t.tf + ${K1}::float8 * (1 - ${B}::float8 + ${B}::float8 * p.length / st.avgdl))) as bm25
-      from passage_terms t
-      join idf on idf.term = t.term
-      join passages p on p.id = t.passage_id
-      cross join st
-      where t.agent_id = ${agentId}
-      group by t.passage_id
-    )
-    select scored.passage_id, scored.bm25::float8 as bm25, (select sum(idf) from idf)::float8 as idf_sum
-    from scored order by scored.bm25 desc, scored.passage_id limit ${limit}`.execute(ctx.db);
-  return result.rows.map((row) => ({ passageId: row.passage_id, score: row.idf_sum > 0 ? Math.min(1, Number(row.bm25) / Number(row.idf_sum)) : 0 }));
+interface QueryTerm {
+  /** Null for a query term no passage of the agent holds. */
+  termId: number | null;
+  df: number;
+  idf: number;
+  /** The most this term can add to any passage's BM25 score. */
+  bound: number;
 }
 
+/**
+ * BM25 over the agent's passages, best `limit` first, normalised to 0..1 and cut at
+ * minScore. Exact top-k by MaxScore pruning (docs/knowledge.md): only the postings of the
+ * query's selective terms are read; the common terms are added only for the passages
+ * that could still reach the top.
+ */
+export async function lexicalSearch(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore = 0): Promise<Ranked[]> {
+  const found = await queryTerms(ctx, agentId, query, config);
+  if (!found) return [];
+  const idfSum = found.terms.reduce((sum, term) => sum + term.idf, 0);
+  const indexed = found.terms.filter((term) => term.termId !== null).sort((a, b) => b.bound - a.bound);
+  if (indexed.length === 0 || idfSum <= 0) return [];
+  // Passages below minScore are dropped anyway, so it is a threshold from the start (with rounding slack).
+  const floor = minScore * idfSum * (1 - 1e-9);
+  const rows = await topPassages(ctx, indexed, found.avgdl, limit, floor);
+  return rows.map((row) => ({ passageId: row.id, score: Math.min(1, row.score / idfSum) })).filter((hit) => hit.score >= minScore);
+}
+
+/** The query's distinct lexemes with their idf and bound, and the agent's average passage length. */
+async function queryTerms(ctx: Context, agentId: string, query: string, config: string): Promise<{ terms: QueryTerm[]; avgdl: number } | undefined> {
+  const stats = await ctx.db.selectFrom('agent_stats').select(['passage_count', 'total_length']).where('agent_id', '=', agentId).executeTakeFirst();
+  const n = Number(stats?.passage_count ?? 0);
+  if (n <= 0) return undefined;
+  const avgdl = Math.max(Number(stats!.total_length) / n, 1);
+  const result = await sql<{ term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null }>`
+    select s.term_id, s.df, s.max_tf, s.min_length
+    from (select distinct lexeme as term from unnest(to_tsvector(${config}::regconfig, ${query}))) q
+    left join agent_term_stats s on s.agent_id = ${agentId} and s.term = q.term`.execute(ctx.db);
+  const terms = result.rows.map((row) => {
+    const df = Number(row.df ?? 0);
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const termId = row.term_id === null ? null : Number(row.term_id);
+    return { termId, df, idf, bound: termId === null ? 0 : idf * termWeight(Number(row.max_tf), Number(row.min_length), avgdl) };
+  });
+  return { terms, avgdl };
+}
+
+/** BM25's term-frequency part: rises with tf, falls with the passage's length. */
+function termWeight(tf: number, length: number, avgdl: number): number {
+  return (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgdl));
+}
+
+/** A query term w's BM25 contribution (idf × termWeight) in SQL, over a posting p (tf, length). */
+function contribution(avgdl: number) {
+  const [k1, b] = [sql.lit(BM25_K1), sql.lit(BM25_B)];
+  return sql<number>`w.idf * p.tf * (${k1}::float8 + 1) / (p.tf + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * p.length / ${avgdl}::float8))`;
+}
+
+/** The query terms as a relation w (term_id, idf). */
+function termList(terms: QueryTerm[]) {
+  return sql`unnest(${terms.map((t) => t.termId)}::bigint[], ${terms.map((t) => t.idf)}::float8[]) as w(term_id, idf)`;
+}
+
+/**
+ * MaxScore over terms sorted by bound, highest first. Terms [0, e) are essential: their
+ * postings are read and give each passage holding any of them a partial score; the rest
+ * are only looked up for passages whose partial score plus the rest's bounds reaches the
+ * k-th best partial score. A passage holding none of the essential terms scores at most
+ * the rest's bounds, so the answer is exact once the k-th best score is above that.
+ * A first, cheap pass over the most selective terms gives the threshold that picks e.
+ */
+async function topPassages(ctx: Context, terms: QueryTerm[], avgdl: number, k: number, floor: number): Promise<Array<{ id: string; score: number }>> {
+  const rest = (e: number) => terms.slice(e).reduce((sum, term) => sum + term.bound, 0) * (1 + 1e-9);
+  let probe = 1;
+  // Enough selective terms that, overlaps aside, k passages hold one of them.
+  for (let held = terms[0].df; probe < terms.length && held < k; probe++) held += terms[probe].df;
+  let threshold = floor;
+  if (probe < terms.length) threshold = Math.max(threshold, await kthPartialScore(ctx, terms.slice(0, probe), avgdl, k));
+  let e = probe;
+  while (e < terms.length && rest(e) >= threshold) e++;
+  let top = await scoreWithPruning(ctx, terms.slice(0, e), terms.slice(e), avgdl, k, floor, rest(e));
+  const kth = Math.max(top.length >= k ? top[k - 1].score : 0, floor);
+  // Fewer than k passages (above the floor) hold the essential terms: read every term's postings.
+  if (e < terms.length && kth <= rest(e)) top = await scoreWithPruning(ctx, terms, [], avgdl, k, floor, 0);
+  return top.filter((row) => row.score >= floor);
+}
+
+/** The k-th best score over `terms` alone (0 when fewer than k passages hold them): a lower bound on the k-th best full score. */
+async function kthPartialScore(ctx: Context, terms: QueryTerm[], avgdl: number, k: number): Promise<number> {
+  const result = await sql<{ partial: number }>`
+    select sum(${contribution(avgdl)}) as partial
+    from passage_postings p join ${termList(terms)} on p.term_id = w.term_id
+    group by p.passage_seq order by partial desc offset ${k - 1} limit 1`.execute(ctx.db);
+  return Number(result.rows[0]?.partial ?? 0);
+}
+
+/**
+ * The best k passages among those holding an essential term, with full scores: partial
+ * scores from the essential terms' postings; the other terms looked up (index probes)
+ * only for passages whose partial score plus `restBound` reaches the k-th best partial.
+ */
+async function scoreWithPruning(ctx: Context, essential: QueryTerm[], others: QueryTerm[], avgdl: number, k: number, floor: number, restBound: number): Promise<Array<{ id: string; score: number }>> {
+  const result = await sql<{ id: string; score: number }>`
+    with partial as materialized (
+      select p.passage_seq, sum(${contribution(avgdl)}) as score
+      from passage_postings p join ${termList(essential)} on p.term_id = w.term_id
+      group by p.passage_seq
+    ), threshold as (
+      select greatest(coalesce((select score from partial order by score desc offset ${k - 1} limit 1), 0), ${floor}::float8) as score
+    ), candidates as (
+      select c.passage_seq, c.score + coalesce((
+        select sum(${contribution(avgdl)}) from passage_postings p join ${termList(others)} on p.term_id = w.term_id
+        where p.passage_seq = c.passage_seq), 0) as score
+      from partial c, threshold t
+      where c.score + ${restBound}::float8 >= t.score
+    ), top as (
+      select passage_seq, score from candidates order by score desc, passage_seq limit ${k}
+    )
+    select p.id, top.score::float8 as score from top join passages p on p.seq = top.passage_seq
+    order by top.score desc, top.passage_seq`.execute(ctx.db);
+  return result.rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+}
 /** Nearest passages by cosine similarity (0..1, negative similarities read as 0). */
 export async function vectorSearch(ctx: Context, agentId: string, query: string, limit: number): Promise<Ranked[]> {
   const [vector] = await embedTexts(ctx, [query]);

@@ -38,6 +38,10 @@ export interface PassageRow {
   url: string | null;
   text: string;
   length: number;
+  /** Numbered in insertion order: what postings point at. */
+  seq: number;
+  /** The agent_term_stats term ids of its lexemes (a forward index, for removal). */
+  term_ids: number[];
 }
 
 declare module '../../platform/db.ts' {
@@ -45,8 +49,8 @@ declare module '../../platform/db.ts' {
     sources: SourceRow;
     source_files: { source_id: string; kind: FileKind; bytes: Uint8Array };
     passages: PassageRow;
-    passage_terms: { passage_id: string; agent_id: string; term: string; tf: number };
-    agent_term_stats: { agent_id: string; term: string; df: number };
+    passage_postings: { term_id: number; passage_seq: number; tf: number; length: number };
+    agent_term_stats: { agent_id: string; term: string; term_id: number; df: number; max_tf: number; min_length: number };
     agent_stats: { agent_id: string; passage_count: number; total_length: number };
     retrain_counts: { agent_id: string; day: string; count: number };
   }

@@ -1,0 +1,140 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
+import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { ingestWebsitePage } from './ingest.ts';
+import { BM25_B, BM25_K1, lexicalSearch } from './search.ts';
+
+// Words of very different frequency (a Zipf law), repeated within passages and passages
+// of very different length, so that pruning has common terms to skip and bounds to use.
+const SYLLABLES = 'ka lo mi re su ta ne vo'.split(' ');
+const WORDS = SYLLABLES.flatMap((a) => SYLLABLES.map((b) => `${a}${b}dor`));
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+function zipfWord(random: () => number): string {
+  const weights = WORDS.map((_, rank) => 1 / (rank + 1));
+  let target = random() * weights.reduce((a, b) => a + b, 0);
+  for (const [i, w] of weights.entries()) if ((target -= w) <= 0) return WORDS[i];
+  return WORDS[0];
+}
+
+function page(random: () => number): string {
+  const paragraphs = 1 + Math.floor(random() * 3);
+  return Array.from({ length: paragraphs }, () => Array.from({ length: 3 + Math.floor(random() * 60) }, () => zipfWord(random)).join(' ') + '.').join('\n\n');
+}
+
+/** BM25 from scratch: every passage's lexemes read again from its text, nothing from the index tables. */
+async function recount(service: Service, agentId: string): Promise<{ scores(query: string): Promise<Map<string, number>>; df: Map<string, number>; n: number; totalLength: number }> {
+  const rows = (
+    await sql<{ id: string; term: string; tf: number }>`
+      select p.id, l.lexeme as term, coalesce(array_length(l.positions, 1), 1) as tf
+      from passages p cross join lateral unnest(to_tsvector('english', p.text)) as l where p.agent_id = ${agentId}`.execute(service.ctx.db)
+  ).rows;
+  const ids = (await sql<{ id: string }>`select id from passages where agent_id = ${agentId}`.execute(service.ctx.db)).rows.map((r) => r.id);
+  const length = new Map(ids.map((id) => [id, 0]));
+  const df = new Map<string, number>();
+  const postings = new Map<string, Array<{ id: string; tf: number }>>();
+  for (const row of rows) {
+    length.set(row.id, length.get(row.id)! + row.tf);
+    df.set(row.term, (df.get(row.term) ?? 0) + 1);
+    postings.set(row.term, [...(postings.get(row.term) ?? []), { id: row.id, tf: row.tf }]);
+  }
+  const n = ids.length;
+  const totalLength = [...length.values()].reduce((a, b) => a + b, 0);
+  const avgdl = Math.max(totalLength / n, 1);
+  return {
+    df,
+    n,
+    totalLength,
+    scores: async (query) => {
+      const terms = (await sql<{ term: string }>`select distinct lexeme as term from unnest(to_tsvector('english', ${query}))`.execute(service.ctx.db)).rows.map((r) => r.term);
+      const scores = new Map<string, number>();
+      let idfSum = 0;
+      for (const term of terms) {
+        const idf = Math.log(1 + (n - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5));
+        idfSum += idf;
+        for (const { id, tf } of postings.get(term) ?? []) {
+          const weight = (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length.get(id)!) / avgdl));
+          scores.set(id, (scores.get(id) ?? 0) + idf * weight);
+        }
+      }
+      for (const [id, score] of scores) scores.set(id, Math.min(1, score / idfSum));
+      return scores;
+    },
+  };
+}
+
+let service: Service;
+let ws: SeededWorkspace;
+let agentId: string;
+const random = seeded(7);
+const queries = Array.from({ length: 40 }, () => Array.from({ length: 1 + Math.floor(random() * 5) }, () => zipfWord(random)).join(' '));
+
+before(async () => {
+  service = await startService();
+  ws = await service.seedWorkspace({ plan: 'studio' });
+  agentId = await seedAgent(service, ws, 'Index');
+  const ingest = (n: number, text: string) =>
+    ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_index', url: `https://index.example/${n}`, title: `Page ${n}`, text });
+  const sources: string[] = [];
+  for (let n = 0; n < 60; n++) sources.push((await ingest(n, page(random))).sourceId);
+  for (let n = 0; n < 60; n += 7) await ingest(n, page(random)); // replaced: old passages out, new in
+  for (const sourceId of sources.filter((_, i) => i % 5 === 3)) {
+    assert.equal((await service.api('DELETE', `/agents/${agentId}/sources/${sourceId}`, { key: ws.keys.manage })).status, 200);
+  }
+});
+after(() => service?.close());
+
+async function assertIndexMatchesRecount(): Promise<void> {
+  const truth = await recount(service, agentId);
+  const stats = (await sql<{ term: string; df: number }>`select term, df from agent_term_stats where agent_id = ${agentId}`.execute(service.ctx.db)).rows;
+  assert.deepEqual(new Map(stats.map((r) => [r.term, Number(r.df)])), truth.df);
+  const totals = (await sql<{ n: number; total: number }>`select passage_count as n, total_length as total from agent_stats where agent_id = ${agentId}`.execute(service.ctx.db)).rows[0];
+  assert.deepEqual([Number(totals.n), Number(totals.total)], [truth.n, truth.totalLength]);
+  const postings = (await sql<{ n: number }>`select count(*) as n from passage_postings x join passages p on p.seq = x.passage_seq where p.agent_id = ${agentId}`.execute(service.ctx.db)).rows[0];
+  assert.equal(Number(postings.n), [...truth.df.values()].reduce((a, b) => a + b, 0));
+
+  for (const query of queries) {
+    for (const [limit, minScore] of [[20, 0], [5, 0], [20, 0.3]] as const) {
+      const expected = [...(await truth.scores(query)).entries()].filter(([, s]) => s >= minScore).sort((a, b) => b[1] - a[1]).slice(0, limit);
+      const got = await lexicalSearch(service.ctx, agentId, query, 'english', limit, minScore);
+      const label = `${query} (top ${limit}, min ${minScore})`;
+      assert.deepEqual(got.map((h) => h.score.toFixed(9)), expected.map(([, s]) => s.toFixed(9)), label);
+      const all = await truth.scores(query);
+      for (const hit of got) assert.equal(all.get(hit.passageId)!.toFixed(9), hit.score.toFixed(9), label);
+    }
+  }
+}
+
+test('the term statistics equal a recount from the passages, and pruned search gives the exact BM25 top k, after pages were added, replaced and deleted', async () => {
+  await assertIndexMatchesRecount();
+});
+
+test('after a retrain (every source read and indexed again) the statistics and rankings are still exact', async () => {
+  const reply = await service.api('POST', `/agents/${agentId}/retrain`, { key: ws.keys.manage });
+  assert.equal(reply.status, 202);
+  const until = Date.now() + 60_000;
+  const count = async (status: string) =>
+    Number((await sql<{ n: number }>`select count(*) as n from sources where agent_id = ${agentId} and status = ${status}`.execute(service.ctx.db)).rows[0].n);
+  while ((await count('pending')) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(await count('ready'), reply.body.data.sourceCount);
+  await assertIndexMatchesRecount();
+});
+
+test('deleting the agent takes its passages, postings and statistics with it', async () => {
+  const before = Number((await sql<{ n: number }>`select count(*) as n from passage_postings`.execute(service.ctx.db)).rows[0].n);
+  const mine = Number(
+    (await sql<{ n: number }>`select count(*) as n from passage_postings x join passages p on p.seq = x.passage_seq where p.agent_id = ${agentId}`.execute(service.ctx.db)).rows[0].n,
+  );
+  assert.ok(mine > 0);
+  assert.equal((await service.api('DELETE', `/agents/${agentId}`, { key: ws.keys.manage })).status, 200);
+  const left = Number((await sql<{ n: number }>`select count(*) as n from passage_postings`.execute(service.ctx.db)).rows[0].n);
+  assert.equal(left, before - mine);
+  const stats = (await sql<{ n: number }>`select count(*) as n from agent_term_stats where agent_id = ${agentId}`.execute(service.ctx.db)).rows[0];
+  assert.equal(Number(stats.n), 0);
+});
