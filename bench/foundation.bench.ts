@@ -8,13 +8,14 @@ import pg from 'pg';
 import { freePort, load, printTable, ratio, startParley, type LoadResult } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARM_UP_SECONDS = 3;
 
 async function bareRoute(): Promise<LoadResult> {
   const port = await freePort();
   const child = spawn(process.execPath, ['bench/hello.ts'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => child.stdout!.once('data', resolve));
   try {
-    await load(`http://127.0.0.1:${port}/hello`, { seconds: 1 }); // warm-up
+    await load(`http://127.0.0.1:${port}/hello`, { seconds: WARM_UP_SECONDS }); // warm-up: JIT, first-start work
     return await load(`http://127.0.0.1:${port}/hello`, { seconds: SECONDS });
   } finally {
     child.kill();
@@ -25,7 +26,7 @@ async function workspaceRead(env: Record<string, string>): Promise<LoadResult> {
   const service = await startParley(env);
   try {
     const headers = { authorization: `Bearer ${service.manageKey}` };
-    await load(`${service.url}/api/v1/workspace`, { headers, seconds: 1 });
+    await load(`${service.url}/api/v1/workspace`, { headers, seconds: WARM_UP_SECONDS }); // warm-up: JIT, first-start work
     return await load(`${service.url}/api/v1/workspace`, { headers, seconds: SECONDS });
   } finally {
     await service.stop();
