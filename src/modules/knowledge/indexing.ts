@@ -221,4 +221,7 @@ async function tidyEmbeddedIndex(ctx: Context, changedPostings: number): Promise
   }
   changedSinceVacuum.set(ctx, 0);
   await ctx.database.exec('vacuum analyze passage_postings, passages, agent_term_stats');
+  // Statistics only for the vectors (without them the planner may pass the HNSW index by):
+  // vacuuming an HNSW index with many dead rows takes minutes on PGlite.
+  if (embeddingsEnabled(ctx)) await ctx.database.exec(`analyze ${await vectorTable(ctx)}`);
 }
