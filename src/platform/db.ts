@@ -40,11 +40,21 @@ export interface Database {
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
+/**
+ * The rows of a query's result. Text without parameters may hold several
+ * statements (the job queue sends such transactions); both drivers then give a
+ * result per statement, and the rows of all of them are returned, as the job
+ * queue expects.
+ */
+function rowsOf(result: { rows: any[] } | Array<{ rows: any[] }>): any[] {
+  return Array.isArray(result) ? result.flatMap((each) => each.rows ?? []) : result.rows;
+}
+
 export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Database> {
   const pool = new pg.Pool({ connectionString, max: maxConnections });
   pool.on('error', () => {}); // an idle client's error must not take the process down; the next query reports it
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  const executeSql: Database['executeSql'] = async (text, values) => ({ rows: (await pool.query(text, values as unknown[])).rows });
+  const executeSql: Database['executeSql'] = async (text, values) => ({ rows: rowsOf(await pool.query(text, values as unknown[])) });
   const exec: Database['exec'] = async (text) => void (await pool.query(text));
   return {
     kind: 'postgres',
@@ -55,7 +65,7 @@ export async function openPostgres(connectionString: string, maxConnections = 10
       const client = await pool.connect();
       try {
         return await work({
-          executeSql: async (text, values) => ({ rows: (await client.query(text, values as unknown[])).rows }),
+          executeSql: async (text, values) => ({ rows: rowsOf(await client.query(text, values as unknown[])) }),
           exec: async (text) => void (await client.query(text)),
         });
       } finally {
@@ -123,8 +133,7 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
     withLock(async () => {
       if (values && values.length > 0) return { rows: (await pglite.query(text, values as any[])).rows as any[] };
       // Without parameters the text may hold several statements, which the extended protocol refuses.
-      const results = await pglite.exec(text);
-      return { rows: (results.at(-1)?.rows ?? []) as any[] };
+      return { rows: rowsOf(await pglite.exec(text)) };
     });
   const exec: Database['exec'] = (text) => withLock(async () => void (await pglite.exec(text)));
   return {
