@@ -4,7 +4,6 @@ import { SettableClock, systemClock } from './platform/clock.ts';
 import type { Database, Db } from './platform/db.ts';
 import { openEmbedded, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
-import { batchedRedis } from './platform/redis-batch.ts';
 import { connectRedis, memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
 import { memoryVersions, redisVersions, uncachedVersions, type Versions } from './platform/versions.ts';
 import { createMailer, type Mailer } from './platform/mail.ts';
@@ -49,11 +48,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   closers.push(() => queue.stop());
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   if (redis) closers.push(async () => void (await redis.quit().catch(() => {})));
-  const send = redis ? batchedRedis(redis) : undefined;
-  const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis, send!) : memoryLimiter(config.rateLimitPerMinute, clock);
+  const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis) : memoryLimiter(config.rateLimitPerMinute, clock);
   closers.push(() => limiter.close());
   // The embedded database is one process's, so a counter in memory is exact there.
-  const versions = redis ? redisVersions(redis, send!) : database.kind === 'embedded' ? memoryVersions() : uncachedVersions();
+  const versions = redis ? redisVersions(redis) : database.kind === 'embedded' ? memoryVersions() : uncachedVersions();
   return {
     config,
     clock,

@@ -1,6 +1,5 @@
 import { Redis, type Result } from 'ioredis';
 import type { Clock } from './clock.ts';
-import type { BatchedSend } from './redis-batch.ts';
 
 export interface LimitResult {
   allowed: boolean;
@@ -61,12 +60,12 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
 /** For several API processes: one counter per key and window in Redis, exact across processes. */
-export function redisLimiter(limit: number, clock: Clock, redis: Redis, send: BatchedSend): RateLimiter {
+export function redisLimiter(limit: number, clock: Clock, redis: Redis): RateLimiter {
   redis.defineCommand('countRateWindow', { numberOfKeys: 1, lua: COUNT_RATE_WINDOW });
   return {
     hit: async (identity) => {
       const { index, resetSeconds } = windowOf(clock.now().getTime());
-      const count = await send<number>((pipeline) => pipeline.countRateWindow(`parley:rl:${identity}:${index}`, WINDOW_MS * 2));
+      const count = await redis.countRateWindow(`parley:rl:${identity}:${index}`, WINDOW_MS * 2);
       return resultOf(count, limit, resetSeconds);
     },
     close: async () => {},

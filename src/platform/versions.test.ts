@@ -1,7 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectRedis } from './limiter.ts';
-import { batchedRedis } from './redis-batch.ts';
 import { memoryVersions, redisVersions, uncachedVersions, versionNames, type Versions } from './versions.ts';
 
 function provesBumpsAreSeen(name: string, open: () => Promise<{ writer: Versions; reader: Versions; close(): Promise<void> }>, options: { skip?: string | false } = {}) {
@@ -33,8 +32,8 @@ describe('versions (platform/versions.ts)', () => {
     async () => {
       const [first, second] = [connectRedis(redisUrl!), connectRedis(redisUrl!)];
       return {
-        writer: redisVersions(first, batchedRedis(first)),
-        reader: redisVersions(second, batchedRedis(second)),
+        writer: redisVersions(first),
+        reader: redisVersions(second),
         close: async () => void (await Promise.all([first.quit(), second.quit()])),
       };
     },

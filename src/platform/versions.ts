@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { BatchedSend } from './redis-batch.ts';
 
 /**
  * Counters that move whenever something a cache depends on changes. A reader
@@ -33,10 +32,10 @@ export function memoryVersions(): Versions {
 }
 
 /** Several processes: the counters live in Redis; one MGET rides in the same pipeline as the rate-limit count. */
-export function redisVersions(redis: Redis, send: BatchedSend): Versions {
+export function redisVersions(redis: Redis): Versions {
   const keyOf = (name: string) => `parley:version:${name}`;
   return {
-    read: async (names) => (await send<Array<string | null>>((pipeline) => pipeline.mget(names.map(keyOf)))).map((value) => value ?? '0'),
+    read: async (names) => (await redis.mget(names.map(keyOf))).map((value) => value ?? '0'),
     bump: async (name) => void (await redis.incr(keyOf(name))),
   };
 }
