@@ -168,6 +168,14 @@ describe('hostname rule (spec 1 rule 4)', () => {
     assert.equal((await getWithHost('/workspace', 'help.shop.test', other.keys.read)).status, 200);
   });
 
+  test('a key used on a hostname before a new workspace claims it is refused there from the next request', async () => {
+    const other = await service.seedWorkspace();
+    assert.equal((await getWithHost('/workspace', 'new.claim.test', other.keys.read)).status, 200);
+    const claimed = await service.admin('POST', '/workspaces', { name: 'Claims', hostname: 'new.claim.test' });
+    assert.equal(claimed.status, 201);
+    assert.equal((await getWithHost('/workspace', 'new.claim.test', other.keys.read)).status, 401);
+  });
+
   test('two workspaces cannot share a hostname', async () => {
     await service.seedWorkspace({ hostname: 'chat.taken.test' });
     const second = await service.admin('POST', '/workspaces', { name: 'Second', hostname: 'chat.taken.test' });

@@ -32,6 +32,8 @@ declare module 'fastify' {
     scope?: Scope;
     /** Recorded in the audit log when the request succeeds. */
     audit?: string;
+    /** false for public routes every visitor of a customer's site loads (widget images): they are not counted. */
+    rateLimited?: boolean;
   }
 }
 
@@ -48,7 +50,8 @@ export function scopeAllows(keyScope: Scope, routeScope: Scope): boolean {
 export function authenticate(ctx: Context) {
   const lookUpKey = cachedKeyLookup(ctx);
   return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const routeScope = request.routeOptions.config.scope;
+    const { scope: routeScope, rateLimited } = request.routeOptions.config;
+    if (!routeScope && rateLimited === false) return;
     const presented = bearerOf(request.headers.authorization);
     const found = presented ? await lookUpKey(fingerprint(presented), hostOf(request.headers.host)) : undefined;
     // Every response carries the limit headers: public and unknown routes count against the key when one
@@ -80,6 +83,8 @@ export function authenticate(ctx: Context) {
 }
 
 const MAX_CACHED_KEYS = 10_000;
+// Real time, not the service clock: this bounds how long a lost version bump can go unnoticed.
+const KEY_CACHE_MAX_AGE_MS = 60_000;
 
 interface FoundKey {
   row: KeyWithWorkspace;
@@ -94,7 +99,7 @@ interface FoundKey {
  * so a new key works at once.
  */
 function cachedKeyLookup(ctx: Context) {
-  const cache = new Map<string, { authVersion: string; row: KeyWithWorkspace }>();
+  const cache = new Map<string, { authVersion: string; readAt: number; row: KeyWithWorkspace }>();
   return async (keyFingerprint: string, host: string): Promise<FoundKey | undefined> => {
     const cacheKey = `${keyFingerprint} ${host}`;
     const cached = cache.get(cacheKey);
@@ -105,7 +110,8 @@ function cachedKeyLookup(ctx: Context) {
         ctx.versions.read([versionNames.auth, versionNames.workspace(row.workspace_id)]),
         ctx.limiter.hit(row.key_id),
       ]);
-      if (authVersion === cached.authVersion) return { row, limit, workspaceVersion: workspaceVersion! };
+      const fresh = Date.now() - cached.readAt < KEY_CACHE_MAX_AGE_MS;
+      if (authVersion === cached.authVersion && fresh) return { row, limit, workspaceVersion: workspaceVersion! };
       counted = limit;
     }
     const [authVersion] = await ctx.versions.read([versionNames.auth]);
@@ -120,7 +126,7 @@ function cachedKeyLookup(ctx: Context) {
       return undefined;
     }
     if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-    cache.set(cacheKey, { authVersion: authVersion!, row });
+    cache.set(cacheKey, { authVersion: authVersion!, readAt: Date.now(), row });
     const [[workspaceVersion], limit] = await Promise.all([
       ctx.versions.read([versionNames.workspace(row.workspace_id)]),
       counted && cached?.row.key_id === row.key_id ? counted : ctx.limiter.hit(row.key_id),

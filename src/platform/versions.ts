@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
- * Counters that move whenever something a cache depends on changes. A reader
+ * Values that change whenever something a cache depends on changes. A reader
  * caches what it looked up together with the versions it read first, and
- * trusts the copy only while they are unchanged; every process reads the same
- * counters, so a change takes effect on the very next request everywhere.
+ * trusts the copy only while they are unchanged (and for at most a minute);
+ * every process reads the same values, so a change takes effect on the very
+ * next request everywhere.
  *
  * - `auth`: what authentication depends on (a key revoked or deleted, a
  *   workspace stopped, moved to another plan or given a hostname).
@@ -31,12 +32,29 @@ export function memoryVersions(): Versions {
   };
 }
 
-/** Several processes: the counters live in Redis; one MGET rides in the same pipeline as the rate-limit count. */
+/**
+ * Several processes: the versions live in Redis. A bump writes a new random
+ * value rather than counting up, so a Redis that restarts from an old snapshot
+ * (or empty) can never hand back a value a cache saw before; a missing value is
+ * created on first read. A bump that fails (Redis away) is logged, not thrown:
+ * the change is committed already, and every cache trusts a copy for at most a
+ * minute.
+ */
 export function redisVersions(redis: Redis): Versions {
   const keyOf = (name: string) => `parley:version:${name}`;
+  // SET NX GET: the value another process created first, or ours.
+  const create = async (name: string) => {
+    const fresh = randomUUID();
+    return (await redis.set(keyOf(name), fresh, 'NX', 'GET')) ?? fresh;
+  };
   return {
-    read: async (names) => (await redis.mget(names.map(keyOf))).map((value) => value ?? '0'),
-    bump: async (name) => void (await redis.incr(keyOf(name))),
+    read: async (names) => {
+      const values = await redis.mget(names.map(keyOf));
+      return Promise.all(values.map((value, i) => value ?? create(names[i]!)));
+    },
+    bump: async (name) => {
+      await redis.set(keyOf(name), randomUUID()).catch((error: unknown) => console.error(`[versions] could not bump ${name}:`, error));
+    },
   };
 }
 

@@ -77,6 +77,8 @@ export async function createWorkspace(ctx: Context, input: NewWorkspace, request
     .returningAll()
     .executeTakeFirstOrThrow()
     .catch(hostnameTaken);
+  // Keys of other workspaces may be cached as usable on this hostname until now.
+  if (row.hostname) await ctx.versions.bump(versionNames.auth);
   await audit(ctx, row.id, 'workspace.create', row.id, requestId);
   return presentWorkspace(row);
 }

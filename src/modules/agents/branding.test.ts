@@ -70,6 +70,17 @@ describe('branding images', () => {
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), PNG);
   });
 
+  test('widget images are served to any number of visitors: they never count against a rate limit', async () => {
+    const id = await newAgent();
+    const logoUrl = new URL((await put(id, 'logo', `${site.url}/logo.png`)).body.data.branding.logoUrl);
+    const limit = service.ctx.config.rateLimitPerMinute;
+    for (let i = 0; i <= limit; i++) {
+      const served = await fetch(`${service.url}${logoUrl.pathname}${logoUrl.search}`);
+      assert.equal(served.status, 200, `request ${i + 1}`);
+      await served.arrayBuffer();
+    }
+  });
+
   test('PUT branding accepts PNG, JPEG, GIF and WebP told from the bytes, and a new image gets a new address', async () => {
     const id = await newAgent();
     const seen = new Set<string>();

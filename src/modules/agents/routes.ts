@@ -94,7 +94,8 @@ export async function agentRoutes(parent: FastifyInstance, ctx: Context): Promis
   // Public, no key (no scope): the images the widget shows. Not part of the keyed API, so hidden from the document.
   app.get(
     '/assets/agents/:id/:image',
-    { schema: { hide: true, params: imageParams, querystring: z.object({ v: z.string().max(40).optional() }) } },
+    // Behind a proxy every visitor would share one address's window: images are not counted.
+    { config: { rateLimited: false }, schema: { hide: true, params: imageParams, querystring: z.object({ v: z.string().max(40).optional() }) } },
     async (request, reply) => {
       const image = await publicImage(ctx, request.params.id, request.params.image);
       if (!image) throw errors.notFound('image');

@@ -65,6 +65,9 @@ export async function ingestWebsitePage(ctx: Context, input: WebsitePageInput): 
           status: 'pending',
           error: null,
           queued_at: now,
+          // A page read again is read here, not by an earlier job: recovery must not judge it by that job.
+          job_id: null,
+          generation: (eb) => eb('sources.generation', '+', 1),
         }),
     )
     .returning(['id', 'generation'])
