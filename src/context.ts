@@ -4,6 +4,7 @@ import { SettableClock, systemClock } from './platform/clock.ts';
 import type { Database, Db } from './platform/db.ts';
 import { openEmbedded, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
+import { startEmbeddedVacuum } from './platform/embedded-vacuum.ts';
 import { connectRedis, memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
 import { memoryVersions, redisVersions, uncachedVersions, type Versions } from './platform/versions.ts';
 import { createMailer, type Mailer } from './platform/mail.ts';
@@ -43,6 +44,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const database =
     options.database ?? (config.databaseUrl ? await openPostgres(config.databaseUrl) : await openEmbedded(`${config.dataDir}/db`));
   closers.push(() => database.close());
+  if (database.kind === 'embedded') closers.push(startEmbeddedVacuum(database));
   await migrate(database);
   const queue = await createQueue(database);
   closers.push(() => queue.stop());
