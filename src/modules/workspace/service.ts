@@ -53,12 +53,13 @@ class WorkspaceSummaryCache {
     const now = this.ctx.clock.now();
     const month = utcMonth(now);
     const cached = this.entries.get(auth.workspaceId);
-    if (cached && cached.version === auth.workspaceVersion && cached.month === month && now.getTime() - cached.readAt < SUMMARY_MAX_AGE_MS) {
+    // The age is real time (like the key cache's): it bounds a lost bump, whatever the test clock says.
+    if (cached && cached.version === auth.workspaceVersion && cached.month === month && Date.now() - cached.readAt < SUMMARY_MAX_AGE_MS) {
       return cached.summary;
     }
     const summary = await summariseWorkspace(this.ctx, auth.workspaceId, now);
     if (this.entries.size >= MAX_CACHED_SUMMARIES) this.entries.clear();
-    this.entries.set(auth.workspaceId, { version: auth.workspaceVersion, month, readAt: now.getTime(), summary });
+    this.entries.set(auth.workspaceId, { version: auth.workspaceVersion, month, readAt: Date.now(), summary });
     return summary;
   }
 }
