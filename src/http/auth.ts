@@ -5,7 +5,7 @@ import { findKeyByFingerprint, type KeyWithWorkspace } from '../modules/workspac
 import type { LimitResult } from '../platform/limiter.ts';
 import { planOf, type Plan } from '../modules/workspace/plans.ts';
 import { errors } from './errors.ts';
-import { versionNames } from '../platform/versions.ts';
+import { VersionedCache, versionNames } from '../platform/versions.ts';
 
 export type Scope = 'read' | 'chat' | 'manage';
 
@@ -82,10 +82,6 @@ export function authenticate(ctx: Context) {
   };
 }
 
-const MAX_CACHED_KEYS = 10_000;
-// Real time, not the service clock: this bounds how long a lost version bump can go unnoticed.
-const KEY_CACHE_MAX_AGE_MS = 60_000;
-
 interface FoundKey {
   row: KeyWithWorkspace;
   limit: LimitResult;
@@ -99,19 +95,17 @@ interface FoundKey {
  * so a new key works at once.
  */
 function cachedKeyLookup(ctx: Context) {
-  const cache = new Map<string, { authVersion: string; readAt: number; row: KeyWithWorkspace }>();
+  const cache = new VersionedCache<KeyWithWorkspace>();
   return async (keyFingerprint: string, host: string): Promise<FoundKey | undefined> => {
     const cacheKey = `${keyFingerprint} ${host}`;
-    const cached = cache.get(cacheKey);
+    const seen = cache.peek(cacheKey);
     let counted: LimitResult | undefined;
-    if (cached) {
-      const { row } = cached;
+    if (seen) {
       const [[authVersion, workspaceVersion], limit] = await Promise.all([
-        ctx.versions.read([versionNames.auth, versionNames.workspace(row.workspace_id)]),
-        ctx.limiter.hit(row.key_id),
+        ctx.versions.read([versionNames.auth, versionNames.workspace(seen.workspace_id)]),
+        ctx.limiter.hit(seen.key_id),
       ]);
-      const fresh = Date.now() - cached.readAt < KEY_CACHE_MAX_AGE_MS;
-      if (authVersion === cached.authVersion && fresh) return { row, limit, workspaceVersion: workspaceVersion! };
+      if (cache.current(cacheKey, authVersion!)) return { row: seen, limit, workspaceVersion: workspaceVersion! };
       counted = limit;
     }
     const [authVersion] = await ctx.versions.read([versionNames.auth]);
@@ -125,11 +119,10 @@ function cachedKeyLookup(ctx: Context) {
       cache.delete(cacheKey);
       return undefined;
     }
-    if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-    cache.set(cacheKey, { authVersion: authVersion!, readAt: Date.now(), row });
+    cache.set(cacheKey, authVersion!, row);
     const [[workspaceVersion], limit] = await Promise.all([
       ctx.versions.read([versionNames.workspace(row.workspace_id)]),
-      counted && cached?.row.key_id === row.key_id ? counted : ctx.limiter.hit(row.key_id),
+      counted && seen?.key_id === row.key_id ? counted : ctx.limiter.hit(row.key_id),
     ]);
     return { row, limit, workspaceVersion: workspaceVersion! };
   };

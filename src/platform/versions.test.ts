@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectRedis } from './limiter.ts';
-import { memoryVersions, redisVersions, uncachedVersions, versionNames, type Versions } from './versions.ts';
+import { memoryVersions, redisVersions, uncachedVersions, VersionedCache, versionNames, type Versions } from './versions.ts';
 
 function provesBumpsAreSeen(name: string, open: () => Promise<{ writer: Versions; reader: Versions; close(): Promise<void> }>, options: { skip?: string | false } = {}) {
   test(`${name}: a bump is seen by the next read, and only for the version bumped`, options, async () => {
@@ -66,5 +66,15 @@ describe('versions (platform/versions.ts)', () => {
   test('without anything shared, two reads never agree, so nothing is cached', async () => {
     const versions = uncachedVersions();
     assert.notDeepEqual(await versions.read(['auth']), await versions.read(['auth']));
+  });
+
+  test('a cached copy is current only under the stamp it was stored with', () => {
+    const cache = new VersionedCache<string>();
+    cache.set('key', 'v1', 'row');
+    assert.equal(cache.current('key', 'v1'), 'row');
+    assert.equal(cache.current('key', 'v2'), undefined);
+    assert.equal(cache.peek('key'), 'row', 'peek tells what was stored, current or not');
+    cache.delete('key');
+    assert.equal(cache.peek('key'), undefined);
   });
 });

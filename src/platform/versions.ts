@@ -23,6 +23,39 @@ export const versionNames = {
   workspace: (workspaceId: string) => `workspace:${workspaceId}`,
 };
 
+const MAX_AGE_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Per-process copies of looked-up values, each stored with a stamp made of the
+ * versions read before the lookup. A copy is current while the stamp read now
+ * is the same, and for at most a minute of real time (not the service clock):
+ * that bounds how long a lost bump can go unnoticed.
+ */
+export class VersionedCache<T> {
+  private readonly entries = new Map<string, { stamp: string; storedAt: number; value: T }>();
+
+  /** The stored value, current or not: it may tell which versions to read. */
+  peek(key: string): T | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /** The stored value if it was stored with this stamp, less than a minute ago. */
+  current(key: string, stamp: string): T | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.stamp === stamp && Date.now() - entry.storedAt < MAX_AGE_MS ? entry.value : undefined;
+  }
+
+  set(key: string, stamp: string, value: T): void {
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, { stamp, storedAt: Date.now(), value });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
 /** One process (the embedded mode): the counters live here. */
 export function memoryVersions(): Versions {
   const counters = new Map<string, number>();

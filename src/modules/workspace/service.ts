@@ -4,6 +4,7 @@ import { errors } from '../../http/errors.ts';
 import { workspaceWithUsage } from './store.ts';
 import { planOf } from './plans.ts';
 import { utcMonth } from '../../platform/clock.ts';
+import { VersionedCache } from '../../platform/versions.ts';
 
 export function keyOf(auth: Auth) {
   return { id: auth.keyId, name: auth.keyName, prefix: auth.keyPrefix, scope: auth.scope, agentId: auth.agentId };
@@ -13,7 +14,7 @@ export function keyOf(auth: Auth) {
 export async function describeWorkspace(ctx: Context, auth: Auth) {
   const key = keyOf(auth);
   if (auth.agentId) return { key };
-  return { key, workspace: await workspaceSummaries(ctx).read(auth) };
+  return { key, workspace: await readSummary(ctx, auth) };
 }
 
 type WorkspaceSummary = Awaited<ReturnType<typeof summariseWorkspace>>;
@@ -32,44 +33,23 @@ async function summariseWorkspace(ctx: Context, workspaceId: string, now: Date) 
   };
 }
 
-const SUMMARY_MAX_AGE_MS = 60_000;
-const MAX_CACHED_SUMMARIES = 10_000;
+const summaryCaches = new WeakMap<Context, VersionedCache<WorkspaceSummary>>();
 
 /**
  * The workspace part of GET /workspace, kept per process while the workspace's
- * version (read during authentication, before this query) is unchanged, within
- * the same UTC month, and for at most a minute in case a change was committed
- * but its version bump was lost to a crash.
+ * version (read during authentication, before this query) is unchanged and
+ * within the same UTC month (see VersionedCache for the rest).
  */
-class WorkspaceSummaryCache {
-  private readonly entries = new Map<string, { version: string; month: string; readAt: number; summary: WorkspaceSummary }>();
-  private readonly ctx: Context;
-
-  constructor(ctx: Context) {
-    this.ctx = ctx;
-  }
-
-  async read(auth: Auth): Promise<WorkspaceSummary> {
-    const now = this.ctx.clock.now();
-    const month = utcMonth(now);
-    const cached = this.entries.get(auth.workspaceId);
-    // The age is real time (like the key cache's): it bounds a lost bump, whatever the test clock says.
-    if (cached && cached.version === auth.workspaceVersion && cached.month === month && Date.now() - cached.readAt < SUMMARY_MAX_AGE_MS) {
-      return cached.summary;
-    }
-    const summary = await summariseWorkspace(this.ctx, auth.workspaceId, now);
-    if (this.entries.size >= MAX_CACHED_SUMMARIES) this.entries.clear();
-    this.entries.set(auth.workspaceId, { version: auth.workspaceVersion, month, readAt: Date.now(), summary });
-    return summary;
-  }
-}
-
-const summaryCaches = new WeakMap<Context, WorkspaceSummaryCache>();
-
-function workspaceSummaries(ctx: Context): WorkspaceSummaryCache {
+async function readSummary(ctx: Context, auth: Auth): Promise<WorkspaceSummary> {
   let cache = summaryCaches.get(ctx);
-  if (!cache) summaryCaches.set(ctx, (cache = new WorkspaceSummaryCache(ctx)));
-  return cache;
+  if (!cache) summaryCaches.set(ctx, (cache = new VersionedCache()));
+  const now = ctx.clock.now();
+  const stamp = `${auth.workspaceVersion} ${utcMonth(now)}`;
+  const cached = cache.current(auth.workspaceId, stamp);
+  if (cached) return cached;
+  const summary = await summariseWorkspace(ctx, auth.workspaceId, now);
+  cache.set(auth.workspaceId, stamp, summary);
+  return summary;
 }
 
 export function listModels(ctx: Context, auth: Auth) {
