@@ -1,20 +1,16 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import pino from 'pino';
 import type { Context } from './context.ts';
 import { installErrorHandling, notFound, renderFrameworkError } from './http/error-handler.ts';
 import { rejectNulCharacters } from './http/nul-guard.ts';
 import { openResponseSchemas } from './http/openapi.ts';
+import { checkingSerializer, compiledSerializer } from './http/serializer.ts';
 import { authenticate } from './http/auth.ts';
 import { auditRoutes } from './http/audit-hook.ts';
 import { newId } from './platform/ids.ts';
+import { installRequestLog, lazyChildLogger } from './http/request-log.ts';
 import { workspaceRoutes } from './modules/workspace/routes.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
 import { apiModules } from './modules/index.ts';
@@ -22,14 +18,21 @@ import { apiModules } from './modules/index.ts';
 export type App = FastifyInstance;
 export type ApiPlugin = (app: FastifyInstance, ctx: Context) => Promise<void> | void;
 
+export interface AppOptions {
+  logger?: boolean;
+  /** Parse every response with its schema before sending it (tests): a response that breaks its contract is a 500. */
+  checkResponses?: boolean;
+}
+
 /** Builds the HTTP app from a context: the public API under /api/v1 and the operator API under /admin/v1. */
-export async function buildApp(ctx: Context, options: { logger?: boolean } = {}): Promise<App> {
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   // Written asynchronously: lines logged while a write is under way go out together in the next one,
   // instead of one blocking write to stdout per request.
   const logStream = options.logger === false ? undefined : pino.destination({ dest: 1, sync: false });
   const app = Fastify({
     logger: logStream ? { level: ctx.config.logLevel, stream: logStream } : false,
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     genReqId: () => newId('req'),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
@@ -40,7 +43,7 @@ export async function buildApp(ctx: Context, options: { logger?: boolean } = {})
 
   if (logStream) app.addHook('onClose', async () => flushLogs(logStream));
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(options.checkResponses ? checkingSerializer : compiledSerializer);
   installErrorHandling(app);
   app.addHook('preValidation', rejectNulCharacters);
 
@@ -49,10 +52,7 @@ export async function buildApp(ctx: Context, options: { logger?: boolean } = {})
     reply.header('x-request-id', request.id);
     done();
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    logRequest(request, reply);
-    done();
-  });
+  installRequestLog(app);
 
   await app.register(swagger, {
     openapi: {
@@ -94,19 +94,4 @@ function flushLogs(stream: ReturnType<typeof pino.destination>): void {
   } catch {
     // not open yet or already closed: nothing is waiting
   }
-}
-
-/** One wide line per request (architecture rule 9). */
-function logRequest(request: FastifyRequest, reply: FastifyReply): void {
-  request.log.info(
-    {
-      method: request.method,
-      route: request.routeOptions.url ?? request.url,
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 10) / 10,
-      workspaceId: request.auth?.workspaceId,
-      keyId: request.auth?.keyId,
-    },
-    'request',
-  );
 }

@@ -5,7 +5,8 @@ import type { Database, Db } from './platform/db.ts';
 import { openEmbedded, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
 import { startEmbeddedVacuum } from './platform/embedded-vacuum.ts';
-import { connectRedis, memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
+import { memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
+import { connectRedis } from './platform/redis.ts';
 import { memoryVersions, redisVersions, uncachedVersions, type Versions } from './platform/versions.ts';
 import { createMailer, type Mailer } from './platform/mail.ts';
 import { createQueue, type Queue } from './platform/queue.ts';
@@ -49,7 +50,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const queue = await createQueue(database);
   closers.push(() => queue.stop());
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  if (redis) closers.push(async () => void (await redis.quit().catch(() => {})));
+  if (redis) closers.push(() => redis.close());
   const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis) : memoryLimiter(config.rateLimitPerMinute, clock);
   closers.push(() => limiter.close());
   // The embedded database is one process's, so a counter in memory is exact there.

@@ -17,7 +17,8 @@ export function openResponseSchemas<T extends Record<string, any>>(document: T):
   return document;
 }
 
-function removeClosedObjects(node: unknown): void {
+/** Drops every `additionalProperties: false` in a JSON schema, in place. */
+export function removeClosedObjects(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(removeClosedObjects);
   if (!node || typeof node !== 'object') return;
   const object = node as Record<string, unknown>;

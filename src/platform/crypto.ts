@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from './ids.ts';
 
 /** Keys and tokens are stored only as this fingerprint (they carry 285 bits of randomness, so a plain hash suffices). */
 export function fingerprint(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export function equalInConstantTime(a: string, b: string): boolean {

@@ -1,5 +1,6 @@
-import { Redis, type Result } from 'ioredis';
+import type { Result } from 'ioredis';
 import type { Clock } from './clock.ts';
+import type { SharedRedis } from './redis.ts';
 
 export interface LimitResult {
   allowed: boolean;
@@ -50,29 +51,61 @@ export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    countRateWindow(key: string, windowMs: number): Result<number, Context>;
+    countRateWindows(keyCount: number, ...keysThenArgs: Array<string | number>): Result<number[], Context>;
   }
 }
 
-/** INCR, and on a window's first request its expiry, as one command (a script): the cheapest exact count. */
-const COUNT_RATE_WINDOW = `local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count`;
+/**
+ * Counts several windows at once: KEYS are the windows, ARGV[1] their expiry
+ * and ARGV[i + 1] the number of requests for KEYS[i]. A window gets its expiry
+ * on its first requests. Returns each window's count after adding.
+ */
+const COUNT_RATE_WINDOWS = `local counts = {}
+for i, key in ipairs(KEYS) do
+  local added = tonumber(ARGV[i + 1])
+  local count = redis.call('INCRBY', key, added)
+  if count == added then redis.call('PEXPIRE', key, ARGV[1]) end
+  counts[i] = count
+end
+return counts`;
 
-/** For several API processes: one counter per key and window in Redis, exact across processes. */
-export function redisLimiter(limit: number, clock: Clock, redis: Redis): RateLimiter {
-  redis.defineCommand('countRateWindow', { numberOfKeys: 1, lua: COUNT_RATE_WINDOW });
+/**
+ * For several API processes: one counter per key and window in Redis, exact
+ * across processes. The requests of one event-loop turn are counted with one
+ * script call: a window counted n times in a turn goes up by n at once, and
+ * its requests get the counts in between in the order they came, as if each
+ * had been counted alone.
+ */
+export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): RateLimiter {
+  redis.client.defineCommand('countRateWindows', { lua: COUNT_RATE_WINDOWS });
+  const count = redis.batch<string, number>({
+    write: (pipeline, windowKeys) => {
+      const added = countEach(windowKeys);
+      pipeline.countRateWindows(added.size, ...added.keys(), WINDOW_MS * 2, ...added.values());
+      return 1;
+    },
+    read: ([totals], windowKeys) => {
+      const added = countEach(windowKeys);
+      const next = new Map([...added.keys()].map((key, i) => [key, (totals as number[])[i]! - added.get(key)! + 1]));
+      return windowKeys.map((key) => {
+        const count = next.get(key)!;
+        next.set(key, count + 1);
+        return count;
+      });
+    },
+  });
   return {
     hit: async (identity) => {
       const { index, resetSeconds } = windowOf(clock.now().getTime());
-      const count = await redis.countRateWindow(`parley:rl:${identity}:${index}`, WINDOW_MS * 2);
-      return resultOf(count, limit, resetSeconds);
+      return resultOf(await count(`parley:rl:${identity}:${index}`), limit, resetSeconds);
     },
     close: async () => {},
   };
 }
 
-/** One connection for the service's Redis work; auto-pipelining sends what one request issues together in one round trip. */
-export function connectRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+/** How many times each key occurs, in order of first occurrence. */
+function countEach(keys: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return counts;
 }

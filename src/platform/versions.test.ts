@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectRedis } from './limiter.ts';
+import { connectRedis } from './redis.ts';
 import { memoryVersions, redisVersions, uncachedVersions, VersionedCache, versionNames, type Versions } from './versions.ts';
 
 function provesBumpsAreSeen(name: string, open: () => Promise<{ writer: Versions; reader: Versions; close(): Promise<void> }>, options: { skip?: string | false } = {}) {
@@ -38,7 +38,7 @@ describe('versions (platform/versions.ts)', () => {
       return {
         writer: redisVersions(first),
         reader: redisVersions(second),
-        close: async () => void (await Promise.all([first.quit(), second.quit()])),
+        close: async () => void (await Promise.all([first.close(), second.close()])),
       };
     },
     { skip: !redisUrl && 'needs TEST_REDIS_URL' },
@@ -54,12 +54,12 @@ describe('versions (platform/versions.ts)', () => {
         await versions.bump(name);
         seen.add((await versions.read([name]))[0]!);
       }
-      await redis.del(`parley:version:${name}`); // as after a restart without persistence
+      await redis.client.del(`parley:version:${name}`); // as after a restart without persistence
       const [afterLoss] = await versions.read([name]);
       assert.ok(!seen.has(afterLoss!), 'a fresh value, not one seen before');
       assert.deepEqual(await versions.read([name]), [afterLoss], 'and it stays until the next bump');
     } finally {
-      await redis.quit();
+      await redis.close();
     }
   });
 

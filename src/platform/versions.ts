@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { SharedRedis } from './redis.ts';
 
 /**
  * Values that change whenever something a cache depends on changes. A reader
@@ -73,20 +73,29 @@ export function memoryVersions(): Versions {
  * the change is committed already, and every cache trusts a copy for at most a
  * minute.
  */
-export function redisVersions(redis: Redis): Versions {
+export function redisVersions(redis: SharedRedis): Versions {
   const keyOf = (name: string) => `parley:version:${name}`;
   // SET NX GET: the value another process created first, or ours.
   const create = async (name: string) => {
     const fresh = randomUUID();
-    return (await redis.set(keyOf(name), fresh, 'NX', 'GET')) ?? fresh;
+    return (await redis.client.set(keyOf(name), fresh, 'NX', 'GET')) ?? fresh;
   };
-  return {
-    read: async (names) => {
-      const values = await redis.mget(names.map(keyOf));
-      return Promise.all(values.map((value, i) => value ?? create(names[i]!)));
+  // The reads of one event-loop turn are one MGET of the names they ask for.
+  const read = redis.batch<readonly string[], string[]>({
+    write: (pipeline, requests) => {
+      pipeline.mget([...new Set(requests.flat())].map(keyOf));
+      return 1;
     },
+    read: async ([values], requests) => {
+      const names = [...new Set(requests.flat())];
+      const byName = new Map(await Promise.all(names.map(async (name, i) => [name, (values as Array<string | null>)[i] ?? (await create(name))] as const)));
+      return requests.map((asked) => asked.map((name) => byName.get(name)!));
+    },
+  });
+  return {
+    read,
     bump: async (name) => {
-      await redis.set(keyOf(name), randomUUID()).catch((error: unknown) => console.error(`[versions] could not bump ${name}:`, error));
+      await redis.client.set(keyOf(name), randomUUID()).catch((error: unknown) => console.error(`[versions] could not bump ${name}:`, error));
     },
   };
 }

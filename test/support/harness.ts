@@ -67,7 +67,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
   const ctx = await createContext(config, { database: testDb.database });
   if (options.workers !== false) await startWorkers(ctx);
-  const app = await buildApp(ctx, { logger: false });
+  const app = await buildApp(ctx, { logger: false, checkResponses: true });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -1,0 +1,93 @@
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js';
+
+/**
+ * One wide line per request (architecture rule 9), written when the request
+ * is done; none is built when the level leaves request lines out.
+ */
+export function installRequestLog(app: FastifyInstance): void {
+  if (!levelEnabled(app.log, 'info')) return;
+  // A callback hook: an async one costs a promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
+    logRequest(request, reply);
+    done();
+  });
+}
+
+/** Pino's isLevelEnabled; Fastify's stand-in when logging is off has none. */
+function levelEnabled(logger: FastifyBaseLogger, level: string): boolean {
+  const check = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
+  return check ? check.call(logger, level) : false;
+}
+
+function logRequest(request: FastifyRequest, reply: FastifyReply): void {
+  request.log.info(
+    {
+      method: request.method,
+      route: request.routeOptions.url ?? request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      workspaceId: request.auth?.workspaceId,
+      keyId: request.auth?.keyId,
+    },
+    'request',
+  );
+}
+
+/**
+ * Fastify gives every request a child logger bound to its request id. Making
+ * a pino child costs more than the rest of a cached read's logging, and most
+ * requests write nothing but their request line: this one is made on first use.
+ */
+export function lazyChildLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyChildLogger(parent, bindings, options) as unknown as FastifyBaseLogger;
+}
+
+class LazyChildLogger {
+  readonly #parent: FastifyBaseLogger;
+  readonly #bindings: Bindings;
+  readonly #options: ChildLoggerOptions;
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+
+  #real(): FastifyBaseLogger {
+    return (this.#child ??= this.#parent.child(this.#bindings, this.#options));
+  }
+
+  get level(): string {
+    return this.#real().level;
+  }
+  set level(level: string) {
+    this.#real().level = level;
+  }
+  isLevelEnabled(level: string): boolean {
+    return levelEnabled(this.#parent, level);
+  }
+  fatal(...args: unknown[]): void {
+    (this.#real().fatal as (...a: unknown[]) => void)(...args);
+  }
+  error(...args: unknown[]): void {
+    (this.#real().error as (...a: unknown[]) => void)(...args);
+  }
+  warn(...args: unknown[]): void {
+    (this.#real().warn as (...a: unknown[]) => void)(...args);
+  }
+  info(...args: unknown[]): void {
+    (this.#real().info as (...a: unknown[]) => void)(...args);
+  }
+  debug(...args: unknown[]): void {
+    (this.#real().debug as (...a: unknown[]) => void)(...args);
+  }
+  trace(...args: unknown[]): void {
+    (this.#real().trace as (...a: unknown[]) => void)(...args);
+  }
+  silent(): void {}
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#real().child(bindings, options);
+  }
+}

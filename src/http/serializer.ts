@@ -1,0 +1,40 @@
+import fastJson from 'fast-json-stringify';
+import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
+import { z } from 'zod';
+import { removeClosedObjects } from './openapi.ts';
+
+type SerializerCompiler = FastifySerializerCompiler<z.ZodType>;
+
+/**
+ * Responses are written by a serializer compiled from each response schema
+ * (fast-json-stringify, Fastify's own): it writes only the fields the schema
+ * declares, so a field a handler adds by mistake never leaves the service. It
+ * does not check types, which is most of what it saves.
+ *
+ * zod closes every object (additionalProperties: false). fast-json-stringify
+ * leaves out undeclared fields of an open object just the same, but it picks
+ * the branch of a union by validating against it, and a closed object with an
+ * extra field would match no branch: so the objects are opened first.
+ */
+export const compiledSerializer: SerializerCompiler = ({ schema }) => {
+  const jsonSchema = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' });
+  removeClosedObjects(jsonSchema);
+  return fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
+};
+
+/**
+ * For tests: every response is parsed with its zod schema first (a response
+ * that breaks its contract fails the request), and the compiled serializer
+ * must write exactly what zod's output would be.
+ */
+export const checkingSerializer: SerializerCompiler = (route) => {
+  const compiled = compiledSerializer(route);
+  return (data) => {
+    const checked = z.safeEncode(route.schema, data);
+    if (!checked.success) throw new Error(`The ${route.method} ${route.url} response breaks its schema: ${z.prettifyError(checked.error)}`);
+    const written = compiled(data);
+    const expected = JSON.stringify(checked.data);
+    if (written !== expected) throw new Error(`The compiled serializer of ${route.method} ${route.url} wrote ${written}, zod ${expected}`);
+    return written;
+  };
+};

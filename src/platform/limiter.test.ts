@@ -1,0 +1,39 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from './limiter.ts';
+import { connectRedis } from './redis.ts';
+import { systemClock } from './clock.ts';
+
+const LIMIT = 7;
+
+/** 20 requests at once, split over the limiters: exactly LIMIT pass, and each remaining figure is given once. */
+async function assertExactUnderBurst(limiters: RateLimiter[]): Promise<void> {
+  const identity = `key_${randomUUID()}`;
+  const results: LimitResult[] = await Promise.all(Array.from({ length: 20 }, (_, i) => limiters[i % limiters.length]!.hit(identity)));
+  const allowed = results.filter((result) => result.allowed);
+  assert.equal(allowed.length, LIMIT);
+  assert.deepEqual(
+    allowed.map((result) => result.remaining).sort(),
+    [0, 1, 2, 3, 4, 5, 6],
+  );
+  assert.ok(results.filter((result) => !result.allowed).every((result) => result.remaining === 0));
+}
+
+describe('rate limiter (platform/limiter.ts)', () => {
+  test('in memory: a burst gets exactly the limit through', () => assertExactUnderBurst([memoryLimiter(LIMIT, systemClock)]));
+
+  const redisUrl = process.env.TEST_REDIS_URL;
+  test(
+    'in Redis: requests counted in one turn, over two connections as two processes, get exactly the limit through',
+    { skip: !redisUrl && 'needs TEST_REDIS_URL' },
+    async () => {
+      const connections = [connectRedis(redisUrl!), connectRedis(redisUrl!)];
+      try {
+        await assertExactUnderBurst(connections.map((redis) => redisLimiter(LIMIT, systemClock, redis)));
+      } finally {
+        await Promise.all(connections.map((redis) => redis.close()));
+      }
+    },
+  );
+});
