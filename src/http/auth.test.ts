@@ -59,6 +59,34 @@ describe('unauthorized (spec 5 rule 3)', () => {
     assertError(await service.api('GET', '/models', { key: ws.keys.read }), 401, 'unauthorized');
     assert.equal((await service.api('GET', '/workspace', { key: ws.keys.manage })).status, 200, 'other keys keep working');
   });
+
+  test('one kept-alive connection that changes keys is answered for the key each request presents', async () => {
+    const [first, second] = [await service.seedWorkspace({ name: 'First' }), await service.seedWorkspace({ name: 'Second' })];
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const ports = new Set<number>();
+    const get = (key: string) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const request = http.request(`${service.url}/api/v1/workspace`, { agent, headers: { authorization: `Bearer ${key}` } }, (response) => {
+          ports.add(response.socket.localPort!);
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    try {
+      assert.equal((await get(first.keys.read)).body.data.workspace.name, 'First');
+      assert.equal((await get(second.keys.read)).body.data.workspace.name, 'Second');
+      assert.equal((await get(newApiKey())).status, 401);
+      assert.equal((await get(first.keys.read)).body.data.workspace.name, 'First');
+      await service.admin('DELETE', `/workspaces/${first.id}/keys/${first.keyIds.read}`);
+      assert.equal((await get(first.keys.read)).status, 401, 'revoked while its connection stays open');
+      assert.equal(ports.size, 1, 'every request went over the same connection');
+    } finally {
+      agent.destroy();
+    }
+  });
 });
 
 describe('forbidden (spec 5 scopes)', () => {

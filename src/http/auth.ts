@@ -53,7 +53,7 @@ export function authenticate(ctx: Context) {
     const { scope: routeScope, rateLimited } = request.routeOptions.config;
     if (!routeScope && rateLimited === false) return;
     const presented = bearerOf(request.headers.authorization);
-    const found = presented ? await lookUpKey(fingerprint(presented), hostOf(request.headers.host)) : undefined;
+    const found = presented ? await lookUpKey(fingerprintOnConnection(request, presented), hostOf(request.headers.host)) : undefined;
     // Every response carries the limit headers: public and unknown routes count against the key when one
     // is given, else against the caller's address.
     if (!found) setLimitHeaders(reply, await ctx.limiter.hit(`ip:${request.ip}`));
@@ -126,6 +126,25 @@ function cachedKeyLookup(ctx: Context) {
     ]);
     return { row, limit, workspaceVersion: workspaceVersion! };
   };
+}
+
+/** The key last presented on each open connection, with its fingerprint. */
+const lastKeyOnConnection = new WeakMap<object, { key: string; fingerprint: string }>();
+
+/**
+ * A client on a kept-alive connection sends the same key with every request:
+ * its fingerprint is computed once per connection. Hashing is the single
+ * largest cost of a cached read (several microseconds in the running service).
+ * The key is held only while its connection is open, as each of the
+ * connection's requests holds it anyway.
+ */
+function fingerprintOnConnection(request: FastifyRequest, key: string): string {
+  const connection = request.raw.socket;
+  const last = lastKeyOnConnection.get(connection);
+  if (last?.key === key) return last.fingerprint;
+  const computed = fingerprint(key);
+  lastKeyOnConnection.set(connection, { key, fingerprint: computed });
+  return computed;
 }
 
 function setLimitHeaders(reply: FastifyReply, result: LimitResult): void {

@@ -78,21 +78,21 @@ return counts`;
  */
 export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): RateLimiter {
   redis.client.defineCommand('countRateWindows', { lua: COUNT_RATE_WINDOWS });
-  const count = redis.batch<string, number>({
-    write: (pipeline, windowKeys) => {
-      const added = countEach(windowKeys);
-      pipeline.countRateWindows(added.size, ...added.keys(), WINDOW_MS * 2, ...added.values());
-      return 1;
-    },
-    read: ([totals], windowKeys) => {
-      const added = countEach(windowKeys);
-      const next = new Map([...added.keys()].map((key, i) => [key, (totals as number[])[i]! - added.get(key)! + 1]));
-      return windowKeys.map((key) => {
-        const count = next.get(key)!;
-        next.set(key, count + 1);
-        return count;
-      });
-    },
+  const count = redis.batch<string, number>((pipeline, windowKeys) => {
+    const added = new Map<string, number>();
+    for (const key of windowKeys) added.set(key, (added.get(key) ?? 0) + 1);
+    pipeline.countRateWindows(added.size, ...added.keys(), WINDOW_MS * 2, ...added.values());
+    return {
+      commands: 1,
+      read: ([totals]) => {
+        const next = new Map([...added].map(([key, n], i) => [key, (totals as number[])[i]! - n + 1]));
+        return windowKeys.map((key) => {
+          const count = next.get(key)!;
+          next.set(key, count + 1);
+          return count;
+        });
+      },
+    };
   });
   return {
     hit: async (identity) => {
@@ -101,11 +101,4 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
     },
     close: async () => {},
   };
-}
-
-/** How many times each key occurs, in order of first occurrence. */
-function countEach(keys: string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
-  return counts;
 }

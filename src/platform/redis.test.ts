@@ -30,13 +30,13 @@ describe('batched Redis calls (platform/redis.ts)', { skip: !redisUrl && 'needs 
     withRedis(async (redis) => {
       const roundTrips = countRoundTrips(redis);
       const key = `parley:test:${randomUUID()}`;
-      const increment = redis.batch<number, number>({
-        write: (pipeline, amounts) => (amounts.forEach((amount) => pipeline.incrby(key, amount)), amounts.length),
-        read: (totals) => totals as number[],
+      const increment = redis.batch<number, number>((pipeline, amounts) => {
+        for (const amount of amounts) pipeline.incrby(key, amount);
+        return { commands: amounts.length, read: (totals) => totals as number[] };
       });
-      const echo = redis.batch<string, string>({
-        write: (pipeline, words) => (pipeline.echo(words.join(' ')), 1),
-        read: ([joined], words) => words.map((word, i) => `${word}:${String(joined).split(' ')[i]}`),
+      const echo = redis.batch<string, string>((pipeline, words) => {
+        pipeline.echo(words.join(' '));
+        return { commands: 1, read: ([joined]) => words.map((word, i) => `${word}:${String(joined).split(' ')[i]}`) };
       });
       const results = await Promise.all([increment(1), echo('a'), increment(10), echo('b')]);
       assert.deepEqual(results, [1, 'a:a', 11, 'b:b']);
@@ -49,13 +49,13 @@ describe('batched Redis calls (platform/redis.ts)', { skip: !redisUrl && 'needs 
     withRedis(async (redis) => {
       const key = `parley:test:${randomUUID()}`;
       await redis.client.set(key, 'not a number');
-      const broken = redis.batch<string, number>({
-        write: (pipeline) => (pipeline.incr(key), 1),
-        read: ([value], items) => items.map(() => value as number),
+      const broken = redis.batch<string, number>((pipeline, items) => {
+        pipeline.incr(key);
+        return { commands: 1, read: ([value]) => items.map(() => value as number) };
       });
-      const working = redis.batch<string, string>({
-        write: (pipeline, items) => (pipeline.echo('ok'), 1),
-        read: ([value], items) => items.map(() => String(value)),
+      const working = redis.batch<string, string>((pipeline, items) => {
+        pipeline.echo('ok');
+        return { commands: 1, read: ([value]) => items.map(() => String(value)) };
       });
       const [failed, fine] = await Promise.allSettled([broken('x'), working('y')]);
       assert.equal(failed.status, 'rejected');

@@ -2,13 +2,15 @@ import { Redis, type ChainableCommander } from 'ioredis';
 
 /**
  * How one kind of call (a rate-limit count, a version read) is served in bulk:
- * the commands for the items gathered in one turn, and one result per item,
+ * adds the commands for the items gathered in one turn to the turn's
+ * pipeline, and says how many it added and how to read one result per item,
  * in order, from their replies.
  */
-export interface BatchCommands<Item, Result> {
-  /** Adds the commands for these items to the turn's pipeline; returns how many it added. */
-  write(pipeline: ChainableCommander, items: Item[]): number;
-  read(replies: unknown[], items: Item[]): Result[] | Promise<Result[]>;
+export type BatchCommands<Item, Result> = (pipeline: ChainableCommander, items: Item[]) => BatchReplies<Result>;
+
+export interface BatchReplies<Result> {
+  commands: number;
+  read(replies: unknown[]): Result[] | Promise<Result[]>;
 }
 
 /** The service's Redis connection. */
@@ -36,6 +38,7 @@ interface Gathered<Item, Result> {
   commands: BatchCommands<Item, Result>;
   items: Item[];
   calls: Array<Call<Result>>;
+  replies?: BatchReplies<Result>;
 }
 
 export function connectRedis(url: string): SharedRedis {
@@ -46,11 +49,11 @@ export function connectRedis(url: string): SharedRedis {
     const batches = turn!;
     turn = undefined;
     const pipeline = client.pipeline();
-    const sizes = batches.map((gathered) => gathered.commands.write(pipeline, gathered.items));
+    for (const gathered of batches) gathered.replies = gathered.commands(pipeline, gathered.items);
     pipeline.exec().then(
       (replies) => {
         let at = 0;
-        batches.forEach((gathered, i) => settle(gathered, replies!.slice(at, (at += sizes[i]!))));
+        for (const gathered of batches) settle(gathered, replies!.slice(at, (at += gathered.replies!.commands)));
       },
       (error: unknown) => batches.forEach((gathered) => fail(gathered, error)),
     );
@@ -82,16 +85,13 @@ async function settle<Item, Result>(gathered: Gathered<Item, Result>, replies: A
   try {
     const failed = replies.find(([error]) => error);
     if (failed) throw failed[0];
-    const results = await gathered.commands.read(
-      replies.map(([, value]) => value),
-      gathered.items,
-    );
+    const results = await gathered.replies!.read(replies.map(([, value]) => value));
     gathered.calls.forEach((call, i) => call.resolve(results[i]!));
   } catch (error) {
     fail(gathered, error);
   }
 }
 
-function fail(gathered: Gathered<unknown, unknown>, error: unknown): void {
+function fail<Item, Result>(gathered: Gathered<Item, Result>, error: unknown): void {
   for (const call of gathered.calls) call.reject(error);
 }
