@@ -78,21 +78,16 @@ return counts`;
  */
 export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): RateLimiter {
   redis.client.defineCommand('countRateWindows', { lua: COUNT_RATE_WINDOWS });
-  const count = redis.batch<string, number>((pipeline, windowKeys) => {
+  const count = redis.batch<string, number>(async (client, windowKeys) => {
     const added = new Map<string, number>();
     for (const key of windowKeys) added.set(key, (added.get(key) ?? 0) + 1);
-    pipeline.countRateWindows(added.size, ...added.keys(), WINDOW_MS * 2, ...added.values());
-    return {
-      commands: 1,
-      read: ([totals]) => {
-        const next = new Map([...added].map(([key, n], i) => [key, (totals as number[])[i]! - n + 1]));
-        return windowKeys.map((key) => {
-          const count = next.get(key)!;
-          next.set(key, count + 1);
-          return count;
-        });
-      },
-    };
+    const totals = await client.countRateWindows(added.size, ...added.keys(), WINDOW_MS * 2, ...added.values());
+    const next = new Map([...added].map(([key, n], i) => [key, totals[i]! - n + 1]));
+    return windowKeys.map((key) => {
+      const count = next.get(key)!;
+      next.set(key, count + 1);
+      return count;
+    });
   });
   return {
     hit: async (identity) => {

@@ -81,17 +81,11 @@ export function redisVersions(redis: SharedRedis): Versions {
     return (await redis.client.set(keyOf(name), fresh, 'NX', 'GET')) ?? fresh;
   };
   // The reads of one event-loop turn are one MGET of the names they ask for.
-  const read = redis.batch<readonly string[], string[]>((pipeline, requests) => {
+  const read = redis.batch<readonly string[], string[]>(async (client, requests) => {
     const names = [...new Set(requests.flat())];
-    pipeline.mget(names.map(keyOf));
-    return {
-      commands: 1,
-      read: async ([values]) => {
-        const found = values as Array<string | null>;
-        const byName = new Map(await Promise.all(names.map(async (name, i) => [name, found[i] ?? (await create(name))] as const)));
-        return requests.map((asked) => asked.map((name) => byName.get(name)!));
-      },
-    };
+    const values = await client.mget(names.map(keyOf));
+    const byName = new Map(await Promise.all(names.map(async (name, i) => [name, values[i] ?? (await create(name))] as const)));
+    return requests.map((asked) => asked.map((name) => byName.get(name)!));
   });
   return {
     read,
