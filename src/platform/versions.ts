@@ -84,7 +84,8 @@ export function redisVersions(redis: SharedRedis): Versions {
   const read = redis.batch<readonly string[], string[]>(async (client, requests) => {
     const names = [...new Set(requests.flat())];
     const values = await client.mget(names.map(keyOf));
-    const byName = new Map(await Promise.all(names.map(async (name, i) => [name, values[i] ?? (await create(name))] as const)));
+    const byName = new Map<string, string>();
+    for (const [i, name] of names.entries()) byName.set(name, values[i] ?? (await create(name)));
     return requests.map((asked) => asked.map((name) => byName.get(name)!));
   });
   return {
