@@ -1,6 +1,9 @@
 /**
- * Authenticated GET /api/v1/workspace (key lookup, rate-limit count, usage
- * query) against a bare Fastify hello-world route measured in the same run.
+ * Authenticated GET /api/v1/workspace (key lookup, rate-limit count,
+ * workspace and usage) against a bare Fastify hello-world route measured in
+ * the same run. The cases take turns, round after round, and each figure is
+ * the median of its rounds: what else the machine is doing then weighs on
+ * every case alike instead of on whichever ran at a bad moment.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -8,68 +11,84 @@ import pg from 'pg';
 import { freePort, load, printTable, ratio, startParley, type LoadResult } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP_SECONDS = 3;
 
-async function bareRoute(): Promise<LoadResult> {
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+async function bareRoute(): Promise<Target> {
   const port = await freePort();
   const child = spawn(process.execPath, ['bench/hello.ts'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => child.stdout!.once('data', resolve));
-  try {
-    await load(`http://127.0.0.1:${port}/hello`, { seconds: WARM_UP_SECONDS }); // warm-up: JIT, first-start work
-    return await load(`http://127.0.0.1:${port}/hello`, { seconds: SECONDS });
-  } finally {
-    child.kill();
-  }
+  return { name: 'bare Fastify hello-world', url: `http://127.0.0.1:${port}/hello`, headers: {}, stop: async () => void child.kill() };
 }
 
-async function workspaceRead(env: Record<string, string>): Promise<LoadResult> {
+async function workspaceRead(name: string, env: Record<string, string>): Promise<Target> {
   const service = await startParley(env);
-  try {
-    const headers = { authorization: `Bearer ${service.manageKey}` };
-    await load(`${service.url}/api/v1/workspace`, { headers, seconds: WARM_UP_SECONDS }); // warm-up: JIT, first-start work
-    return await load(`${service.url}/api/v1/workspace`, { headers, seconds: SECONDS });
-  } finally {
-    await service.stop();
-  }
+  return { name, url: `${service.url}/api/v1/workspace`, headers: { authorization: `Bearer ${service.manageKey}` }, stop: service.stop };
 }
 
-async function withScratchDatabase<T>(baseUrl: string, work: (url: string) => Promise<T>): Promise<T> {
+async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `parley_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
-  try {
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    return await work(url.toString());
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
 }
 
 export async function run(): Promise<void> {
-  const bare = await bareRoute();
-  const rows: Array<Record<string, string | number>> = [row('bare Fastify hello-world', bare, bare)];
-  rows.push(row('GET /workspace, embedded (PGlite)', await workspaceRead({}), bare));
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
-  if (databaseUrl && redisUrl) {
-    const result = await withScratchDatabase(databaseUrl, (url) => workspaceRead({ DATABASE_URL: url, REDIS_URL: redisUrl, PARLEY_ROLE: 'api' }));
-    rows.push(row('GET /workspace, PostgreSQL + Redis (API process)', result, bare));
-  } else {
-    console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
+  const database = databaseUrl && redisUrl ? await scratchDatabase(databaseUrl) : undefined;
+  if (!database) console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
+  const targets: Target[] = [await bareRoute(), await workspaceRead('GET /workspace, embedded (PGlite)', {})];
+  try {
+    if (database) {
+      targets.push(await workspaceRead('GET /workspace, PostgreSQL + Redis (API process)', { DATABASE_URL: database.url, REDIS_URL: redisUrl!, PARLEY_ROLE: 'api' }));
+    }
+    for (const target of targets) await load(target.url, { headers: target.headers, seconds: WARM_UP_SECONDS }); // JIT, first-start work
+    const rounds = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const target of targets) rounds.get(target)!.push(await load(target.url, { headers: target.headers, seconds: SECONDS }));
+    }
+    const medians = targets.map((target) => median(rounds.get(target)!));
+    const bare = medians[0]!;
+    printTable(
+      `Authenticated read vs bare route (median of ${ROUNDS} rounds of ${SECONDS} s each, 20 connections; target: PostgreSQL ratio >= 0.5)`,
+      targets.map((target, i) => row(target.name, medians[i]!, bare, rounds.get(target)!)),
+    );
+  } finally {
+    for (const target of targets) await target.stop();
+    await database?.drop();
   }
-  printTable(`Authenticated read vs bare route (${SECONDS} s each, 20 connections; target: PostgreSQL ratio >= 0.5)`, rows);
 }
 
-function row(name: string, result: LoadResult, baseline: LoadResult) {
+/** The round with the median throughput. */
+function median(results: LoadResult[]): LoadResult {
+  return [...results].sort((a, b) => a.rps - b.rps)[Math.floor(results.length / 2)]!;
+}
+
+function row(name: string, result: LoadResult, baseline: LoadResult, rounds: LoadResult[]) {
   return {
     case: name,
     'req/s': Math.round(result.rps),
     'p50 ms': result.p50,
     'p99 ms': result.p99,
     'throughput ratio': ratio(result.rps, baseline.rps),
-    non2xx: result.non2xx,
+    'rounds req/s': rounds.map((r) => Math.round(r.rps)).join(' '),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
   };
 }
