@@ -116,8 +116,18 @@ async function lane(run: Run, deadline: number, isStopping: () => boolean): Prom
   while (Date.now() < deadline && !isStopping() && run.stopReason === null) {
     // Cancellation is seen between pages.
     if ((await crawlStatus(ctx.db, crawl.id)) !== 'running') return;
-    run.stopReason = await limitReached(run);
-    if (run.stopReason) return;
+    if (await storageLimitReached(run)) {
+      run.stopReason = 'storage_limit';
+      return;
+    }
+    if (run.taken >= run.plan.crawlPageLimit) {
+      // Another lane's page may yet turn out not to exist: the limit is final once no lane holds one.
+      if (run.inFlight === 0) run.stopReason = 'page_limit';
+      else await new Promise((resolve) => setTimeout(resolve, 25));
+      continue;
+    }
+    // Counted in the same step as the page-limit check, with no wait between: lanes must not all pass it together.
+    run.taken++;
     // Busy from the claim on: a lane that finds no page must see the one another lane is just taking.
     run.inFlight++;
     let page: CrawlPageRow | undefined;
@@ -126,6 +136,7 @@ async function lane(run: Run, deadline: number, isStopping: () => boolean): Prom
       if (page) await takePage(run, page);
     } finally {
       run.inFlight--;
+      if (!page) run.taken--;
     }
     if (page) continue;
     // Pages in other lanes' hands may still bring links (a links crawl starts from one page).
@@ -135,7 +146,6 @@ async function lane(run: Run, deadline: number, isStopping: () => boolean): Prom
 }
 
 async function takePage(run: Run, page: CrawlPageRow): Promise<void> {
-  run.taken++;
   const outcome = await readPage(run, page).catch((error: unknown): Outcome => {
     console.error('[crawl] page failed', run.crawl.id, page.url, error);
     return { status: 'failed', reason: 'error' };
@@ -143,10 +153,8 @@ async function takePage(run: Run, page: CrawlPageRow): Promise<void> {
   await finishPage(run.ctx.db, run.crawl.id, page.url, outcome.status, outcome.reason);
 }
 
-async function limitReached(run: Run): Promise<StopReason | null> {
-  const { ctx, crawl, plan } = run;
-  if ((await storageUsedBytes(ctx, crawl.agent_id)) >= plan.storagePerAgentBytes) return 'storage_limit';
-  return run.taken >= plan.crawlPageLimit ? 'page_limit' : null;
+async function storageLimitReached(run: Run): Promise<boolean> {
+  return (await storageUsedBytes(run.ctx, run.crawl.agent_id)) >= run.plan.storagePerAgentBytes;
 }
 
 /** Pages read or in hand when the batch starts; the lanes count on from there. */
