@@ -43,6 +43,8 @@ export function lazyChildLogger(parent: FastifyBaseLogger, bindings: Bindings, o
   return new LazyChildLogger(parent, bindings, options) as unknown as FastifyBaseLogger;
 }
 
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
 class LazyChildLogger {
   readonly #parent: FastifyBaseLogger;
   readonly #bindings: Bindings;
@@ -55,39 +57,32 @@ class LazyChildLogger {
     this.#options = options;
   }
 
-  #real(): FastifyBaseLogger {
+  /** The pino child, made now if it was not before. */
+  real(): FastifyBaseLogger {
     return (this.#child ??= this.#parent.child(this.#bindings, this.#options));
   }
 
   get level(): string {
-    return this.#real().level;
+    return this.real().level;
   }
   set level(level: string) {
-    this.#real().level = level;
+    this.real().level = level;
   }
   isLevelEnabled(level: string): boolean {
     return levelEnabled(this.#parent, level);
   }
-  fatal(...args: unknown[]): void {
-    (this.#real().fatal as (...a: unknown[]) => void)(...args);
-  }
-  error(...args: unknown[]): void {
-    (this.#real().error as (...a: unknown[]) => void)(...args);
-  }
-  warn(...args: unknown[]): void {
-    (this.#real().warn as (...a: unknown[]) => void)(...args);
-  }
-  info(...args: unknown[]): void {
-    (this.#real().info as (...a: unknown[]) => void)(...args);
-  }
-  debug(...args: unknown[]): void {
-    (this.#real().debug as (...a: unknown[]) => void)(...args);
-  }
-  trace(...args: unknown[]): void {
-    (this.#real().trace as (...a: unknown[]) => void)(...args);
-  }
   silent(): void {}
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.#real().child(bindings, options);
+    return this.real().child(bindings, options);
   }
+}
+
+// fatal … trace: each passes its arguments on to the real child.
+for (const level of LEVELS) {
+  Object.defineProperty(LazyChildLogger.prototype, level, {
+    value(this: LazyChildLogger, ...args: unknown[]) {
+      const child = this.real();
+      (child[level] as (...a: unknown[]) => void).apply(child, args);
+    },
+  });
 }
