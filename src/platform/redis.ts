@@ -45,7 +45,7 @@ export function connectRedis(url: string): SharedRedis {
     const socket = client.stream;
     socket?.cork();
     try {
-      for (const gathered of batches) serveBatch(client, gathered);
+      for (const gathered of batches) void serveBatch(client, gathered);
     } finally {
       socket?.uncork();
     }
@@ -78,10 +78,6 @@ async function serveBatch<Item, Result>(client: Redis, gathered: Gathered<Item, 
     const results = await gathered.serve(client, gathered.items);
     gathered.calls.forEach((call, i) => call.resolve(results[i]!));
   } catch (error) {
-    fail(gathered, error);
+    for (const call of gathered.calls) call.reject(error);
   }
-}
-
-function fail<Item, Result>(gathered: Gathered<Item, Result>, error: unknown): void {
-  for (const call of gathered.calls) call.reject(error);
 }
