@@ -56,8 +56,9 @@ export async function run(): Promise<void> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
   const database = databaseUrl && redisUrl ? await scratchDatabase(databaseUrl) : undefined;
   if (!database) console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
-  const targets: Target[] = [await bareRoute(), await workspaceRead('GET /workspace, embedded (PGlite)', {})];
+  const targets: Target[] = [];
   try {
+    targets.push(await bareRoute(), await workspaceRead('GET /workspace, embedded (PGlite)', {}));
     if (database) {
       targets.push(await workspaceRead('GET /workspace, PostgreSQL + Redis (API process)', { DATABASE_URL: database.url, REDIS_URL: redisUrl!, PARLEY_ROLE: 'api' }));
     }
@@ -74,7 +75,7 @@ export async function run(): Promise<void> {
       );
     }
   } finally {
-    for (const target of targets) await target.stop();
+    await Promise.allSettled(targets.map((target) => target.stop()));
     await database?.drop();
   }
 }

@@ -142,15 +142,17 @@ const lastOnConnection = new WeakMap<object, { authorization: string; host: stri
  * A client on a kept-alive connection sends the same Authorization and Host
  * headers with every request: they are parsed and the key hashed once per
  * connection. Hashing alone measured as the largest cost of a cached read
- * (about 4 µs of CPU in the running service). The key is held only while its
- * connection is open, as each of the connection's requests holds it anyway.
+ * (about 4 µs of CPU in the running service). The last key a connection
+ * carried is held while the connection stays open (behind a proxy that reuses
+ * connections, that may be another client's key), so the header is compared
+ * with it in constant time.
  */
 function presentedKey(request: FastifyRequest): PresentedKey | undefined {
   const { authorization, host } = request.headers;
   if (authorization === undefined) return undefined;
   const connection = request.raw.socket;
   const last = lastOnConnection.get(connection);
-  if (last && last.authorization === authorization && last.host === host) return last.presented;
+  if (last && last.host === host && equalInConstantTime(last.authorization, authorization)) return last.presented;
   const token = bearerOf(authorization);
   const hostname = hostOf(host);
   const keyFingerprint = token && fingerprint(token);

@@ -21,11 +21,12 @@ function capturingLogger() {
 }
 
 describe('request loggers (http/request-log.ts)', () => {
-  test('a request logger makes its pino child only when something is logged, and binds the request id', async () => {
+  test('a request logger makes its pino child only when a line is written, and binds the request id', async () => {
     const { logger, lines, children } = capturingLogger();
     const requestLog = lazyChildLogger(logger, { reqId: 'req_1' }, {});
     assert.equal(children(), 0);
     requestLog.debug('below the level');
+    assert.equal(children(), 0, 'a line below the level makes no child');
     requestLog.error({ code: 'x' }, 'went wrong');
     requestLog.info('again');
     await new Promise((resolve) => setImmediate(resolve));
@@ -38,5 +39,16 @@ describe('request loggers (http/request-log.ts)', () => {
       ],
     );
     assert.equal(lines[0]!.code, 'x');
+  });
+
+  test("a route's own log level is honoured", async () => {
+    const { logger, lines } = capturingLogger();
+    const requestLog = lazyChildLogger(logger, { reqId: 'req_2' }, { level: 'debug' });
+    requestLog.debug('shown at the route level');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      lines.map((line) => line.msg),
+      ['shown at the route level'],
+    );
   });
 });

@@ -68,8 +68,9 @@ class LazyChildLogger {
   set level(level: string) {
     this.real().level = level;
   }
+  /** The parent's level, unless the route gives its own (Fastify's logLevel), which only the child knows. */
   isLevelEnabled(level: string): boolean {
-    return levelEnabled(this.#parent, level);
+    return levelEnabled(this.#options.level === undefined ? this.#parent : this.real(), level);
   }
   silent(): void {}
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
@@ -77,10 +78,11 @@ class LazyChildLogger {
   }
 }
 
-// fatal … trace: each passes its arguments on to the real child.
+// fatal … trace: each passes its arguments on to the real child, made only for a line that will be written.
 for (const level of LEVELS) {
   Object.defineProperty(LazyChildLogger.prototype, level, {
     value(this: LazyChildLogger, ...args: unknown[]) {
+      if (!this.isLevelEnabled(level)) return;
       const child = this.real();
       (child[level] as (...a: unknown[]) => void).apply(child, args);
     },

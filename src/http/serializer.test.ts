@@ -13,6 +13,14 @@ describe('response serializers (http/serializer.ts)', () => {
     assert.equal(write({ id: 't_2', nested: null }), '{"id":"t_2","nested":null}');
   });
 
+  test('the compiled serializer picks the branch of a union for an object carrying extra fields', () => {
+    const write = compiledSerializer({
+      ...route,
+      schema: z.object({ item: z.union([z.object({ kind: z.literal('text'), text: z.string() }), z.object({ kind: z.literal('qa'), question: z.string() })]) }),
+    });
+    assert.equal(write({ item: { kind: 'qa', question: 'Why?', internal: 1 } }), '{"item":{"kind":"qa","question":"Why?"}}');
+  });
+
   test('the checking serializer refuses a response that breaks its schema', () => {
     const write = checkingSerializer(route);
     assert.equal(write({ id: 't_1', nested: null }), '{"id":"t_1","nested":null}');

@@ -7,17 +7,25 @@ import { systemClock } from './clock.ts';
 
 const LIMIT = 7;
 
-/** 20 requests at once, split over the limiters: exactly LIMIT pass, and each remaining figure is given once. */
+/**
+ * 40 requests at once for two keys (28 and 12, so their totals differ),
+ * interleaved and split over the limiters: for each key exactly LIMIT pass,
+ * and each remaining figure is given once.
+ */
 async function assertExactUnderBurst(limiters: RateLimiter[]): Promise<void> {
-  const identity = `key_${randomUUID()}`;
-  const results: LimitResult[] = await Promise.all(Array.from({ length: 20 }, (_, i) => limiters[i % limiters.length]!.hit(identity)));
-  const allowed = results.filter((result) => result.allowed);
-  assert.equal(allowed.length, LIMIT);
-  assert.deepEqual(
-    allowed.map((result) => result.remaining).sort(),
-    [0, 1, 2, 3, 4, 5, 6],
-  );
-  assert.ok(results.filter((result) => !result.allowed).every((result) => result.remaining === 0));
+  const identities = [`key_${randomUUID()}`, `key_${randomUUID()}`];
+  const hits = Array.from({ length: 40 }, (_, i) => ({ identity: identities[i % 10 < 7 ? 0 : 1]!, limiter: limiters[i % limiters.length]! }));
+  const results: LimitResult[] = await Promise.all(hits.map(({ identity, limiter }) => limiter.hit(identity)));
+  for (const identity of identities) {
+    const mine = results.filter((_, i) => hits[i]!.identity === identity);
+    const allowed = mine.filter((result) => result.allowed);
+    assert.equal(allowed.length, LIMIT);
+    assert.deepEqual(
+      allowed.map((result) => result.remaining).sort(),
+      [0, 1, 2, 3, 4, 5, 6],
+    );
+    assert.ok(mine.filter((result) => !result.allowed).every((result) => result.remaining === 0));
+  }
 }
 
 describe('rate limiter (platform/limiter.ts)', () => {

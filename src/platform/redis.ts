@@ -14,10 +14,9 @@ export interface SharedRedis {
    * A function served in bulk: its calls made during one turn of the event
    * loop are served together, and with every other batch's in one write,
    * once the turn's I/O callbacks have run (setImmediate), so requests that
-   * arrive together share one round trip. A turn never waits for an earlier
-   * turn's replies (ioredis' auto-pipelining keeps one batch in flight at a
-   * time, and requests queue behind it). Every call waits for replies to
-   * commands sent after it was made.
+   * arrive together share one round trip. A turn is sent without waiting for
+   * an earlier turn's replies. A call's commands are sent after the call, so
+   * it sees every write to Redis completed before it was made.
    */
   batch<Item, Result>(serve: ServeBatch<Item, Result>): (item: Item) => Promise<Result>;
   close(): Promise<void>;

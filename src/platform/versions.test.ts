@@ -63,6 +63,22 @@ describe('versions (platform/versions.ts)', () => {
     }
   });
 
+  test('in Redis, reads of one turn asking for overlapping names, one of them new, each get their own values', { skip: !redisUrl && 'needs TEST_REDIS_URL' }, async () => {
+    const redis = connectRedis(redisUrl!);
+    try {
+      const versions = redisVersions(redis);
+      const [known, other, fresh] = [versionNames.workspace(uniqueId()), versionNames.workspace(uniqueId()), versionNames.workspace(uniqueId())];
+      const [knownValue, otherValue] = await versions.read([known, other]);
+      const [first, second, third] = await Promise.all([versions.read([known, fresh]), versions.read([fresh, other]), versions.read([other])]);
+      assert.equal(first[0], knownValue);
+      assert.equal(first[1], second[0], 'a name created in the turn has one value for every reader');
+      assert.ok(first[1] && first[1] !== knownValue && first[1] !== otherValue);
+      assert.deepEqual([second[1], third[0]], [otherValue, otherValue]);
+    } finally {
+      await redis.close();
+    }
+  });
+
   test('without anything shared, two reads never agree, so nothing is cached', async () => {
     const versions = uncachedVersions();
     assert.notDeepEqual(await versions.read(['auth']), await versions.read(['auth']));

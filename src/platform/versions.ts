@@ -83,9 +83,10 @@ export function redisVersions(redis: SharedRedis): Versions {
   // The reads of one event-loop turn are one MGET of the names they ask for.
   const read = redis.batch<readonly string[], string[]>(async (client, requests) => {
     const names = [...new Set(requests.flat())];
-    const values = await client.mget(names.map(keyOf));
-    const byName = new Map<string, string>();
-    for (const [i, name] of names.entries()) byName.set(name, values[i] ?? (await create(name)));
+    const found = await client.mget(names.map(keyOf));
+    // A name seen for the first time (or lost with Redis' data) is created; the rest need no further round trip.
+    const values = found.includes(null) ? await Promise.all(names.map((name, i) => found[i] ?? create(name))) : (found as string[]);
+    const byName = new Map(names.map((name, i) => [name, values[i]!]));
     return requests.map((asked) => asked.map((name) => byName.get(name)!));
   });
   return {

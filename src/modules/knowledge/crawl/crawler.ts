@@ -114,18 +114,20 @@ export async function failCrawl(ctx: Context, crawlId: string, error: string): P
 async function lane(run: Run, deadline: number, isStopping: () => boolean): Promise<void> {
   const { ctx, crawl } = run;
   while (Date.now() < deadline && !isStopping() && run.stopReason === null) {
-    // Cancellation is seen between pages.
-    if ((await crawlStatus(ctx.db, crawl.id)) !== 'running') return;
-    if (await storageLimitReached(run)) {
-      run.stopReason = 'storage_limit';
-      return;
-    }
     if (run.taken >= run.plan.crawlPageLimit) {
       // Another lane's page may yet turn out not to exist: the limit is final once no lane holds one.
       if (run.inFlight === 0) run.stopReason = 'page_limit';
       else await new Promise((resolve) => setTimeout(resolve, 25));
       continue;
     }
+    // Cancellation is seen between pages.
+    if ((await crawlStatus(ctx.db, crawl.id)) !== 'running') return;
+    if (await storageLimitReached(run)) {
+      run.stopReason = 'storage_limit';
+      return;
+    }
+    // Another lane may have taken the last page while this one waited on the queries above.
+    if (run.taken >= run.plan.crawlPageLimit) continue;
     // Counted in the same step as the page-limit check, with no wait between: lanes must not all pass it together.
     run.taken++;
     // Busy from the claim on: a lane that finds no page must see the one another lane is just taking.
