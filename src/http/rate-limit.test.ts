@@ -135,6 +135,22 @@ describe('rate_limited (spec 7.2, 8)', () => {
     assert.equal((await service.api('GET', '/workspace', { key: other.keys.read })).status, 200);
   });
 
+  test('requests arriving together, for two keys, are counted exactly: LIMIT pass for each and every remaining figure is given once', async () => {
+    const ws = await service.seedWorkspace();
+    const burst = Array.from({ length: 3 * LIMIT }, (_, i) => (i % 3 === 0 ? ws.keys.manage : ws.keys.read));
+    const replies = await Promise.all(burst.map((key) => service.api('GET', '/workspace', { key })));
+    for (const key of [ws.keys.read, ws.keys.manage]) {
+      const mine = replies.filter((_, i) => burst[i] === key);
+      const passed = mine.filter((reply) => reply.status === 200);
+      assert.equal(passed.length, LIMIT);
+      assert.deepEqual(
+        passed.map((reply) => Number(rateHeaders(reply).remaining)).sort(),
+        Array.from({ length: LIMIT }, (_, i) => i),
+      );
+      assert.ok(mine.filter((reply) => reply.status !== 200).every((reply) => reply.status === 429 && rateHeaders(reply).remaining === '0'));
+    }
+  });
+
   test('requests refused for scope still count against the key', async () => {
     const ws = await service.seedWorkspace();
     for (let i = 0; i < LIMIT; i++) assert.equal((await service.api('GET', '/workspace', { key: ws.keys.chat })).status, 403);
