@@ -1,9 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+
+const execFileAsync = promisify(execFile);
 
 export interface LoadResult {
   rps: number;
@@ -12,11 +16,65 @@ export interface LoadResult {
   non2xx: number;
 }
 
-/** Requests per second and latency over `seconds`, from this process against a server in another. */
-export async function load(url: string, options: { headers?: Record<string, string>; seconds?: number; connections?: number } = {}): Promise<LoadResult> {
+export interface LoadOptions {
+  headers?: Record<string, string>;
+  seconds?: number;
+  connections?: number;
+}
+
+/** A load generator run from this process against a server in another. */
+export type LoadGenerator = (url: string, options?: LoadOptions) => Promise<LoadResult>;
+
+/** Requests per second and latency over `seconds`, with autocannon (Node, in this process). */
+export const load: LoadGenerator = async (url, options = {}) => {
   const result = await autocannon({ url, headers: options.headers, duration: options.seconds ?? 5, connections: options.connections ?? 20, pipelining: 1 });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+};
+
+/**
+ * The same with wrk (Debian's package, written in C, one thread): it needs a
+ * fraction of autocannon's CPU, which on a small machine otherwise competes
+ * with the service and the servers it depends on. Undefined when wrk is not
+ * installed.
+ */
+export function wrkLoadGenerator(): LoadGenerator | undefined {
+  if (spawnSync('wrk', ['--version']).error) return undefined;
+  return async (url, options = {}) => {
+    const headers = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+    const args = ['-t1', `-c${options.connections ?? 20}`, `-d${options.seconds ?? 5}s`, '--latency', ...headers, url];
+    const { stdout } = await execFileAsync('wrk', args);
+    const figure = (pattern: RegExp) => Number(stdout.match(pattern)?.[1] ?? Number.NaN);
+    return {
+      rps: figure(/Requests\/sec:\s+([\d.]+)/),
+      p50: millisecondsOf(stdout.match(/^\s+50%\s+(\S+)/m)?.[1]),
+      p99: millisecondsOf(stdout.match(/^\s+99%\s+(\S+)/m)?.[1]),
+      non2xx: stdout.includes('Non-2xx') ? figure(/Non-2xx or 3xx responses:\s+(\d+)/) : 0,
+    };
+  };
 }
+
+/** wrk prints latencies as 812.00us, 1.25ms or 1.02s. */
+function millisecondsOf(text: string | undefined): number {
+  const match = text?.match(/^([\d.]+)(us|ms|s)$/);
+  if (!match) return Number.NaN;
+  const scale = { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's'];
+  return Math.round(Number(match[1]) * scale * 100) / 100;
+}
+
+/**
+ * CPU time (user and system, in µs) that a process's main thread (its event
+ * loop) has used so far, from /proc; undefined where there is none.
+ */
+export function eventLoopCpuMicros(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString()) || 100;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
