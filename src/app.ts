@@ -4,7 +4,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type
 import pino from 'pino';
 import type { Context } from './context.ts';
 import { installErrorHandling, notFound, renderFrameworkError } from './http/error-handler.ts';
-import { rejectNulCharacters } from './http/nul-guard.ts';
+import { rejectingNulCharacters, requireDeclaredParams } from './http/nul-guard.ts';
 import { openResponseSchemas } from './http/openapi.ts';
 import { checkingSerializer, compiledSerializer } from './http/serializer.ts';
 import { authenticate } from './http/auth.ts';
@@ -42,10 +42,10 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   }).withTypeProvider<ZodTypeProvider>();
 
   if (logStream) app.addHook('onClose', async () => flushLogs(logStream));
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(rejectingNulCharacters(validatorCompiler));
+  app.addHook('onRoute', requireDeclaredParams);
   app.setSerializerCompiler(options.checkResponses ? checkingSerializer : compiledSerializer);
   installErrorHandling(app);
-  app.addHook('preValidation', rejectNulCharacters);
 
   // Hooks on every request are written with callbacks: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {

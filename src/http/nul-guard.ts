@@ -1,19 +1,33 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifySchemaCompiler, RouteOptions } from 'fastify';
 import { errors } from './errors.ts';
+
+/** How an error names each part of a request whose value holds U+0000 itself. */
+const PART_NAMES: Record<string, string> = { params: 'path', querystring: 'query', body: 'body' };
 
 /**
  * PostgreSQL text cannot hold U+0000: a path, query or body carrying it is
- * refused here as 400 instead of failing as a 500 inside a query.
+ * refused as 400 instead of failing as a 500 inside a query. The check is the
+ * first step of validating each part against its schema, so it costs no hook
+ * of its own on every request; a part without a schema is not read by its
+ * route, except path parameters, which every route must therefore declare
+ * (requireDeclaredParams).
  */
-export function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  // Path and query come from the URL, where U+0000 can only be written as %00: most requests skip the walk.
-  const parts: Array<[string, unknown]> = request.url.includes('%00') ? [['path', request.params], ['query', request.query]] : [];
-  if (request.body !== undefined) parts.push(['body', request.body]);
-  for (const [where, value] of parts) {
-    const field = pathToNul(value);
-    if (field !== undefined) return done(errors.invalidField(field || where, 'Text may not contain the NUL character (\\u0000).'));
-  }
-  done();
+export function rejectingNulCharacters<Schema>(compile: FastifySchemaCompiler<Schema>): FastifySchemaCompiler<Schema> {
+  return (route) => {
+    const validate = compile(route);
+    const part = PART_NAMES[route.httpPart ?? ''];
+    if (!part) return validate;
+    return (data) => {
+      const field = pathToNul(data);
+      if (field === undefined) return validate(data);
+      return { error: errors.invalidField(field || part, 'Text may not contain the NUL character (\\u0000).') };
+    };
+  };
+}
+
+/** An onRoute hook: a route with path parameters and no schema for them would pass U+0000 on unchecked. */
+export function requireDeclaredParams(route: RouteOptions): void {
+  if (/[:*]/.test(route.url) && !route.schema?.params) throw new Error(`${route.method} ${route.url} has path parameters without a params schema`);
 }
 
 /** The dotted path of the first string or key holding U+0000 ('' for the value itself), walked without recursion. */
