@@ -11,10 +11,13 @@ export type SafeFetchFailure = 'unsafe_url' | 'invalid_url' | 'too_large' | 'tim
 
 export class SafeFetchError extends Error {
   readonly kind: SafeFetchFailure;
-  constructor(kind: SafeFetchFailure, message: string) {
+  /** too_large refused on the length the server declared (content-length), before reading: that length. */
+  readonly declaredBytes: number | undefined;
+  constructor(kind: SafeFetchFailure, message: string, declaredBytes?: number) {
     super(message);
     this.name = 'SafeFetchError';
     this.kind = kind;
+    this.declaredBytes = declaredBytes;
   }
 }
 
@@ -193,7 +196,7 @@ async function read(response: Response, url: URL, method: SafeRequest['method'],
   const declared = Number(response.headers['content-length']);
   if (method !== 'HEAD' && declared > maxBytes) {
     response.body.destroy();
-    throw tooLarge(url, maxBytes);
+    throw tooLarge(url, maxBytes, declared);
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -208,8 +211,8 @@ async function read(response: Response, url: URL, method: SafeRequest['method'],
   return { status: response.statusCode, headers: toHeaders(response.headers), url: url.href, body: new Uint8Array(Buffer.concat(chunks)) };
 }
 
-function tooLarge(url: URL, maxBytes: number): SafeFetchError {
-  return new SafeFetchError('too_large', `${url.href} is larger than ${maxBytes} bytes`);
+function tooLarge(url: URL, maxBytes: number, declaredBytes?: number): SafeFetchError {
+  return new SafeFetchError('too_large', `${url.href} is larger than ${maxBytes} bytes`, declaredBytes);
 }
 
 function toHeaders(raw: IncomingHttpHeaders): Headers {
