@@ -23,8 +23,8 @@ describe('agents: create, read, list, delete', () => {
     assert.equal(agent.language, 'en');
     assert.deepEqual(agent.languages, ['en']);
     assert.equal(agent.model, service.ctx.models.defaultModel);
-    assert.equal(agent.temperature, 0.3);
-    assert.deepEqual(agent.retrieval, { topK: 5, minSimilarity: 0.3 });
+    assert.equal(agent.temperature, 0.2, "the support preset's");
+    assert.deepEqual(agent.retrieval, { topK: 6, minSimilarity: 0.5 }, "the support preset's");
     assert.deepEqual(agent.allowedOrigins, []);
     assert.equal(agent.calendlyUrl, null);
     assert.equal(agent.attachmentsEnabled, false);
@@ -73,6 +73,35 @@ describe('agents: create, read, list, delete', () => {
     assert.deepEqual(reply.body.data.languages, ['nl']);
     assert.equal(reply.body.data.instructions.length, 20_000);
     assert.equal(reply.body.data.welcomeMessage, 'Hallo!');
+  });
+
+  test("POST /agents takes the temperature and retrieval of its use case's setup-guide preset, none of the preset's bracketed texts", async () => {
+    const ws = await service.seedWorkspace();
+    const presets = (await service.api('GET', '/setup-guide', { key: ws.keys.read })).body.data.presets;
+    assert.equal(presets.length, 4);
+    for (const preset of presets) {
+      const reply = await service.api('POST', '/agents', { key: ws.keys.manage, body: { name: preset.useCase, useCase: preset.useCase } });
+      assert.equal(reply.status, 201);
+      const agent = reply.body.data;
+      assert.equal(agent.temperature, preset.temperature, preset.useCase);
+      assert.deepEqual(agent.retrieval, preset.retrieval, preset.useCase);
+      assert.equal(agent.instructions, '');
+      assert.equal(agent.welcomeMessage, '');
+      assert.deepEqual(textsOf(agent).filter((text) => /\[[^\]]+\]/.test(text)), [], 'no [bracketed] placeholder reaches the agent');
+      assert.deepEqual((await service.api('GET', `/agents/${agent.id}`, { key: ws.keys.read })).body.data.retrieval, preset.retrieval, 'stored, not only replied');
+    }
+    const sent = await service.api('POST', '/agents', {
+      key: ws.keys.manage,
+      body: { name: 'Own texts', useCase: 'docs', instructions: 'Answer from the manual.', welcomeMessage: 'Ask away.' },
+    });
+    assert.deepEqual([sent.body.data.instructions, sent.body.data.welcomeMessage], ['Answer from the manual.', 'Ask away.']);
+  });
+
+  test('POST /agents with a high-risk use case, which has no preset, gets the general defaults', async () => {
+    const ws = await service.seedWorkspace({ plan: 'enterprise' });
+    const agent = (await service.api('POST', '/agents', { key: ws.keys.manage, body: { name: 'A', useCase: 'credit_scoring' } })).body.data;
+    assert.equal(agent.temperature, 0.3);
+    assert.deepEqual(agent.retrieval, { topK: 5, minSimilarity: 0.3 });
   });
 
   test("POST /agents defaults the language to the workspace's language", async () => {
@@ -242,3 +271,10 @@ describe('agents: create, read, list, delete', () => {
     assert.equal(reply.body.paths['/assets/agents/{id}/{image}'], undefined);
   });
 });
+
+/** Every string inside a value, at any depth. */
+function textsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(textsOf);
+  return [];
+}

@@ -42,7 +42,7 @@ describe('PATCH /agents/{id}', () => {
     const after = reply.body.data;
     assert.equal(after.name, 'Renamed');
     assert.equal(after.temperature, 0.7);
-    assert.deepEqual(after.retrieval, { topK: 8, minSimilarity: 0.3 });
+    assert.deepEqual(after.retrieval, { ...before.retrieval, topK: 8 });
     assert.deepEqual(after.branding, { ...before.branding, color: '#112233' });
     assert.deepEqual(after.proactive, { ...before.proactive, greeting: { ...before.proactive.greeting, enabled: true } });
     assert.deepEqual(after.leadCapture, { ...before.leadCapture, intro: 'Leave your details' });

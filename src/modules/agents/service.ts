@@ -10,6 +10,7 @@ import { newId } from '../../platform/ids.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { startCrawl } from '../knowledge/crawl/service.ts';
 import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';
+import { PRESETS } from '../workspace/presets.ts';
 import type { Plan } from '../workspace/plans.ts';
 import { requireAgent, type AgentRef } from './access.ts';
 import { normaliseAllowedOrigins } from './origins.ts';
@@ -49,6 +50,7 @@ export async function createAgent(ctx: Context, auth: Auth, input: CreateAgentIn
   const language = input.language ?? (await defaultLanguage(ctx, auth.workspaceId));
   const settings: AgentSettings = {
     ...defaultSettings({ name: input.name, useCase: input.useCase, language, model: ctx.models.defaultModel }),
+    ...presetTuning(input.useCase),
     ...(input.description !== undefined && { description: input.description }),
     ...(input.instructions !== undefined && { instructions: input.instructions }),
     ...(input.welcomeMessage !== undefined && { welcomeMessage: input.welcomeMessage }),
@@ -76,6 +78,15 @@ export async function createAgent(ctx: Context, auth: Auth, input: CreateAgentIn
 export async function startWebsiteCrawl(ctx: Context, agent: AgentRef, url: string): Promise<{ id: string; status: string }> {
   const crawl = await startCrawl(ctx, agent, { url });
   return { id: crawl.id, status: crawl.status };
+}
+
+/**
+ * The temperature and retrieval the setup guide recommends for the use case (none for the high-risk ones).
+ * Its instructions and welcome message stay out: their [bracketed] parts are for the business to fill in.
+ */
+function presetTuning(useCase: string): Pick<AgentSettings, 'temperature' | 'retrieval'> | undefined {
+  const preset = PRESETS.find((p) => p.useCase === useCase);
+  return preset && { temperature: preset.temperature, retrieval: { ...preset.retrieval } };
 }
 
 function isHighRisk(useCase: string): boolean {
