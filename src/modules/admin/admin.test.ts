@@ -23,6 +23,7 @@ describe('operator API token (operator contract)', () => {
     const ws = (await service.admin('POST', '/workspaces', { name: 'Guarded' })).body.data;
     const endpoints: Array<[string, string, unknown?]> = [
       ['POST', '/workspaces', { name: 'x' }],
+      ['GET', '/workspaces'],
       ['GET', `/workspaces/${ws.id}`],
       ['PATCH', `/workspaces/${ws.id}`, { name: 'y' }],
       ['POST', `/workspaces/${ws.id}/credit-packs`, { credits: 10 }],
@@ -106,6 +107,74 @@ describe('operator API workspaces', () => {
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.body.data, created);
     assertError(await service.admin('GET', '/workspaces/ws_doesnotexist'), 404, 'not_found');
+  });
+
+  test('GET /workspaces lists every workspace newest first, 50 a page, with limit (up to 100) and cursor like the API', async () => {
+    service.ctx.testClock!.advance(1);
+    const older = (await service.admin('POST', '/workspaces', { name: 'Listed first' })).body.data;
+    service.ctx.testClock!.advance(1);
+    // Two made in the same instant (the test clock cannot stop time, so their rows are set so): the id
+    // breaks the tie, and paging through them skips neither.
+    const made = [(await service.admin('POST', '/workspaces', { name: 'Same A' })).body.data, (await service.admin('POST', '/workspaces', { name: 'Same B' })).body.data];
+    const instant = new Date(service.ctx.clock.now().getTime() + 1000);
+    await service.ctx.db.updateTable('workspaces').set({ created_at: instant }).where('id', 'in', made.map((ws) => ws.id)).execute();
+    const [same1, same2] = await Promise.all(made.map(async (ws) => (await service.admin('GET', `/workspaces/${ws.id}`)).body.data));
+    const first = await service.admin('GET', '/workspaces?limit=2');
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.data.map((ws: { id: string }) => ws.id), [same1, same2].map((ws) => ws.id).sort().reverse());
+    assert.deepEqual(first.body.data[0], [same1, same2].find((ws) => ws.id === first.body.data[0].id), 'each item is the workspace as GET /workspaces/{id} gives it');
+    assert.equal(typeof first.body.pagination.nextCursor, 'string');
+
+    const seen = [...first.body.data];
+    let cursor: string | null = first.body.pagination.nextCursor;
+    while (cursor) {
+      const page = await service.admin('GET', `/workspaces?limit=1&cursor=${encodeURIComponent(cursor)}`);
+      assert.equal(page.status, 200);
+      assert.ok(page.body.data.length <= 1);
+      seen.push(...page.body.data);
+      cursor = page.body.pagination.nextCursor;
+    }
+    const ids = seen.map((ws: { id: string }) => ws.id);
+    assert.equal(new Set(ids).size, ids.length, 'no workspace twice');
+    assert.equal(ids[2], older.id);
+    const times = seen.map((ws: { createdAt: string }) => Date.parse(ws.createdAt));
+    assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+    const all = await service.admin('GET', '/workspaces?limit=100');
+    assert.deepEqual(all.body.data.map((ws: { id: string }) => ws.id), ids.slice(0, 100));
+    const byDefault = await service.admin('GET', '/workspaces');
+    assert.equal(byDefault.body.data.length, Math.min(50, ids.length));
+    assert.equal(byDefault.body.pagination.nextCursor === null, ids.length <= 50);
+  });
+
+  test('GET /workspaces refuses a bad limit, a cursor it did not give out or an unknown parameter with 400 invalid_request naming it', async () => {
+    const cases: Array<[string, string]> = [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=ten', 'limit'],
+      ['cursor=not-a-cursor', 'cursor'],
+      ['status=active', 'status'],
+    ];
+    for (const [query, field] of cases) {
+      const reply = await service.admin('GET', `/workspaces?${query}`);
+      assertError(reply, 400, 'invalid_request');
+      assert.ok(reply.body.error.details.some((detail: { field: string }) => detail.field === field), `${query}: ${JSON.stringify(reply.body.error)}`);
+    }
+  });
+
+  test("the operator API's 404s say what was not found, not what a key may see", async () => {
+    const ws = await service.seedWorkspace();
+    const replies = [
+      [await service.admin('GET', '/workspaces/ws_doesnotexist'), /workspace ws_doesnotexist/i],
+      [await service.admin('PATCH', '/workspaces/ws_doesnotexist', { name: 'x' }), /workspace ws_doesnotexist/i],
+      [await service.admin('POST', '/workspaces/ws_doesnotexist/keys', { name: 'k', scope: 'read' }), /workspace ws_doesnotexist/i],
+      [await service.admin('GET', '/workspaces/ws_doesnotexist/audit'), /workspace ws_doesnotexist/i],
+      [await service.admin('DELETE', `/workspaces/${ws.id}/keys/key_doesnotexist`), new RegExp(`${ws.id}.*key_doesnotexist`)],
+    ] as const;
+    for (const [reply, names] of replies) {
+      assertError(reply, 404, 'not_found');
+      assert.match(reply.body.error.message, names);
+      assert.doesNotMatch(reply.body.error.message, /this key|visible/);
+    }
   });
 
   test('PATCH /workspaces/{id} changes name, plan, status, hostname and ownerEmail, only what is sent', async () => {

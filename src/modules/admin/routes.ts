@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { bearerToken } from '../../http/auth.ts';
+import { pageQuery } from '../../http/paging.ts';
 import { PLAN_IDS } from '../workspace/plans.ts';
 import * as admin from './service.ts';
 
@@ -36,6 +37,10 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
     },
     async (request, reply) => reply.status(201).send({ data: await admin.createWorkspace(ctx, request.body, request.id) }),
   );
+  app.get('/workspaces', { schema: { querystring: z.strictObject(pageQuery) } }, async (request) => {
+    const page = await admin.listWorkspaces(ctx, request.query);
+    return { data: page.items, pagination: { nextCursor: page.nextCursor } };
+  });
   app.get('/workspaces/:id', { schema: { params: idParams } }, async (request) => ({ data: await admin.readWorkspace(ctx, request.params.id) }));
   app.patch(
     '/workspaces/:id',

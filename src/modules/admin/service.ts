@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { ApiError, errors } from '../../http/errors.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
 import { equalInConstantTime, fingerprint, newAdminToken, newApiKey } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import { isUniqueViolation } from '../../platform/db.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { listAudit, recordAudit } from '../audit/store.ts';
-import { countLiveKeys, getWorkspace, type WorkspaceRow } from '../workspace/store.ts';
+import { countLiveKeys, getWorkspace, listWorkspacesPage, type WorkspaceRow } from '../workspace/store.ts';
 import { planOf, type PlanId } from '../workspace/plans.ts';
 import { afterPlanChange } from './plan-change.ts';
 
@@ -81,6 +82,14 @@ export async function createWorkspace(ctx: Context, input: NewWorkspace, request
   if (row.hostname) await ctx.versions.bump(versionNames.auth);
   await audit(ctx, row.id, 'workspace.create', row.id, requestId);
   return presentWorkspace(row);
+}
+
+/** Every workspace, newest first, paged like the public API's lists. */
+export async function listWorkspaces(ctx: Context, query: { limit?: number; cursor?: string }) {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await listWorkspacesPage(ctx.db, limit, decodeCursor(query.cursor));
+  const page = pageOf(rows, limit, (row) => ({ at: row.created_at.toISOString(), id: row.id }));
+  return { items: page.items.map(presentWorkspace), nextCursor: page.nextCursor };
 }
 
 export async function readWorkspace(ctx: Context, id: string) {
@@ -179,7 +188,7 @@ export async function revokeKey(ctx: Context, workspaceId: string, keyId: string
     .where('revoked_at', 'is', null)
     .returning(['id'])
     .executeTakeFirst();
-  if (!row) throw errors.notFound('key');
+  if (!row) throw operatorNotFound(`Workspace ${workspaceId} has no live key ${keyId} (unknown, revoked already, or another workspace's).`);
   await ctx.versions.bump(versionNames.auth);
   await audit(ctx, workspaceId, 'key.revoke', keyId, requestId);
   return { id: keyId, revoked: true };
@@ -198,8 +207,13 @@ export async function listOutbox(ctx: Context) {
 
 async function workspaceOrThrow(ctx: Context, id: string): Promise<WorkspaceRow> {
   const row = await getWorkspace(ctx.db, id);
-  if (!row) throw errors.notFound('workspace');
+  if (!row) throw operatorNotFound(`No workspace ${id}.`);
   return row;
+}
+
+/** The operator sees everything, so the public API's "visible to this key" would mislead: say what is missing. */
+function operatorNotFound(message: string): ApiError {
+  return new ApiError('not_found', message);
 }
 
 /** The check above answers the usual case; two requests racing for one hostname meet the unique index. */

@@ -15,6 +15,7 @@ export const keySchema = z
 
 export const workspaceSchema = z
   .object({
+    id: z.string().describe('ws_ prefix: the id the operator API and `npx parley admin` take'),
     name: z.string(),
     plan: z.enum(PLAN_IDS),
     language: z.string().describe('default language'),

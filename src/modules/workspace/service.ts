@@ -24,6 +24,7 @@ async function summariseWorkspace(ctx: Context, workspaceId: string, now: Date) 
   if (!workspace) throw errors.unauthorized();
   const plan = planOf(workspace.plan);
   return {
+    id: workspace.id,
     name: workspace.name,
     plan: plan.id,
     language: workspace.language,

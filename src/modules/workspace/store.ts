@@ -88,6 +88,16 @@ export async function getWorkspace(db: Db, id: string): Promise<WorkspaceRow | u
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Newest first, limit + 1 rows from after the given position (see http/paging.ts). */
+export async function listWorkspacesPage(db: Db, limit: number, after: { at: string; id: string } | undefined): Promise<WorkspaceRow[]> {
+  let query = db.selectFrom('workspaces').selectAll();
+  if (after) {
+    const at = new Date(after.at);
+    query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', after.id)])]));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
 export interface WorkspaceUsage {
   agentCount: number;
   creditsUsed: number;

@@ -34,6 +34,17 @@ describe('GET /workspace', () => {
     assert.ok(!JSON.stringify(reply.body).includes(ws.keys.manage));
   });
 
+  test("GET /workspace gives the workspace's id, the one the operator API and the CLI take", async () => {
+    const own = await service.seedWorkspace({ name: 'Findable' });
+    const workspace = (await service.api('GET', '/workspace', { key: own.keys.read })).body.data.workspace;
+    assert.equal(workspace.id, own.id);
+    assert.match(workspace.id, /^ws_/);
+    assert.equal((await service.admin('GET', `/workspaces/${workspace.id}`)).body.data.name, 'Findable');
+    const agentId = await seedAgent(service, own, 'Tied');
+    const tied = await own.addKey('read', agentId);
+    assert.ok(!JSON.stringify((await service.api('GET', '/workspace', { key: tied.key })).body).includes(own.id), 'a key tied to one agent is told nothing of the workspace');
+  });
+
   test('GET /workspace shows name, language, credits included and storage per agent of the plan', async () => {
     const own = await service.seedWorkspace({ plan: 'agency', name: 'Agency Co' });
     const workspace = (await service.api('GET', '/workspace', { key: own.keys.read })).body.data.workspace;
