@@ -9,10 +9,17 @@ import { SafeFetchError } from '../../platform/safe-fetch.ts';
 import { detectFileKind } from './file-kind.ts';
 import type { FileKind } from './store.ts';
 
+/** Spec 8: a file source is never larger than this, whatever the plan's storage. */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/**
+ * How much longer than its time limit a fetch may stay recorded as under way: the address
+ * check before it and storing the file after it are outside the limit. Past that the
+ * record belongs to a process that died mid-fetch and no longer makes the agent busy.
+ */
+const FETCH_RECORD_MARGIN_MS = 60_000;
 
-function fetchTimeoutMs(ctx: Context): number {
-  return ctx.config.fileFetchTimeoutMs;
+export function fetchRecordLifetimeMs(ctx: Context): number {
+  return ctx.config.fileFetchTimeoutMs + FETCH_RECORD_MARGIN_MS;
 }
 
 export interface FetchedFile {
@@ -21,15 +28,19 @@ export interface FetchedFile {
   bytes: Uint8Array;
 }
 
-export async function fetchFile(ctx: Context, url: string, limits: { planLimitBytes: number }): Promise<FetchedFile> {
-  const maxBytes = Math.min(limits.planLimitBytes, MAX_FILE_BYTES);
-  const timeoutMs = fetchTimeoutMs(ctx);
+/**
+ * The download stops as soon as the file passes either limit: the agent's storage
+ * allowance left (402 storage_limit_reached) or the 50 MB cap (413 file_too_large).
+ */
+export async function fetchFile(ctx: Context, url: string, limits: { allowanceLeftBytes: number }): Promise<FetchedFile> {
+  const maxBytes = Math.min(limits.allowanceLeftBytes, MAX_FILE_BYTES);
+  const timeoutMs = ctx.config.fileFetchTimeoutMs;
   let response;
   try {
     await ctx.safeFetch.check(url);
     response = await ctx.safeFetch.fetch(url, { timeoutMs, maxBytes, maxRedirects: 5 });
   } catch (error) {
-    throw refusal(error, { maxBytes, timeoutMs });
+    throw refusal(error, { ...limits, timeoutMs });
   }
   if (response.status < 200 || response.status > 299) {
     throw errors.fetchFailed(`The address answered ${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim() + '.');
@@ -39,7 +50,7 @@ export async function fetchFile(ctx: Context, url: string, limits: { planLimitBy
   return { url: response.url, kind, bytes: response.body };
 }
 
-function refusal(error: unknown, limits: { maxBytes: number; timeoutMs: number }): Error {
+function refusal(error: unknown, limits: { allowanceLeftBytes: number; timeoutMs: number }): Error {
   if (!(error instanceof SafeFetchError)) return error instanceof Error ? error : new Error(String(error));
   switch (error.kind) {
     case 'unsafe_url':
@@ -47,7 +58,9 @@ function refusal(error: unknown, limits: { maxBytes: number; timeoutMs: number }
     case 'invalid_url':
       return errors.invalidField('url', 'url must be an http or https address');
     case 'too_large':
-      return errors.fileTooLarge(`The file is larger than ${limits.maxBytes} bytes, the most that may be fetched.`);
+      return overCap(error, limits.allowanceLeftBytes)
+        ? errors.fileTooLarge(`The file is larger than ${MAX_FILE_BYTES} bytes (50 MB), the most that may be fetched.`)
+        : errors.storageLimitReached();
     case 'timeout':
       return errors.fetchFailed(`The file did not arrive within ${Math.round(limits.timeoutMs / 1000)} seconds.`);
     case 'too_many_redirects':
@@ -55,4 +68,13 @@ function refusal(error: unknown, limits: { maxBytes: number; timeoutMs: number }
     default:
       return errors.fetchFailed(`The address could not be reached (${error.message}).`);
   }
+}
+
+/**
+ * Which limit a refused file passed. A declared length says it outright; a file refused
+ * while streaming passed the lower of the two, where the download stopped.
+ */
+function overCap(error: SafeFetchError, allowanceLeftBytes: number): boolean {
+  if (error.declaredBytes !== undefined) return error.declaredBytes > MAX_FILE_BYTES;
+  return allowanceLeftBytes >= MAX_FILE_BYTES;
 }

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { indexSourceText, NoContentError } from './indexing.ts';
 import { FileReadError, readFileText, readLimits } from './read-file.ts';
-import type { SourceError } from './store.ts';
+import { deleteDeadFileFetches, type SourceError } from './store.ts';
 
 export const READ_SOURCE_JOB = 'knowledge.read-source';
 /** Attempts after the first for a passing fault (database, embedding endpoint). */
@@ -130,7 +130,15 @@ export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: 
 export async function knowledgeWorker(ctx: Context): Promise<void> {
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
   await ctx.queue.work<ReadSourceJob>(READ_SOURCE_JOB, (data, job) => readSource(ctx, data, job), { concurrency: 2 });
-  const sweep = () => recoverUnfinishedReads(ctx).catch((error) => console.error('[knowledge] recovery sweep', error));
+  const sweep = async () => {
+    try {
+      await recoverUnfinishedReads(ctx);
+      // They no longer count (past their deadline); this only keeps the table small.
+      await deleteDeadFileFetches(ctx.db, ctx.clock.now());
+    } catch (error) {
+      console.error('[knowledge] recovery sweep', error);
+    }
+  };
   await sweep();
   const timer = setInterval(sweep, SWEEP_EVERY_MS);
   timer.unref();

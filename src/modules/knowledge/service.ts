@@ -8,13 +8,17 @@ import { utcDay } from '../../platform/clock.ts';
 import type { AgentRef } from '../agents/access.ts';
 import type { Plan } from '../workspace/plans.ts';
 import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts';
-import { fetchFile } from './fetch-file.ts';
+import { fetchFile, fetchRecordLifetimeMs } from './fetch-file.ts';
 import { deleteSourceAndPassages } from './indexing.ts';
 import { queueReads } from './reading.ts';
 import {
   countPendingSources,
+  endFileFetch,
   findSource,
+  hasFileFetchUnderWay,
   listSourcesPage,
+  lockAgent,
+  recordFileFetch,
   storageUsed,
   type SourceRow,
   type SourceSummary,
@@ -37,27 +41,45 @@ export async function addSource(
   input: NewSource,
 ): Promise<{ kind: 'source'; source: SourceRow } | { kind: 'crawl'; crawl: CrawlObject }> {
   if (input.type === 'website') return { kind: 'crawl', crawl: await startCrawl(ctx, agent, input) };
-  if (input.type === 'file') {
-    const remaining = plan.storagePerAgentBytes - (await storageUsed(ctx.db, agent.id));
-    if (remaining <= 0) throw errors.storageLimitReached();
-    const file = await fetchFile(ctx, input.url, { planLimitBytes: plan.storagePerAgentBytes });
-    if (file.bytes.length > remaining) throw errors.storageLimitReached();
-    const source = await insertPendingSource(ctx, agent, {
-      type: 'file',
-      name: input.name?.trim() || nameFromUrl(file.url) || nameFromUrl(input.url) || 'file',
-      url: input.url,
-      title: null,
-      content: '',
-      sizeBytes: file.bytes.length,
-      file: { kind: file.kind, bytes: file.bytes },
-    });
-    return { kind: 'source', source };
-  }
+  if (input.type === 'file') return { kind: 'source', source: await addFileSource(ctx, agent, plan, input) };
   const [name, content] = input.type === 'text' ? [input.title, input.content] : [input.question, input.answer];
   const sizeBytes = Buffer.byteLength(input.type === 'qa' ? `${name}\n\n${content}` : content, 'utf8');
-  if ((await storageUsed(ctx.db, agent.id)) + sizeBytes > plan.storagePerAgentBytes) throw errors.storageLimitReached();
-  const source = await insertPendingSource(ctx, agent, { type: input.type, name, url: null, title: input.type === 'text' ? input.title : null, content, sizeBytes });
+  const source = await insertPendingSource(ctx, agent, plan, { type: input.type, name, url: null, title: input.type === 'text' ? input.title : null, content, sizeBytes });
   return { kind: 'source', source };
+}
+
+/**
+ * Fetches the file in the request. While it is fetched a durable record makes the agent
+ * busy (spec 4.6), for every API process; storing the source ends it in the same
+ * transaction, so the agent is busy without a gap until the source is read.
+ */
+async function addFileSource(ctx: Context, agent: AgentRef, plan: Plan, input: { url: string; name?: string }): Promise<SourceRow> {
+  const allowanceLeftBytes = plan.storagePerAgentBytes - (await storageUsed(ctx.db, agent.id));
+  if (allowanceLeftBytes <= 0) throw errors.storageLimitReached();
+  const startedAt = ctx.clock.now();
+  const fetchId = await recordFileFetch(ctx.db, agent.id, startedAt, new Date(startedAt.getTime() + fetchRecordLifetimeMs(ctx)));
+  try {
+    const file = await fetchFile(ctx, input.url, { allowanceLeftBytes });
+    return await insertPendingSource(
+      ctx,
+      agent,
+      plan,
+      {
+        type: 'file',
+        name: input.name?.trim() || nameFromUrl(file.url) || nameFromUrl(input.url) || 'file',
+        url: input.url,
+        title: null,
+        content: '',
+        sizeBytes: file.bytes.length,
+        file: { kind: file.kind, bytes: file.bytes },
+      },
+      { endsFetch: fetchId },
+    );
+  } catch (error) {
+    // Should this fail too, the record lapses at its deadline.
+    await endFileFetch(ctx.db, fetchId).catch(() => {});
+    throw error;
+  }
 }
 
 interface PendingSource {
@@ -70,9 +92,17 @@ interface PendingSource {
   file?: { kind: 'pdf' | 'docx' | 'markdown' | 'text'; bytes: Uint8Array };
 }
 
-async function insertPendingSource(ctx: Context, agent: AgentRef, input: PendingSource): Promise<SourceRow> {
+/**
+ * Stores a source and queues its reading. The storage allowance is checked again here
+ * with the agent's row locked: sources added at the same time (two files fetched side by
+ * side) are counted one after the other, so together they cannot pass it either.
+ */
+async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, input: PendingSource, options: { endsFetch?: number } = {}): Promise<SourceRow> {
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await lockAgent(trx, agent.id))) throw errors.notFound('agent');
+    if ((await storageUsed(trx, agent.id)) + input.sizeBytes > plan.storagePerAgentBytes) throw errors.storageLimitReached();
+    if (options.endsFetch !== undefined) await endFileFetch(trx, options.endsFetch);
     const inserted = await trx
       .insertInto('sources')
       .values({
@@ -147,8 +177,8 @@ export async function deleteSource(ctx: Context, agent: AgentRef, sourceId: stri
  * their source is read again. At most RETRAINS_PER_DAY per agent per UTC day.
  */
 export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: string; queued: true; sourceCount: number }> {
-  if ((await countPendingSources(ctx.db, agent.id)) > 0 || (await isCrawlRunning(ctx, agent.id))) throw errors.agentBusy();
   const now = ctx.clock.now();
+  if (await isLearning(ctx, agent.id, now)) throw errors.agentBusy();
   const queued = await ctx.db.transaction().execute(async (trx) => {
     // The count row is locked until commit, so two retrains of one agent run one after the other.
     const counted = await sql<{ count: number }>`
@@ -169,6 +199,15 @@ export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: stri
   if (queued.length === 0) await sql`update agents set last_trained_at = ${now} where id = ${agent.id}`.execute(ctx.db);
   await queueReads(ctx, queued);
   return { id: newId('job'), queued: true, sourceCount: queued.length };
+}
+
+/** Spec 4.6: a source being fetched, waiting or read, or a crawl under way. */
+async function isLearning(ctx: Context, agentId: string, now: Date): Promise<boolean> {
+  return (
+    (await countPendingSources(ctx.db, agentId)) > 0 ||
+    (await hasFileFetchUnderWay(ctx.db, agentId, now)) ||
+    (await isCrawlRunning(ctx, agentId))
+  );
 }
 
 export function secondsToNextUtcDay(now: Date): number {

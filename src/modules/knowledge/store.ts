@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type GeneratedAlways } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 
 export type SourceType = 'website' | 'file' | 'text' | 'qa';
@@ -53,6 +53,7 @@ declare module '../../platform/db.ts' {
     agent_term_stats: { agent_id: string; term: string; term_id: number; df: number; max_tf: number; min_length: number };
     agent_stats: { agent_id: string; passage_count: number; total_length: number };
     retrain_counts: { agent_id: string; day: string; count: number };
+    file_fetches: { id: GeneratedAlways<number>; agent_id: string; started_at: Date; expires_at: Date };
   }
 }
 
@@ -117,6 +118,37 @@ export async function storageUsed(db: Db, agentId: string): Promise<number> {
     .where('agent_id', '=', agentId)
     .executeTakeFirst();
   return Number(row?.used ?? 0);
+}
+
+/** Locks the agent's row until the transaction ends; false when the agent is gone. */
+export async function lockAgent(db: Db, agentId: string): Promise<boolean> {
+  const row = await db.selectFrom('agents').select('id').where('id', '=', agentId).forUpdate().executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Records a file fetch under way for the agent (it is busy meanwhile); its id, to end it by. */
+export async function recordFileFetch(db: Db, agentId: string, startedAt: Date, expiresAt: Date): Promise<number> {
+  const row = await db
+    .insertInto('file_fetches')
+    .values({ agent_id: agentId, started_at: startedAt, expires_at: expiresAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function endFileFetch(db: Db, fetchId: number): Promise<void> {
+  await db.deleteFrom('file_fetches').where('id', '=', fetchId).execute();
+}
+
+/** Whether a file fetch for the agent is under way: recorded and not past its deadline (a dead process's rows are). */
+export async function hasFileFetchUnderWay(db: Db, agentId: string, now: Date): Promise<boolean> {
+  const row = await db.selectFrom('file_fetches').select('id').where('agent_id', '=', agentId).where('expires_at', '>', now).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Rows of fetches past their deadline: left by processes that died mid-fetch. */
+export async function deleteDeadFileFetches(db: Db, now: Date): Promise<void> {
+  await db.deleteFrom('file_fetches').where('expires_at', '<=', now).execute();
 }
 
 export async function countPendingSources(db: Db, agentId: string): Promise<number> {
