@@ -13,6 +13,7 @@ import { newId } from './platform/ids.ts';
 import { installRequestLog, lazyChildLogger } from './http/request-log.ts';
 import { workspaceRoutes } from './modules/workspace/routes.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
+import { homeRoutes } from './http/home.ts';
 import { apiModules } from './modules/index.ts';
 
 export type App = FastifyInstance;
@@ -24,7 +25,7 @@ export interface AppOptions {
   checkResponses?: boolean;
 }
 
-/** Builds the HTTP app from a context: the public API under /api/v1 and the operator API under /admin/v1. */
+/** Builds the HTTP app from a context: the public API under /api/v1, the operator API under /admin/v1, the front page, /health and /docs. */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   // Written asynchronously: lines logged while a write is under way go out together in the next one,
   // instead of one blocking write to stdout per request.
@@ -85,6 +86,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   );
 
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
+  // The front page, /health and the API reference at /docs: no key.
+  await homeRoutes(app, ctx);
   return app;
 }
 

@@ -6,7 +6,7 @@ import { openEmbedded, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
 import { startEmbeddedVacuum } from './platform/embedded-vacuum.ts';
 import { memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
-import { connectRedis } from './platform/redis.ts';
+import { connectRedis, type SharedRedis } from './platform/redis.ts';
 import { memoryVersions, redisVersions, uncachedVersions, type Versions } from './platform/versions.ts';
 import { createMailer, type Mailer } from './platform/mail.ts';
 import { createQueue, type Queue } from './platform/queue.ts';
@@ -21,6 +21,8 @@ export interface Context {
   testClock: SettableClock | undefined;
   database: Database;
   db: Db;
+  /** Present only with REDIS_URL. */
+  redis: SharedRedis | undefined;
   limiter: RateLimiter;
   versions: Versions;
   mailer: Mailer;
@@ -61,6 +63,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     testClock,
     database,
     db: database.db,
+    redis,
     limiter,
     versions,
     mailer: createMailer(config.smtpUrl, database.db, clock),

@@ -1,0 +1,104 @@
+/**
+ * What the service answers at its root without a key: a small front page, the
+ * health of its stores, and the API reference at /docs (Scalar's renderer of
+ * /api/v1/openapi.json, its script served from the installed package so the
+ * page works offline).
+ */
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import apiReference from '@scalar/fastify-api-reference';
+import type { Context } from '../context.ts';
+
+const STORE_CHECK_TIMEOUT_MS = 2_000;
+export const DOCS_PATH = '/docs';
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+type StoreStatus = 'up' | 'down';
+
+export interface Health {
+  status: 'ok' | 'degraded';
+  version: string;
+  database: { kind: 'embedded' | 'postgres'; status: StoreStatus };
+  redis: { status: StoreStatus | 'not_configured' };
+}
+
+export async function homeRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
+  const version = await serviceVersion();
+  const hidden = { schema: { hide: true } };
+  app.get('/', hidden, async (_request, reply) => reply.type('text/html; charset=utf-8').send(frontPage(version)));
+  app.get('/health', hidden, async (_request, reply) => {
+    const health = await checkHealth(ctx, version);
+    // A load balancer reads the status code: 503 takes this process out while a store it needs is down.
+    return reply.status(health.status === 'ok' ? 200 : 503).send({ data: health });
+  });
+  await app.register(apiReference, {
+    routePrefix: DOCS_PATH,
+    configuration: {
+      url: OPENAPI_PATH,
+      pageTitle: 'Parley API reference',
+      // Everything the page needs comes from this service: no web fonts, telemetry or Scalar services.
+      withDefaultFonts: false,
+      telemetry: false,
+      showDeveloperTools: 'never',
+      hideClientButton: true,
+      mcp: { disabled: true },
+    },
+  });
+}
+
+export async function checkHealth(ctx: Context, version: string): Promise<Health> {
+  const [database, redis] = await Promise.all([
+    answersWithin(ctx.database.executeSql('select 1')),
+    ctx.redis ? answersWithin(ctx.redis.client.ping()) : undefined,
+  ]);
+  const redisStatus = redis === undefined ? 'not_configured' : statusOf(redis);
+  return {
+    status: database && redis !== false ? 'ok' : 'degraded',
+    version,
+    database: { kind: ctx.database.kind, status: statusOf(database) },
+    redis: { status: redisStatus },
+  };
+}
+
+function statusOf(answered: boolean): StoreStatus {
+  return answered ? 'up' : 'down';
+}
+
+/** Whether the store answered in time; a store that hangs (a dropped network) counts as down. */
+async function answersWithin(check: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STORE_CHECK_TIMEOUT_MS)));
+  try {
+    return await Promise.race([check.then(() => true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function serviceVersion(): Promise<string> {
+  const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+function frontPage(version: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Parley ${version}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1f2937}code{background:#f3f4f6;padding:0 .25rem}</style>
+</head>
+<body>
+<h1>Parley</h1>
+<p>A self-hostable chat agent service. Version <code>${version}</code>.</p>
+<ul>
+<li><a href="${DOCS_PATH}/">API reference</a>: every endpoint of the REST API under <code>/api/v1</code></li>
+<li><a href="${OPENAPI_PATH}">OpenAPI document</a> (<code>${OPENAPI_PATH}</code>)</li>
+<li><a href="/health">Health</a>: the state of the database and Redis</li>
+</ul>
+<p>Requests to <code>/api/v1</code> need an API key (<code>Authorization: Bearer cl_…</code>); workspaces and keys are made with <code>npx parley admin</code>.</p>
+</body>
+</html>
+`;
+}
