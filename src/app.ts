@@ -3,8 +3,8 @@ import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import pino from 'pino';
 import type { Context } from './context.ts';
-import { installErrorHandling, notFound, renderFrameworkError } from './http/error-handler.ts';
-import { rejectingNulCharacters, requireDeclaredParams } from './http/nul-guard.ts';
+import { frameworkErrorRenderer, installErrorHandling, notFound } from './http/error-handler.ts';
+import { rejectingUnstorableText, requireDeclaredParams } from './http/text-guard.ts';
 import { openResponseSchemas } from './http/openapi.ts';
 import { checkingSerializer, compiledSerializer } from './http/serializer.ts';
 import { authenticate } from './http/auth.ts';
@@ -39,11 +39,11 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     bodyLimit: 1024 * 1024,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
-    frameworkErrors: renderFrameworkError,
+    frameworkErrors: frameworkErrorRenderer(ctx),
   }).withTypeProvider<ZodTypeProvider>();
 
   if (logStream) app.addHook('onClose', async () => flushLogs(logStream));
-  app.setValidatorCompiler(rejectingNulCharacters(validatorCompiler));
+  app.setValidatorCompiler(rejectingUnstorableText(validatorCompiler));
   app.addHook('onRoute', requireDeclaredParams);
   app.setSerializerCompiler(options.checkResponses ? checkingSerializer : compiledSerializer);
   installErrorHandling(app);

@@ -56,14 +56,14 @@ export function authenticate(ctx: Context) {
     const found = presented ? await lookUpKey(presented) : undefined;
     // Every response carries the limit headers: public and unknown routes count against the key when one
     // is given, else against the caller's address.
-    if (!found) setLimitHeaders(reply, await ctx.limiter.hit(`ip:${request.ip}`));
+    setLimitHeaders(reply, found ? found.limit : await ctx.limiter.hit(`ip:${request.ip}`));
     if (!routeScope) {
-      if (found) setLimitHeaders(reply, found.limit);
+      // Which routes exist is a check of the path: without a usable key it comes after the 401.
+      if (!found && request.is404) throw errors.unauthorized();
       return;
     }
     if (!found) throw errors.unauthorized();
-    const { row, limit, workspaceVersion } = found;
-    setLimitHeaders(reply, limit);
+    const { row, workspaceVersion } = found;
     if (row.status === 'stopped') throw errors.workspaceStopped();
     const plan = planOf(row.plan);
     if (!plan.api) throw errors.apiNotInPlan();
@@ -79,6 +79,22 @@ export function authenticate(ctx: Context) {
       plan,
       workspaceVersion,
     };
+  };
+}
+
+/**
+ * For a request the router refused before any hook ran (a malformed %-escape,
+ * an over-long path parameter): counted and its key checked as for an unknown
+ * route, so it carries the limit headers and, without a usable key, is 401
+ * before the path is judged.
+ */
+export function authenticateUnrouted(ctx: Context) {
+  const lookUpKey = cachedKeyLookup(ctx);
+  return async function authenticateUnroutedRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const presented = presentedKey(request);
+    const found = presented ? await lookUpKey(presented) : undefined;
+    setLimitHeaders(reply, found ? found.limit : await ctx.limiter.hit(`ip:${request.ip}`));
+    if (!found) throw errors.unauthorized();
   };
 }
 

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import type { Context } from '../context.ts';
+import { authenticateUnrouted } from './auth.ts';
 import { ApiError, errors, type ErrorDetail } from './errors.ts';
 
 export function renderError(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -10,7 +12,7 @@ export function renderError(reply: FastifyReply, error: ApiError): FastifyReply 
 /** The one place errors become responses: every failure leaves as the spec's error body. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, request);
     if (apiError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
     return renderError(reply, apiError);
   });
@@ -21,24 +23,44 @@ export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyR
   return renderError(reply, errors.routeNotFound(request.method, request.url.split('?')[0]));
 }
 
+/** Requests of the public API, which every response of carries the key check and the limit headers (spec 8). */
+const PUBLIC_API_PATH = /^\/api\/v1(?:[/?]|$)/;
+
 /**
  * Errors the router raises before any hook runs (a malformed %-escape, an
  * over-long path parameter): without this Fastify answers with its own body.
+ * On the public API the key is checked and the request counted first, as for
+ * any other path: 401 without a usable key, and the limit headers either way.
  */
-export function renderFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  reply.header('x-request-id', request.id);
-  if (error.code === 'FST_ERR_BAD_URL') return renderError(reply, errors.invalidField('path', 'The address has a malformed %-escape.'));
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return renderError(reply, errors.notFound());
-  request.log.error({ err: error }, 'framework error');
-  return renderError(reply, errors.internal());
+export function frameworkErrorRenderer(ctx: Context) {
+  const authenticateRequest = authenticateUnrouted(ctx);
+  return async function renderFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.header('x-request-id', request.id);
+    const refusal = refusalOfPath(error);
+    if (!refusal) request.log.error({ err: error }, 'framework error');
+    try {
+      if (PUBLIC_API_PATH.test(request.url)) await authenticateRequest(request, reply);
+      renderError(reply, refusal ?? errors.internal());
+    } catch (failure) {
+      renderError(reply, failure instanceof ApiError ? failure : errors.internal());
+    }
+  };
 }
 
-function toApiError(error: FastifyError): ApiError {
+function refusalOfPath(error: FastifyError): ApiError | undefined {
+  if (error.code === 'FST_ERR_BAD_URL') return errors.invalidField('path', 'The address has a malformed %-escape.');
+  // Ids are far shorter than the router's limit on a path parameter: nothing can have one this long.
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return errors.notFound();
+  return undefined;
+}
+
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'body';
-    const details = error.validation.flatMap((entry) => detailsOfIssue(where, entry as unknown as ValidationEntry));
-    return errors.invalid(`The request ${where} is not valid: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`, details);
+    const part = partOfRequest(request, where);
+    const details = error.validation.flatMap((entry) => detailsOfIssue(where, entry as unknown as ValidationEntry, part));
+    return errors.invalid(`The request ${where} is not valid: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}.`, details);
   }
   if (isResponseSerializationError(error)) return errors.internal();
   switch (error.code) {
@@ -69,11 +91,33 @@ interface ValidationEntry {
   params: { keys?: unknown };
 }
 
-function detailsOfIssue(where: string, entry: ValidationEntry): ErrorDetail[] {
-  const base = entry.instancePath.split('/').filter(Boolean).join('.');
+function detailsOfIssue(where: string, entry: ValidationEntry, part: unknown): ErrorDetail[] {
+  const path = entry.instancePath.split('/').filter(Boolean);
+  const base = path.join('.');
   const keys = entry.params?.keys;
   if (entry.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
     return keys.map((key) => ({ field: base ? `${base}.${key}` : String(key), message: 'unknown field' }));
   }
-  return [{ field: base || where, message: entry.message ?? 'invalid' }];
+  // zod words a missing value as a wrong one ("expected one of …"): the request itself says which it was.
+  const message = isMissing(part, path) ? 'required' : (entry.message ?? 'invalid');
+  return [{ field: base || where, message }];
+}
+
+/** The request part a validation error is about, as it arrived. */
+function partOfRequest(request: FastifyRequest, where: string): unknown {
+  if (where === 'body') return request.body;
+  if (where === 'querystring') return request.query;
+  if (where === 'params') return request.params;
+  return undefined;
+}
+
+/** Whether the value at path is absent: the part itself, or a member its object does not have. */
+function isMissing(part: unknown, path: string[]): boolean {
+  if (path.length === 0) return part === undefined || part === null;
+  let parent = part;
+  for (const segment of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return false;
+    parent = (parent as Record<string, unknown>)[segment];
+  }
+  return parent !== null && typeof parent === 'object' && !Array.isArray(parent) && !Object.hasOwn(parent, path[path.length - 1]!);
 }

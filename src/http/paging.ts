@@ -20,15 +20,38 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(JSON.stringify([position.at, position.id])).toString('base64url');
 }
 
+/**
+ * A cursor is checked completely before it reaches SQL: it must hold a time
+ * written as encodeCursor writes one, within the years PostgreSQL stores
+ * (1 to 9999; JavaScript's dates reach far further), and an id as this service
+ * makes them. Anything else is one this service never gave out.
+ */
 export function decodeCursor(cursor: string | undefined): Position | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof at === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(at))) return { at, id };
-  } catch {
-    // falls through to the error below
-  }
+  const position = positionIn(cursor);
+  if (position) return position;
   throw errors.invalidField('cursor', 'The cursor is not one this service gave out.');
+}
+
+/** An ISO 8601 time in UTC, years 0001 to 9999, with up to microseconds. */
+const CURSOR_TIME = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+/** A prefix and base62 characters, as platform/ids.ts makes them. */
+const CURSOR_ID = /^[a-z]{1,10}_[0-9A-Za-z]{1,64}$/;
+
+function positionIn(cursor: string): Position | undefined {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 2) return undefined;
+  const [at, id] = decoded;
+  if (typeof at !== 'string' || typeof id !== 'string' || !CURSOR_TIME.test(at) || !CURSOR_ID.test(id)) return undefined;
+  // A day or hour that does not exist (February 30th, 24:00) moves when the date is read back.
+  const time = new Date(at);
+  if (Number.isNaN(time.getTime()) || time.toISOString().slice(0, 19) !== at.slice(0, 19)) return undefined;
+  return { at, id };
 }
 
 /**

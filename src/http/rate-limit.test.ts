@@ -75,6 +75,22 @@ describe('rate limit headers (spec 8)', () => {
     }
   });
 
+  test('paths the router refuses carry the headers: 401 without a key, and with one the path error counted against that key', async () => {
+    const ws = await service.seedWorkspace();
+    const paths = ['/agents/%ZZ', `/agents/ag_${'x'.repeat(500)}`];
+    for (const path of paths) {
+      const keyless = await service.api('GET', path);
+      assert.equal(keyless.status, 401, path);
+      assert.equal(rateHeaders(keyless).limit, String(LIMIT));
+      assertWithinMinute(rateHeaders(keyless).reset);
+    }
+    const keyed = await Promise.all(paths.map(async (path) => service.api('GET', path, { key: ws.keys.read })));
+    assert.deepEqual(keyed.map((reply) => reply.status).sort(), [400, 404]);
+    assert.deepEqual(keyed.map((reply) => rateHeaders(reply).remaining).sort(), ['3', '4']);
+    for (const reply of keyed) assertWithinMinute(rateHeaders(reply).reset);
+    assert.equal(rateHeaders(await service.api('GET', '/workspace', { key: ws.keys.read })).remaining, '2');
+  });
+
   test('x-ratelimit-reset counts down the seconds left in the minute', async () => {
     const ws = await service.seedWorkspace();
     const first = rateHeaders(await service.api('GET', '/workspace', { key: ws.keys.read })).reset;

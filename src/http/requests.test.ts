@@ -110,6 +110,34 @@ describe('invalid_request (spec 2.1, 7.3)', () => {
     assertError(nested, 400, 'invalid_request');
     assert.equal(nested.body.error.details[0].field, 'credits');
   });
+
+  test('a missing required field is reported as required, not as a wrong value (issue 10 §5)', async () => {
+    const agent = await seedAgent(service, ws);
+    const cases: Array<[string, string, unknown, string]> = [
+      ['POST', '/agents', { name: 'Helper' }, 'useCase'],
+      ['POST', '/agents', { useCase: 'general' }, 'name'],
+      ['POST', `/agents/${agent}/sources`, { url: 'https://example.com/' }, 'type'],
+      ['POST', `/agents/${agent}/sources`, { type: 'text', title: 'Prices' }, 'content'],
+      ['PATCH', `/agents/${agent}`, { leadCapture: { fields: [{ required: true }] } }, 'leadCapture.fields.0.name'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const reply = await service.api(method, path, { key: ws.keys.manage, body });
+      assertError(reply, 400, 'invalid_request');
+      assert.deepEqual(reply.body.error.details, [{ field, message: 'required' }], `${method} ${path}`);
+      assert.doesNotMatch(reply.body.error.message, /expected one of|hr_recruitment/);
+    }
+    const missing = await service.admin('POST', '/workspaces', {});
+    assert.deepEqual(missing.body.error.details, [{ field: 'name', message: 'required' }]);
+    const noBody = await service.api('POST', '/agents', { key: ws.keys.manage });
+    assert.deepEqual(noBody.body.error.details, [{ field: 'body', message: 'required' }]);
+  });
+
+  test('a required field sent with a wrong value is still told what is allowed', async () => {
+    const reply = await service.api('POST', '/agents', { key: ws.keys.manage, body: { name: 'Helper', useCase: 'astrology' } });
+    assertError(reply, 400, 'invalid_request');
+    assert.equal(reply.body.error.details[0].field, 'useCase');
+    assert.match(reply.body.error.details[0].message, /expected one of/);
+  });
 });
 
 describe('inputs the database cannot hold or the router cannot read', () => {
@@ -127,6 +155,66 @@ describe('inputs the database cannot hold or the router cannot read', () => {
     assert.equal(query.body.error.details[0].field, 'useCase');
     const agent = await service.api('GET', '/agents/ag_%00', { key: ws.keys.read });
     assert.ok(agent.status === 400 || agent.status === 404, `${agent.status}`);
+  });
+
+  test('a lone UTF-16 surrogate in any text field, nested ones too, is 400 invalid_request naming the field, never a 500', async () => {
+    const agent = await seedAgent(service, ws);
+    const json = (text: string) => ({ key: ws.keys.manage, rawBody: text, headers: { 'content-type': 'application/json' } });
+    const cases: Array<[string, string, string, string]> = [
+      ['POST', '/agents', '{"name":"x\\udfffy","useCase":"general"}', 'name'],
+      ['PATCH', `/agents/${agent}`, '{"description":"x\\ud800"}', 'description'],
+      ['PATCH', `/agents/${agent}`, '{"branding":{"translations":{"nl":{"launcherLabel":"\\udc00"}}}}', 'branding.translations.nl.launcherLabel'],
+      ['PATCH', `/agents/${agent}`, '{"allowedOrigins":["https://a.example","https://\\udfff.example"]}', 'allowedOrigins.1'],
+      ['POST', `/agents/${agent}/sources`, '{"type":"website","url":"https://example.com/","excludePaths":["/x\\udfffy"]}', 'excludePaths.0'],
+      ['POST', `/agents/${agent}/sources`, '{"type":"text","title":"t","content":"x\\udfffy"}', 'content'],
+      ['POST', `/agents/${agent}/sources`, '{"type":"qa","question":"q","answer":"a","x\\ud800":1}', 'x\ud800'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const reply = await service.api(method, path, json(body));
+      assertError(reply, 400, 'invalid_request');
+      assert.deepEqual(reply.body.error.details.map((d: { field: string }) => d.field), [field], `${method} ${path} ${body}`);
+      assert.match(reply.body.error.message, /surrogate/);
+    }
+    const operator = await adminRaw('POST', '/workspaces', '{"name":"Ac\\udfffme"}', 'application/json');
+    assertError(operator, 400, 'invalid_request');
+    assert.equal(operator.body.error.details[0].field, 'name');
+    const sources = await service.api('GET', `/agents/${agent}/sources`, { key: ws.keys.read });
+    assert.equal(sources.body.data.length, 0, 'nothing was stored with U+FFFD in its place');
+  });
+
+  test('a surrogate pair (an emoji, escaped or not) is well-formed text and is stored as sent', async () => {
+    const agent = await seedAgent(service, ws);
+    const reply = await service.api('PATCH', `/agents/${agent}`, { key: ws.keys.manage, rawBody: '{"description":"Hi \\ud83d\\ude00 😀"}', headers: { 'content-type': 'application/json' } });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal((await service.api('GET', `/agents/${agent}`, { key: ws.keys.read })).body.data.description, 'Hi 😀 😀');
+  });
+
+  test('a forged cursor is 400 invalid_request naming cursor, however it is forged, never a 500', async () => {
+    const agent = await seedAgent(service, ws);
+    const cursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const forged = [
+      cursor(['2026-01-01T00:00:00.000Z', 'src_a\u0000b']),
+      cursor(['0000-01-01T00:00:00.000Z', 'src_abc']),
+      cursor(['+275760-09-13T00:00:00.000Z', 'src_abc']),
+      cursor(['-000001-01-01T00:00:00.000Z', 'src_abc']),
+      cursor(['2026-02-30T00:00:00.000Z', 'src_abc']),
+      cursor(['2026-01-01T24:00:00.000Z', 'src_abc']),
+      cursor(['1', 'src_abc']),
+      cursor(['2026-01-01T00:00:00.000Z', "src_'; drop table sources; --"]),
+      cursor(['2026-01-01T00:00:00.000Z', 'src_abc', 'extra']),
+      cursor({ at: '2026-01-01T00:00:00.000Z', id: 'src_abc' }),
+      cursor(['2026-01-01T00:00:00.000Z', 7]),
+      Buffer.from('["2026-01-01T00:00:00.000Z","src_\\udfff"]').toString('base64url'),
+      'nonsense',
+      '',
+    ];
+    for (const value of forged) {
+      const reply = await service.api('GET', `/agents/${agent}/sources?cursor=${encodeURIComponent(value)}`, { key: ws.keys.read });
+      assertError(reply, 400, 'invalid_request');
+      assert.deepEqual(reply.body.error.details.map((d: { field: string }) => d.field), ['cursor'], Buffer.from(value, 'base64url').toString());
+    }
+    const earliest = await service.api('GET', `/agents/${agent}/sources?cursor=${cursor(['0001-01-01T00:00:00.000Z', 'src_abc'])}`, { key: ws.keys.read });
+    assert.equal(earliest.status, 200, 'a well-formed cursor at the edge of the range is read');
   });
 
   test('a malformed %-escape in the path is 400 invalid_request with the error body and a request id', async () => {
@@ -149,15 +237,33 @@ describe('not_found for unknown routes (spec 7.2)', () => {
   test('an unknown route is 404 not_found with the error body, never a framework page', async () => {
     const replies = [
       await service.api('GET', '/nothing-here', { key: ws.keys.read }),
-      await service.api('GET', '/nothing-here'),
       await service.api('DELETE', '/workspace', { key: ws.keys.manage }),
       await service.api('GET', '/agents/ag_x/nothing-here', { key: ws.keys.read }),
-      await rawCall('GET', '/', {}),
+      await rawCall('GET', '/nothing-at-the-root', {}),
       await rawCall('GET', '/api/v2/workspace', {}),
       await rawCall('POST', '/favicon.ico', {}),
       await rawCall('GET', '/admin/v1/nothing', { authorization: `Bearer ${ADMIN_TOKEN}` }),
     ];
     for (const reply of replies) assertError(reply, 404, 'not_found');
+  });
+
+  test('without a usable key an unknown route of the public API is 401: the key is checked before the path', async () => {
+    for (const path of ['/nothing-here', '/agents/ag_x/nothing-here']) {
+      assertError(await service.api('GET', path), 401, 'unauthorized');
+      assertError(await service.api('GET', path, { headers: { authorization: 'Bearer nonsense' } }), 401, 'unauthorized');
+    }
+    assert.equal((await service.api('GET', '/openapi.json')).status, 200, 'the public document needs no key');
+  });
+
+  test('without a usable key a path the router cannot read is 401 too; with one it is the path error', async () => {
+    for (const path of ['/api/v1/agents/%ZZ', '/api/v1/agents/%E0%A4%A', `/api/v1/agents/ag_${'x'.repeat(500)}`, `/api/v1/agents/ag_${'x'.repeat(500)}/sources`]) {
+      const keyless = await rawCall('GET', path, {});
+      assertError(keyless, 401, 'unauthorized');
+      assert.match(keyless.headers.get('x-request-id') ?? '', /^req_/);
+      assertError(await rawCall('GET', path, { authorization: 'Bearer cl_nonsense' }), 401, 'unauthorized');
+      const keyed = await rawCall('GET', path, { authorization: `Bearer ${ws.keys.read}` });
+      assert.ok(keyed.status === 400 || keyed.status === 404, `${path}: ${keyed.status}`);
+    }
   });
 
   test('an unknown id in the operator API is 404 not_found', async () => {
