@@ -28,7 +28,7 @@ function featureSite(): Promise<TestSite> {
     ]),
     '/about': about,
     '/about-twin': about, // same text under another address
-    '/about-copy': page('About us (print)', paragraphsFor(99), ['/'], '<link rel="canonical" href="/about/">'),
+    '/about-copy': page('About us (print)', paragraphsFor(99), ['/'], '<link rel="canonical" href="/about">'),
     '/pricing': page('Pricing', paragraphsFor(2), ['/']),
     '/faq': page('FAQ', paragraphsFor(3), ['/', '/pricing']),
     '/login': {

@@ -14,6 +14,7 @@ import { ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../in
 import { extractPage } from './extract.ts';
 import { queueCrawlBatch } from './service.ts';
 import { parseSitemap } from './sitemap.ts';
+import { foldSpelling, slashDroppedSpelling } from './spellings.ts';
 import {
   addPages,
   claimAlias,
@@ -281,12 +282,17 @@ async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
   }
   if (response.status >= 300) return failed(run, page, `http_${response.status}`);
   if (!isHtml(response)) return { status: 'skipped', reason: 'not_html' };
-  const extracted = extractPage(decode(response), finalUrl);
+  // Links resolve against the address that served the page, as a browser resolves them (or the page's <base href>).
+  const extracted = extractPage(decode(response), response.url);
   const canonical = extracted.canonical ? normaliseUrl(extracted.canonical) : null;
   const address = canonical && isOnSite(canonical, run.site) ? canonical : finalUrl;
-  // Same page under another address (its canonical, or where it redirected): read once.
-  if (address !== page.url && !(await claimAlias(ctx.db, crawl.id, address, page.depth))) return { status: 'skipped', reason: 'duplicate' };
-  if (crawl.mode === 'links' && !extracted.nofollow) await queueLinks(run, extracted.links, finalUrl, page.depth + 1);
+  // Same page under another address (its canonical, or where it redirected): read once, kept as one source.
+  const isNew = address === page.url || (await claimAlias(ctx.db, crawl.id, address, page.depth));
+  for (const alias of new Set([page.url, finalUrl])) await foldSpelling(ctx, crawl.agent_id, alias, address);
+  if (!isNew) return { status: 'skipped', reason: 'duplicate' };
+  const oldSpelling = await slashDroppedSpelling(ctx, { agentId: crawl.agent_id, address, servedAt: finalUrl, allowed: run.robots });
+  if (oldSpelling) await foldSpelling(ctx, crawl.agent_id, oldSpelling, address);
+  if (crawl.mode === 'links' && !extracted.nofollow) await queueLinks(run, extracted.links, response.url, page.depth + 1);
   if (extracted.noindex) return { status: 'skipped', reason: 'noindex' };
   const turnedAway = extracted.isLoginForm ? 'login_page' : extracted.text.length < MIN_TEXT_CHARS ? 'too_little_content' : null;
   const title = extracted.title || address;

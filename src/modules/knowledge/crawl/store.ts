@@ -24,6 +24,8 @@ export interface CrawlRow {
   site: string;
   seeded: boolean;
   robots_txt: string | null;
+  /** Made before migration 006: the addresses it recorded lost their trailing slash. */
+  dropped_trailing_slash: boolean;
   created_at: Date;
   started_at: Date | null;
   ended_at: Date | null;
@@ -60,10 +62,13 @@ export interface CrawlCounts {
 
 const UNFINISHED: CrawlStatus[] = ['queued', 'running'];
 
-export async function insertCrawl(db: Db, row: Omit<CrawlRow, 'stop_reason' | 'error' | 'seeded' | 'robots_txt' | 'started_at' | 'ended_at'>): Promise<CrawlRow> {
+export async function insertCrawl(
+  db: Db,
+  row: Omit<CrawlRow, 'stop_reason' | 'error' | 'seeded' | 'robots_txt' | 'dropped_trailing_slash' | 'started_at' | 'ended_at'>,
+): Promise<CrawlRow> {
   return db
     .insertInto('crawls')
-    .values({ ...row, exclude_paths: JSON.stringify(row.exclude_paths) as never, seeded: false })
+    .values({ ...row, exclude_paths: JSON.stringify(row.exclude_paths) as never, seeded: false, dropped_trailing_slash: false })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -268,4 +273,56 @@ export async function claimContentHash(db: Db, crawlId: string, url: string, has
       throw error;
     });
   return rows.rows.length > 0;
+}
+
+/** The agent's website source at this address, if it has one. */
+export async function websiteSourceAt(db: Db, agentId: string, url: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('sources')
+    .select('id')
+    .where('agent_id', '=', agentId)
+    .where('type', '=', 'website')
+    .where('url', '=', url)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Whether the agent's website source at this address was last recorded by a crawl that dropped trailing slashes. */
+export async function isSlashDroppedSource(db: Db, agentId: string, url: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('sources')
+    .innerJoin('crawls', 'crawls.id', 'sources.crawl_id')
+    .select('sources.id')
+    .where('sources.agent_id', '=', agentId)
+    .where('sources.type', '=', 'website')
+    .where('sources.url', '=', url)
+    .where('crawls.dropped_trailing_slash', '=', true)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Gives a website source (and its passages, which carry the address) another address;
+ * false when the agent already has a website source there.
+ */
+export async function moveWebsiteSource(db: Db, agentId: string, sourceId: string, url: string): Promise<boolean> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const moved = await trx
+        .updateTable('sources')
+        .set({ url, name: sql`case when name = url then ${url} else name end` as never })
+        .where('id', '=', sourceId)
+        .where('agent_id', '=', agentId)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('sources as other').select('other.id').where('other.agent_id', '=', agentId).where('other.type', '=', 'website').where('other.url', '=', url))),
+        )
+        .returning('id')
+        .executeTakeFirst();
+      if (moved) await trx.updateTable('passages').set({ url }).where('source_id', '=', sourceId).execute();
+      return moved !== undefined;
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') return false; // the address's own source was written just now
+    throw error;
+  }
 }

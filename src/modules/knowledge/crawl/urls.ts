@@ -1,6 +1,6 @@
 /**
- * Addresses as the crawler compares them: one spelling per page, and the rule
- * for what counts as the same site.
+ * Addresses as the crawler writes and compares them, and the rule for what counts
+ * as the same site.
  */
 
 /** Query parameters that only track a visit; two addresses differing in them are one page. */
@@ -10,9 +10,11 @@ const TRACKING_PARAMS = /^(utm_.*|gclid|gbraid|wbraid|dclid|fbclid|msclkid|yclid
 const NOT_A_PAGE = /\.(pdf|docx?|xlsx?|pptx?|zip|gz|tgz|rar|7z|png|jpe?g|gif|webp|svg|ico|bmp|tiff?|mp[34]|m4a|wav|ogg|webm|mov|avi|css|js|mjs|json|xml|rss|atom|woff2?|ttf|otf|eot|exe|dmg|apk|iso)$/i;
 
 /**
- * One spelling per page: fragment dropped, host lower case, default port dropped,
- * trailing slash dropped (except the root), tracking parameters dropped, the rest sorted.
- * Returns null for anything but an http(s) address.
+ * How the crawler writes an address: fragment and credentials dropped, host lower case,
+ * default port dropped, tracking parameters dropped, the rest sorted. The path is kept
+ * as it is: "/docs/" and "/docs" are two addresses (a server may answer only one, and
+ * relative links resolve differently against each); only the server makes them one page
+ * (a redirect, or <link rel=canonical>). Returns null for anything but an http(s) address.
  */
 export function normaliseUrl(raw: string, base?: string | URL): string | null {
   let url: URL;
@@ -26,7 +28,6 @@ export function normaliseUrl(raw: string, base?: string | URL): string | null {
   url.username = '';
   url.password = '';
   // URL already drops a default port for its own scheme and lower-cases the host.
-  if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.replace(/\/+$/, '') || '/';
   const kept = [...url.searchParams.entries()].filter(([name]) => !TRACKING_PARAMS.test(name));
   kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   url.search = kept.length > 0 ? new URLSearchParams(kept).toString() : '';
