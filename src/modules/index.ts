@@ -2,6 +2,7 @@ import type { ApiPlugin } from '../app.ts';
 import { crawlRoutes } from './knowledge/crawl/routes.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
+import { chatRoutes } from './chat/routes.ts';
 
 /**
  * The public API's areas, each a plugin registered under /api/v1.
@@ -11,4 +12,5 @@ export const apiModules: ApiPlugin[] = [
   crawlRoutes,
   agentRoutes,
   knowledgeRoutes,
+  chatRoutes,
 ];

@@ -131,7 +131,8 @@ async function insertPassageBatch(trx: Transaction<Tables>, target: PassageTarge
   const result = await sql<{ postings: number }>`
     with docs as materialized (
       select d.id, d.position, d.text, nextval(pg_get_serial_sequence('passages', 'seq')) as seq,
-             to_tsvector(${config}::regconfig, d.text) as vec
+             -- The title is searched with each passage: a passage under "Shipping costs" answers "what does shipping cost?".
+             to_tsvector(${config}::regconfig, ${title}::text || E'\n' || d.text) as vec
       from unnest(${ids}::text[], ${batch.map((p) => p.position)}::int[], ${batch.map((p) => p.text)}::text[]) as d(id, position, text)
     ), lex as (
       select d.seq, l.lexeme as term, coalesce(array_length(l.positions, 1), 1) as tf

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 import { utcMonth } from '../../platform/clock.ts';
 
@@ -32,7 +32,7 @@ declare module '../../platform/db.ts' {
     workspaces: WorkspaceRow;
     api_keys: ApiKeyRow;
     /** Whoever writes here bumps versionNames.workspace(id): GET /workspace caches usage behind that version. */
-    credit_usage: { workspace_id: string; month: string; used: number };
+    credit_usage: { workspace_id: string; month: string; used: number; from_packs: Generated<number> };
     credit_packs: { id: string; workspace_id: string; credits: number; created_at: Date };
     settings: { name: string; value: string };
     outbox: { id: string; recipient: string; subject: string; body: string; created_at: Date };

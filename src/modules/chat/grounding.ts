@@ -1,0 +1,79 @@
+/**
+ * How sure an answer is (docs/chat.md):
+ * - confidence (0..100) before the answer is written: the best passage's retrieval
+ *   score and the share of the question the passages hold, half each;
+ * - grounding after it: each sentence of the answer checked against the passages
+ *   used (lexically, or by a second call to the model that answered), and the
+ *   confidence capped by the result (partial: 60, unsupported: 20).
+ */
+import { generateText, type LanguageModel } from 'ai';
+import { contentTerms, sentences } from './text.ts';
+
+export type Grounding = 'supported' | 'partial' | 'unsupported';
+
+export interface UsedPassage {
+  title: string;
+  text: string;
+  score: number;
+}
+
+/** A sentence is supported when this share of its terms occurs in the passages. */
+const SENTENCE_SUPPORT = 0.7;
+
+export function retrievalConfidence(question: string, passages: UsedPassage[]): number {
+  if (passages.length === 0) return 0;
+  const questionTerms = new Set(contentTerms(question));
+  const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`)));
+  const share = questionTerms.size === 0 ? 0 : [...questionTerms].filter((t) => held.has(t)).length / questionTerms.size;
+  const best = Math.min(1, Math.max(...passages.map((p) => p.score)));
+  return Math.round(100 * (0.5 * best + 0.5 * share));
+}
+
+export function cappedConfidence(confidence: number, grounding: Grounding | null): number {
+  if (grounding === 'unsupported') return Math.min(confidence, 20);
+  if (grounding === 'partial') return Math.min(confidence, 60);
+  return confidence;
+}
+
+/** Lines that name sources are the service's own, not claims to check. */
+const SOURCE_LINE = /^(sources?|bron(nen)?|quellen?|fuentes?)\s*:/i;
+
+/** Lexical check: the share of each answer sentence's terms found in the passages. */
+export function lexicalGrounding(answer: string, passages: UsedPassage[]): Grounding {
+  const claims = sentences(answer).filter((s) => !SOURCE_LINE.test(s) && contentTerms(s).length > 0);
+  if (claims.length === 0) return 'unsupported';
+  const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`)));
+  const supported = claims.filter((claim) => {
+    const terms = contentTerms(claim);
+    return terms.filter((t) => held.has(t)).length / terms.length >= SENTENCE_SUPPORT;
+  }).length;
+  if (supported === claims.length) return 'supported';
+  return supported === 0 ? 'unsupported' : 'partial';
+}
+
+const CHECK_PROMPT = `You check whether an assistant's answer is supported by the passages it was given.
+Read each factual statement of the answer. Reply with exactly one word:
+supported - every statement is backed by the passages (or the answer only says it does not know);
+partial - some statements are backed and some are not;
+unsupported - the statements are not backed by the passages.`;
+
+/** A second call to the model that answered; its verdict, or the lexical check when the reply is not one of the three words. */
+export async function modelGrounding(model: LanguageModel, answer: string, passages: UsedPassage[]): Promise<Grounding> {
+  const material = passages.map((p, i) => `[${i + 1}] ${p.title}\n${p.text}`).join('\n\n');
+  try {
+    const { text } = await generateText({
+      model,
+      system: CHECK_PROMPT,
+      prompt: `Passages:\n${material || '(none)'}\n\nAnswer:\n${answer}\n\nVerdict:`,
+      temperature: 0,
+      maxOutputTokens: 5,
+      maxRetries: 1,
+      abortSignal: AbortSignal.timeout(20_000),
+    });
+    const verdict = text.trim().toLowerCase().match(/\b(supported|partial|unsupported)\b/)?.[1];
+    if (verdict) return verdict as Grounding;
+  } catch {
+    // the check is advisory: a provider that fails it leaves the lexical check
+  }
+  return lexicalGrounding(answer, passages);
+}

@@ -1,0 +1,51 @@
+/**
+ * From a catalogue model to an AI SDK model: the offline model for the built-in one,
+ * the configured OpenAI-compatible provider (OpenAI, Ollama, vLLM, LM Studio, …) for
+ * every other. The provider's endpoint is operator configuration, so it is reached
+ * with the ordinary fetch, not the guarded one.
+ */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import type { Context } from '../../context.ts';
+import { OFFLINE_MODEL_ID, type ModelEntry } from '../workspace/models.ts';
+import { OFFLINE_PROVIDER, offlineLanguageModel } from './offline-model.ts';
+
+export interface AnsweringModel {
+  entry: ModelEntry;
+  model: LanguageModel;
+  offline: boolean;
+}
+
+const providers = new WeakMap<Context, ReturnType<typeof createOpenAICompatible>>();
+
+function provider(ctx: Context) {
+  let made = providers.get(ctx);
+  if (!made) {
+    made = createOpenAICompatible({
+      name: 'openai',
+      baseURL: (ctx.config.openaiBaseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, ''),
+      apiKey: ctx.config.openaiApiKey,
+    });
+    providers.set(ctx, made);
+  }
+  return made;
+}
+
+export function hasProvider(ctx: Context): boolean {
+  return Boolean(ctx.config.openaiBaseUrl || ctx.config.openaiApiKey);
+}
+
+export function offlineModel(ctx: Context): AnsweringModel {
+  const entry = ctx.models.find(OFFLINE_MODEL_ID)!;
+  return { entry, model: offlineLanguageModel(entry.id), offline: true };
+}
+
+/**
+ * The model an agent answers with. Without a configured provider a provider model
+ * cannot be reached, so the offline model answers (docs/chat.md).
+ */
+export function answeringModel(ctx: Context, modelId: string): AnsweringModel {
+  const entry = ctx.models.find(modelId);
+  if (!entry || entry.provider === OFFLINE_PROVIDER || !hasProvider(ctx)) return offlineModel(ctx);
+  return { entry, model: provider(ctx).chatModel(entry.id), offline: false };
+}

@@ -1,0 +1,199 @@
+/**
+ * The built-in offline model: an AI SDK language model that needs no account anywhere.
+ * It never writes text of its own about the business: it quotes the one to three
+ * sentences of the retrieved passages that best answer the question, names their
+ * source, and says plainly (in the answer's language) when its material does not
+ * cover the question. See docs/chat.md.
+ */
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type { Language } from '../agents/schemas.ts';
+import { PHRASES } from './language.ts';
+import { contentTerms, coverage, sentences } from './text.ts';
+
+export const OFFLINE_PROVIDER = 'parley';
+
+/** What the answering service hands the offline model beside the prompt (providerOptions.parley). */
+export interface OfflineContext {
+  question: string;
+  /** The question it follows up, when the question is a short follow-up ("and on Sundays?"). */
+  followsUp: string | null;
+  language: Language;
+  passages: Array<{ sourceName: string; title: string; text: string; score: number }>;
+}
+
+/** Below this share of the question's meaning held by the chosen sentences, the model declines. */
+export const ANSWER_THRESHOLD = 0.5;
+const MAX_SENTENCES = 3;
+const GREETING = /^(hi|hello|hey|good (morning|afternoon|evening)|hallo|hoi|goedemorgen|goedemiddag|goedenavond|bonjour|salut|bonsoir|guten (morgen|tag|abend)|servus|hola|buenos d[ií]as|buenas tardes)[\s!.,]*$/i;
+const GREETINGS: Record<Language, string> = {
+  en: 'Hello! What would you like to know?',
+  nl: 'Hallo! Waar kan ik je mee helpen?',
+  fr: 'Bonjour ! Que souhaitez-vous savoir ?',
+  de: 'Hallo! Was möchten Sie wissen?',
+  es: '¡Hola! ¿Qué le gustaría saber?',
+};
+
+interface Candidate {
+  text: string;
+  sourceName: string;
+  passage: number;
+  position: number;
+  /** The sentence's own terms and its passage's title terms: "Shipping costs" is what a sentence under it is about. */
+  terms: Set<string>;
+  ownTerms: Set<string>;
+  passageScore: number;
+}
+
+export interface OfflineAnswer {
+  text: string;
+  /** Share of the question's meaning the quoted sentences hold (0 for a decline). */
+  coverage: number;
+  declined: boolean;
+}
+
+/** The answer, as a pure function of the question and the passages. */
+export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
+  const phrases = PHRASES[input.language];
+  if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false };
+  if (input.passages.length === 0) return { text: phrases.decline, coverage: 0, declined: true };
+  const candidates = input.passages.flatMap((passage, index) => {
+    const titleTerms = contentTerms(passage.title);
+    return sentences(passage.text).map((text, position) => {
+      const ownTerms = new Set(contentTerms(text));
+      return { text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...titleTerms]), passageScore: passage.score };
+    });
+  });
+  const weights = termWeights(input, candidates);
+  if (weights.size === 0) return { text: phrases.decline, coverage: 0, declined: true };
+  const chosen = chooseSentences(candidates, weights);
+  const held = coverage(weights, new Set(chosen.flatMap((c) => [...c.terms])));
+  if (chosen.length === 0 || held < ANSWER_THRESHOLD) return { text: phrases.decline, coverage: held, declined: true };
+  chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
+  const names = [...new Set(chosen.map((c) => c.sourceName))];
+  const label = names.length > 1 ? phrases.sources : phrases.source;
+  return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false };
+}
+
+/**
+ * The question's terms weighted by how rare they are among the candidate sentences
+ * (a term every sentence holds tells them apart least). A follow-up's terms come
+ * first; the question it follows up adds its own at half weight.
+ */
+function termWeights(input: OfflineContext, candidates: Candidate[]): Map<string, number> {
+  const weights = new Map<string, number>();
+  const n = candidates.length;
+  const add = (text: string, factor: number) => {
+    for (const term of contentTerms(text)) {
+      if (weights.has(term)) continue;
+      const df = candidates.filter((c) => c.terms.has(term)).length;
+      weights.set(term, factor * Math.log(1 + (n + 1) / (df + 0.5)));
+    }
+  };
+  add(input.question, 1);
+  if (input.followsUp) add(input.followsUp, 0.5);
+  return weights;
+}
+
+/**
+ * Greedy choice: the sentence that holds most of the question's weight (passage rank
+ * breaking near-ties), then sentences that add terms still missing, up to three. The
+ * sentence right after a chosen one joins when the chosen one only introduces it (ends
+ * in ":") or was chosen mostly for its passage's title (the passage as a whole answers).
+ */
+function chooseSentences(candidates: Candidate[], weights: Map<string, number>): Candidate[] {
+  const chosen: Candidate[] = [];
+  const covered = new Set<string>();
+  const gainOf = (c: Candidate) => {
+    let gain = 0;
+    for (const [term, weight] of weights) if (!covered.has(term) && c.terms.has(term)) gain += weight;
+    return gain;
+  };
+  const total = [...weights.values()].reduce((a, b) => a + b, 0);
+  while (chosen.length < MAX_SENTENCES) {
+    let best: Candidate | undefined;
+    let bestValue = 0;
+    for (const candidate of candidates) {
+      if (chosen.includes(candidate)) continue;
+      const gain = gainOf(candidate) / total;
+      // A later sentence must add a fair share of the question; the first needs only to be the best.
+      if (chosen.length > 0 && gain < 0.2) continue;
+      const value = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
+      if (gain > 0 && value > bestValue) [best, bestValue] = [candidate, value];
+    }
+    if (!best) break;
+    const ownGain = [...weights].reduce((sum, [term, weight]) => sum + (!covered.has(term) && best!.ownTerms.has(term) ? weight : 0), 0);
+    const gain = gainOf(best);
+    chosen.push(best);
+    best.terms.forEach((t) => covered.add(t));
+    const next = candidates.find((c) => c.passage === best!.passage && c.position === best!.position + 1);
+    const introduces = best.text.trimEnd().endsWith(':') || ownGain < gain / 2;
+    if (next && introduces && chosen.length < MAX_SENTENCES && !chosen.includes(next)) {
+      chosen.push(next);
+      next.terms.forEach((t) => covered.add(t));
+    }
+  }
+  return chosen;
+}
+
+/** Long sentences hold more words by chance: a small cost per word past forty. */
+function lengthPenalty(text: string): number {
+  const count = text.split(/\s+/).length;
+  return count > 40 ? (count - 40) * 0.005 : 0;
+}
+
+/** The offline model as an AI SDK model: one path for every model in the answering service. */
+export function offlineLanguageModel(modelId: string): LanguageModelV3 {
+  const answer = (options: LanguageModelV3CallOptions) => composeOfflineAnswer(contextOf(options));
+  return {
+    specificationVersion: 'v3',
+    provider: OFFLINE_PROVIDER,
+    modelId,
+    supportedUrls: {},
+    async doGenerate(options): Promise<LanguageModelV3GenerateResult> {
+      const { text } = answer(options);
+      return { content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(options, text), warnings: [] };
+    },
+    async doStream(options) {
+      const { text } = answer(options);
+      const parts: LanguageModelV3StreamPart[] = [
+        { type: 'stream-start', warnings: [] },
+        { type: 'text-start', id: '0' },
+        // Sentence by sentence, as a model would deliver them.
+        ...(text.match(/[^\s].*?(?:[.!?:](?=\s)|\n+|$)\s*/gs) ?? [text]).map((delta) => ({ type: 'text-delta' as const, id: '0', delta })),
+        { type: 'text-end', id: '0' },
+        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(options, text) },
+      ];
+      return {
+        stream: new ReadableStream<LanguageModelV3StreamPart>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+}
+
+/** The structured context when the answering service gave it; otherwise the last question and no material. */
+function contextOf(options: LanguageModelV3CallOptions): OfflineContext {
+  const given = options.providerOptions?.[OFFLINE_PROVIDER] as unknown as OfflineContext | undefined;
+  if (given?.passages) return given;
+  const lastUser = [...options.prompt].reverse().find((m) => m.role === 'user');
+  const question = lastUser && Array.isArray(lastUser.content) ? lastUser.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ') : '';
+  return { question, followsUp: null, language: 'en', passages: [] };
+}
+
+/** Tokens estimated as four characters each: the model has no tokenizer, and nothing is billed by them. */
+function usage(options: LanguageModelV3CallOptions, text: string) {
+  let promptChars = 0;
+  for (const message of options.prompt) {
+    if (typeof message.content === 'string') promptChars += message.content.length;
+    else for (const part of message.content) if (part.type === 'text') promptChars += part.text.length;
+  }
+  const [input, output] = [Math.ceil(promptChars / 4), Math.ceil(text.length / 4)];
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: output, text: output, reasoning: undefined },
+  };
+}

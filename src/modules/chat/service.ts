@@ -1,0 +1,306 @@
+/**
+ * Answering (spec 4.7): one transport-free verb used by the REST route and, later, the
+ * widget, the iframe page, e-mail and MCP. docs/chat.md tells the whole path.
+ */
+import { createUIMessageStream, generateText, streamText, type UIMessageStreamWriter } from 'ai';
+import type { Context } from '../../context.ts';
+import { errors } from '../../http/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { AgentRef } from '../agents/access.ts';
+import type { Agent } from '../agents/schemas.ts';
+import { loadAgent } from '../agents/service.ts';
+import type { Plan } from '../workspace/plans.ts';
+import { chargeCredits, refundCredits, type Charge } from './credits.ts';
+import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, type Grounding, type UsedPassage } from './grounding.ts';
+import { answerLanguage } from './language.ts';
+import { answeringModel, offlineModel, type AnsweringModel } from './models.ts';
+import { OFFLINE_PROVIDER, type OfflineContext } from './offline-model.ts';
+import { conversationMessages, systemPrompt } from './prompt.ts';
+import { pageAddress, retrieve } from './retrieval.ts';
+import { appendMessages, findConversation, recentMessages, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
+
+/** Spec 8: the agent remembers the last 10 messages of a conversation. */
+export const MEMORY = 10;
+const GENERATION_TIMEOUT_MS = 60_000;
+
+/** Who asks, as answering needs it: resolved by the surface (an API key today; a visitor or a person later). */
+export interface Asker {
+  workspaceId: string;
+  plan: Plan;
+  /** false for a key tied to one agent: test conversations do not exist for it (spec 4.8). */
+  seesTests: boolean;
+}
+
+export interface Question {
+  message: string;
+  conversationId?: string;
+  userId?: string;
+  /** Any text; only en, nl, fr, de and es choose the answer's language. */
+  language?: string;
+  page?: { url: string };
+  channel: Channel;
+  openedBy?: 'launcher' | 'greeting' | 'nudge';
+}
+
+export interface AnswerReply {
+  conversationId: string;
+  messageId: string;
+  answer: string;
+  confidence: number;
+  grounding: Grounding | null;
+  sources: MessageSource[];
+  model: string;
+  credits: number;
+}
+
+/** Everything known before the model writes. */
+interface Prepared {
+  agent: Agent;
+  conversationId: string;
+  /** Set for a conversation this question starts. */
+  newConversation?: Parameters<typeof appendMessages>[1]['create'];
+  question: NewMessage;
+  answerId: string;
+  system: string;
+  messages: ReturnType<typeof conversationMessages>;
+  offline: OfflineContext;
+  passages: UsedPassage[];
+  sources: MessageSource[];
+  confidence: number;
+  model: AnsweringModel;
+  charge: Charge;
+}
+
+/** The answer as one reply. */
+export async function answer(ctx: Context, asker: Asker, agentRef: AgentRef, input: Question): Promise<AnswerReply> {
+  const prepared = await prepare(ctx, asker, agentRef, input);
+  const { text, model, charge } = await generateWithFallback(ctx, asker, prepared);
+  const grounding = await checkGrounding(model, text, prepared.passages);
+  const confidence = cappedConfidence(prepared.confidence, grounding);
+  await appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [
+    prepared.question,
+    answerMessage(ctx, prepared, { text, grounding, confidence, model, credits: charge.credits }),
+  ]);
+  return {
+    conversationId: prepared.conversationId,
+    messageId: prepared.answerId,
+    answer: text,
+    confidence,
+    grounding,
+    sources: prepared.sources,
+    model: model.entry.id,
+    credits: charge.credits,
+  };
+}
+
+/** What arrives at the start of a stream, before the first text (the message's metadata). */
+export interface StreamStart {
+  conversationId: string;
+  messageId: string;
+  confidence: number;
+  sources: MessageSource[];
+  model: string;
+  credits: number;
+}
+
+/**
+ * The answer as a UI message stream (the AI SDK's protocol). The question is recorded
+ * before the first byte; the answer is recorded when the model has finished, whether or
+ * not the client is still reading. Grounding is checked after the text: lexically before
+ * the stream's finish, or by a second model call after it.
+ */
+export async function answerStream(ctx: Context, asker: Asker, agentRef: AgentRef, input: Question) {
+  const prepared = await prepare(ctx, asker, agentRef, input);
+  await appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
+  const { model, charge } = prepared;
+  const start: StreamStart = {
+    conversationId: prepared.conversationId,
+    messageId: prepared.answerId,
+    confidence: prepared.confidence,
+    sources: prepared.sources,
+    model: model.entry.id,
+    credits: charge.credits,
+  };
+  const stream = createUIMessageStream({
+    execute: async ({ writer }) => {
+      const send = tolerantWriter(writer);
+      send({ type: 'start', messageId: prepared.answerId, messageMetadata: start });
+      const text = await streamAnswerText(prepared, send);
+      if (!text) await refundCredits(ctx, charge);
+      const recorded = { text, model, credits: text ? charge.credits : 0 };
+      if (model.offline || !text) {
+        const grounding = text ? lexicalGrounding(text, prepared.passages) : null;
+        await recordAnswer(ctx, prepared, { ...recorded, grounding, confidence: cappedConfidence(prepared.confidence, grounding) });
+        send({ type: 'finish' });
+        return;
+      }
+      await recordAnswer(ctx, prepared, { ...recorded, grounding: null, confidence: prepared.confidence });
+      send({ type: 'finish' });
+      void checkLater(ctx, prepared, text);
+    },
+    onError: () => 'The answer could not be completed.',
+  });
+  return { start, stream };
+}
+
+async function streamAnswerText(prepared: Prepared, send: (part: Parameters<UIMessageStreamWriter['write']>[0]) => void): Promise<string> {
+  const result = streamText({ ...callOf(prepared, prepared.model), abortSignal: AbortSignal.timeout(GENERATION_TIMEOUT_MS), onError: () => {} });
+  const id = `${prepared.answerId}-text`;
+  let text = '';
+  send({ type: 'text-start', id });
+  // Read to the end even when nobody listens any more, so the answer is recorded whole.
+  for await (const delta of result.textStream) {
+    text += delta;
+    send({ type: 'text-delta', id, delta });
+  }
+  send({ type: 'text-end', id });
+  return text;
+}
+
+/** Writes that fail because the client went away are dropped: the answer is still made and recorded. */
+function tolerantWriter(writer: UIMessageStreamWriter) {
+  return (part: Parameters<UIMessageStreamWriter['write']>[0]) => {
+    try {
+      writer.write(part);
+    } catch {
+      // the reader is gone
+    }
+  };
+}
+
+async function checkLater(ctx: Context, prepared: Prepared, text: string): Promise<void> {
+  const grounding = await checkGrounding(prepared.model, text, prepared.passages);
+  const check = { messageId: prepared.answerId, conversationId: prepared.conversationId, grounding, confidence: cappedConfidence(prepared.confidence, grounding) };
+  // Erased meanwhile, or the database gone at shutdown: the answer stays recorded without its check.
+  await updateMessageCheck(ctx.db, check).catch(() => {});
+}
+
+async function recordAnswer(ctx: Context, prepared: Prepared, made: { text: string; model: AnsweringModel; credits: number; grounding: Grounding | null; confidence: number }) {
+  await appendMessages(ctx.db, { id: prepared.conversationId }, [answerMessage(ctx, prepared, made)]);
+}
+
+function answerMessage(ctx: Context, prepared: Prepared, made: { text: string; model: AnsweringModel; credits: number; grounding: Grounding | null; confidence: number }): NewMessage {
+  return {
+    id: prepared.answerId,
+    agent_id: prepared.agent.id,
+    role: 'assistant',
+    content: made.text,
+    created_at: ctx.clock.now(),
+    attachments: [],
+    page_url: null,
+    confidence: made.confidence,
+    grounding: made.grounding,
+    sources: prepared.sources,
+    model: made.model.entry.id,
+    credits: made.credits,
+  };
+}
+
+// ---------------------------------------------------------------- before the model
+
+async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Question): Promise<Prepared> {
+  const agent = await loadAgent(ctx, agentRef);
+  const model = answeringModel(ctx, agent.model);
+  if (!ctx.models.allowed(model.entry, asker.plan)) throw errors.modelNotAllowed(model.entry.id);
+  const now = ctx.clock.now();
+  let conversation: Conversation | undefined;
+  if (input.conversationId) {
+    conversation = await findConversation(ctx.db, agent.id, input.conversationId, asker.seesTests);
+    if (!conversation) throw errors.notFound('conversation');
+  }
+  const conversationId = conversation?.id ?? newId('conv');
+  const [history, language] = await Promise.all([
+    conversation ? recentMessages(ctx.db, conversation.id, MEMORY) : Promise.resolve([]),
+    answerLanguage(input.language, input.message, agent.language),
+  ]);
+  const page = pageAddress(input.page?.url);
+  const { passages, followsUp } = await retrieve(ctx, agent, input.message, history, page);
+  const used = passages.map((p) => ({ title: p.title, text: p.text, score: p.score }));
+  const charge = await chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer);
+  return {
+    agent,
+    conversationId,
+    newConversation: conversation
+      ? undefined
+      : {
+          id: conversationId,
+          workspace_id: asker.workspaceId,
+          agent_id: agent.id,
+          channel: input.channel,
+          user_id: input.userId ?? null,
+          opened_by: input.openedBy ?? null,
+          from_address: null,
+          started_at: now,
+          last_message_at: now,
+          first_message: input.message,
+        },
+    question: {
+      id: newId('msg'),
+      agent_id: agent.id,
+      role: 'user',
+      content: input.message,
+      created_at: now,
+      attachments: [],
+      page_url: page,
+      confidence: null,
+      grounding: null,
+      sources: [],
+      model: null,
+      credits: 0,
+    },
+    answerId: newId('msg'),
+    system: systemPrompt(agent, language, passages),
+    messages: conversationMessages(agent, history, input.message),
+    offline: { question: input.message, followsUp, language, passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })) },
+    passages: used,
+    sources: sourcesOf(passages),
+    confidence: retrievalConfidence(followsUp ? `${followsUp} ${input.message}` : input.message, used),
+    model,
+    charge,
+  };
+}
+
+/** Each source once, with its best passage's similarity. */
+function sourcesOf(passages: Array<{ sourceId: string; sourceName: string; score: number }>): MessageSource[] {
+  const byId = new Map<string, MessageSource>();
+  for (const p of passages) {
+    const known = byId.get(p.sourceId);
+    if (!known || known.similarity < p.score) byId.set(p.sourceId, { id: p.sourceId, name: p.sourceName, similarity: p.score });
+  }
+  return [...byId.values()];
+}
+
+// ---------------------------------------------------------------- the model
+
+function callOf(prepared: Prepared, model: AnsweringModel) {
+  return {
+    model: model.model,
+    system: prepared.system,
+    messages: prepared.messages,
+    temperature: prepared.agent.temperature,
+    providerOptions: { [OFFLINE_PROVIDER]: prepared.offline as unknown as Record<string, never> },
+  };
+}
+
+/**
+ * A provider model that fails (down, timed out, refused) leaves the answer to the
+ * offline model, so a visitor is never left without one; the credits are those of
+ * the model that answered.
+ */
+async function generateWithFallback(ctx: Context, asker: Asker, prepared: Prepared): Promise<{ text: string; model: AnsweringModel; charge: Charge }> {
+  try {
+    const { text } = await generateText({ ...callOf(prepared, prepared.model), maxRetries: 1, abortSignal: AbortSignal.timeout(GENERATION_TIMEOUT_MS) });
+    if (text.trim() || prepared.model.offline) return { text, model: prepared.model, charge: prepared.charge };
+  } catch (error) {
+    if (prepared.model.offline) throw error;
+  }
+  await refundCredits(ctx, prepared.charge);
+  const fallback = offlineModel(ctx);
+  const charge = await chargeCredits(ctx, asker.workspaceId, asker.plan, fallback.entry.creditsPerAnswer);
+  const { text } = await generateText({ ...callOf(prepared, fallback), maxRetries: 0 });
+  return { text, model: fallback, charge };
+}
+
+async function checkGrounding(model: AnsweringModel, text: string, passages: UsedPassage[]): Promise<Grounding> {
+  return model.offline ? lexicalGrounding(text, passages) : modelGrounding(model.model, text, passages);
+}

@@ -1,0 +1,219 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../platform/db.ts';
+import type { Position } from '../../http/paging.ts';
+
+export type Channel = 'widget' | 'iframe' | 'api' | 'playground' | 'email';
+export const CHANNELS = ['widget', 'iframe', 'api', 'playground', 'email'] as const;
+/** Test conversations: left out of analytics and client reports, hidden from keys tied to one agent. */
+export const TEST_CHANNEL: Channel = 'playground';
+
+export interface ConversationRow {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  channel: Channel;
+  user_id: string | null;
+  opened_by: 'launcher' | 'greeting' | 'nudge' | null;
+  from_address: string | null;
+  started_at: Date;
+  last_message_at: Date;
+  message_count: number;
+  first_message: string;
+  last_confidence: number | null;
+}
+
+export interface MessageSource {
+  id: string;
+  name: string;
+  similarity: number;
+}
+
+export interface MessageRow {
+  id: string;
+  conversation_id: string;
+  agent_id: string;
+  position: number;
+  role: 'user' | 'assistant';
+  content: string;
+  created_at: Date;
+  attachments: unknown[];
+  page_url: string | null;
+  confidence: number | null;
+  grounding: 'supported' | 'partial' | 'unsupported' | null;
+  sources: MessageSource[];
+  feedback: number | null;
+  model: string | null;
+  credits: number;
+  held: boolean;
+  correction_source_id: string | null;
+}
+
+declare module '../../platform/db.ts' {
+  interface Tables {
+    conversations: ConversationRow;
+    messages: MessageRow;
+    conversation_exports: {
+      id: string;
+      fingerprint: string;
+      workspace_id: string;
+      agent_id: string;
+      key_id: string;
+      channel: string | null;
+      from_day: string;
+      to_day: string;
+      include_tests: boolean;
+      expires_at: Date;
+      created_at: Date;
+    };
+  }
+}
+
+export type Conversation = Selectable<ConversationRow>;
+export type Message = Selectable<MessageRow>;
+
+/** jsonb goes in as text cast on the server: the two drivers encode an inferred jsonb parameter differently. */
+function asJsonb<T>(value: T) {
+  return sql<T>`cast(${JSON.stringify(value)}::text as jsonb)`;
+}
+
+export async function findConversation(db: Db, agentId: string, conversationId: string, includeTests: boolean): Promise<Conversation | undefined> {
+  let query = db.selectFrom('conversations').selectAll().where('id', '=', conversationId).where('agent_id', '=', agentId);
+  if (!includeTests) query = query.where('channel', '!=', TEST_CHANNEL);
+  return query.executeTakeFirst();
+}
+
+/** The last `limit` messages, oldest first. */
+export async function recentMessages(db: Db, conversationId: string, limit: number): Promise<Array<Pick<Message, 'role' | 'content'>>> {
+  const rows = await db
+    .selectFrom('messages')
+    .select(['role', 'content', 'position'])
+    .where('conversation_id', '=', conversationId)
+    .orderBy('position', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.reverse();
+}
+
+export type NewMessage = Omit<MessageRow, 'conversation_id' | 'position' | 'feedback' | 'held' | 'correction_source_id'> & { held?: boolean };
+
+/**
+ * Appends messages to a conversation (making it first when `create` is given), in one
+ * transaction. Positions come from the conversation's own counter, taken under its row
+ * lock, so two questions sent at once to one conversation cannot collide.
+ */
+export async function appendMessages(db: Db, conversation: { id: string; create?: Omit<ConversationRow, 'message_count' | 'last_confidence'> }, messages: NewMessage[]): Promise<void> {
+  const last = messages[messages.length - 1];
+  const lastConfidence = [...messages].reverse().find((m) => m.role === 'assistant')?.confidence ?? null;
+  await db.transaction().execute(async (trx) => {
+    let end: number;
+    if (conversation.create) {
+      await trx.insertInto('conversations').values({ ...conversation.create, message_count: messages.length, last_confidence: lastConfidence }).execute();
+      end = messages.length;
+    } else {
+      const updated = await trx
+        .updateTable('conversations')
+        .set((eb) => ({
+          message_count: eb('message_count', '+', messages.length),
+          last_message_at: last.created_at,
+          ...(lastConfidence !== null ? { last_confidence: lastConfidence } : {}),
+        }))
+        .where('id', '=', conversation.id)
+        .returning('message_count')
+        .executeTakeFirst();
+      // Erased while the answer was being written: nothing to append to.
+      if (!updated) return;
+      end = updated.message_count;
+    }
+    const start = end - messages.length;
+    await trx
+      .insertInto('messages')
+      .values(
+        messages.map((m, i) => ({
+          ...m,
+          conversation_id: conversation.id,
+          position: start + i,
+          held: m.held ?? false,
+          feedback: null,
+          correction_source_id: null,
+          attachments: asJsonb(m.attachments),
+          sources: asJsonb(m.sources),
+        })),
+      )
+      .execute();
+  });
+}
+
+/** A check made after the answer was recorded; the conversation's lastConfidence follows when it is still the last answer. */
+export async function updateMessageCheck(db: Db, check: { messageId: string; conversationId: string; grounding: MessageRow['grounding']; confidence: number }): Promise<void> {
+  await db.updateTable('messages').set({ grounding: check.grounding, confidence: check.confidence }).where('id', '=', check.messageId).execute();
+  await sql`
+    update conversations set last_confidence = ${check.confidence}
+    where id = ${check.conversationId}
+      and ${check.messageId} = (select id from messages where conversation_id = ${check.conversationId} and role = 'assistant' order by position desc limit 1)`.execute(db);
+}
+
+export interface ConversationFilter {
+  agentId: string;
+  includeTests: boolean;
+  channel?: Channel;
+  /** Inclusive UTC days on the last message, YYYY-MM-DD. */
+  from?: string;
+  to?: string;
+}
+
+function filtered(db: Db, filter: ConversationFilter) {
+  let query = db.selectFrom('conversations').where('agent_id', '=', filter.agentId);
+  if (!filter.includeTests) query = query.where('channel', '!=', TEST_CHANNEL);
+  if (filter.channel) query = query.where('channel', '=', filter.channel);
+  if (filter.from) query = query.where('last_message_at', '>=', new Date(`${filter.from}T00:00:00.000Z`));
+  if (filter.to) query = query.where('last_message_at', '<', dayAfter(filter.to));
+  return query;
+}
+
+export function dayAfter(day: string): Date {
+  return new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000);
+}
+
+/** Newest first by start (stable while conversations go on), limit + 1 rows for paging. */
+export async function listConversations(db: Db, filter: ConversationFilter, limit: number, after?: Position): Promise<Conversation[]> {
+  let query = filtered(db, filter).selectAll();
+  if (after) {
+    const at = new Date(after.at);
+    query = query.where((eb) => eb.or([eb('started_at', '<', at), eb.and([eb('started_at', '=', at), eb('id', '<', after.id)])]));
+  }
+  return query.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+/** The most recent `limit` conversations of the filter (by last message), for the export. */
+export async function latestConversations(db: Db, filter: ConversationFilter, limit: number): Promise<Conversation[]> {
+  return filtered(db, filter).selectAll().orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export async function countConversations(db: Db, filter: ConversationFilter): Promise<number> {
+  const row = await filtered(db, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function messagesOf(db: Db, conversationIds: string[]): Promise<Message[]> {
+  if (conversationIds.length === 0) return [];
+  return db.selectFrom('messages').selectAll().where('conversation_id', 'in', conversationIds).orderBy('conversation_id').orderBy('position').execute();
+}
+
+/** Titles of the pages the agent knows as sources, by address. */
+export async function pageTitles(db: Db, agentId: string, urls: string[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(urls)];
+  if (wanted.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('sources')
+    .select(['url', 'name', 'title'])
+    .where('agent_id', '=', agentId)
+    .where('type', '=', 'website')
+    .where('url', 'in', wanted)
+    .execute();
+  return new Map(rows.map((row) => [row.url!, row.title || row.name]));
+}
+
+export async function deleteConversation(db: Db, agentId: string, conversationId: string): Promise<boolean> {
+  const deleted = await db.deleteFrom('conversations').where('id', '=', conversationId).where('agent_id', '=', agentId).executeTakeFirst();
+  return Number(deleted.numDeletedRows) > 0;
+}
