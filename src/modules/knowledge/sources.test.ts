@@ -5,6 +5,7 @@ import { startService, type Service, type SeededWorkspace } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { newId } from '../../platform/ids.ts';
 import { PLANS } from '../workspace/plans.ts';
+import { MAX_FILE_BYTES } from './fetch-file.ts';
 import { makeDocx, makePdf, serve, startServer, waitForSource } from './test-support.ts';
 
 let service: Service;
@@ -27,7 +28,7 @@ before(async () => {
     '/docs/corrupt.pdf': serve('%PDF-1.7\nthis is not really a pdf\n%%EOF', 'application/pdf'),
     '/docs/blank.pdf': serve(await makePdf(['']), 'application/pdf'),
     '/docs/huge.bin': (_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(PLANS.studio.storagePerAgentBytes + 1) });
+      response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(MAX_FILE_BYTES + 1) });
       response.write('%PDF-1.4\n');
       // never finishes: the declared length is refused before any more is read
     },
@@ -120,7 +121,7 @@ test('a file that is not an accepted kind is refused with 415 unsupported_file_t
   }
 });
 
-test('a file larger than may be fetched is refused with 413 file_too_large', async () => {
+test('a file over the 50 MB cap is refused with 413 file_too_large', async () => {
   const reply = await post({ type: 'file', url: `${files.url}/docs/huge.bin` });
   assert.equal(reply.status, 413);
   assert.equal(reply.body.error.code, 'file_too_large');
@@ -134,7 +135,8 @@ test('a file address that answers 404 gives 422 fetch_failed saying what came ba
 });
 
 test('a file that does not arrive within the fetch time gives 422 fetch_failed', async () => {
-  const config = service.ctx.config as unknown as { fileFetchTimeoutMs?: number };
+  const config = service.ctx.config;
+  const timeoutMs = config.fileFetchTimeoutMs;
   config.fileFetchTimeoutMs = 300; // stands for the 20 s bound
   try {
     const reply = await post({ type: 'file', url: `${files.url}/docs/slow.txt` });
@@ -142,7 +144,7 @@ test('a file that does not arrive within the fetch time gives 422 fetch_failed',
     assert.equal(reply.body.error.code, 'fetch_failed');
     assert.match(reply.body.error.message, /did not arrive within/);
   } finally {
-    delete config.fileFetchTimeoutMs;
+    config.fileFetchTimeoutMs = timeoutMs;
   }
 });
 
