@@ -18,11 +18,14 @@ async function main(): Promise<void> {
   if (app) await app.listen({ port: config.port, host: config.host });
 
   console.log(`Parley ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (${ctx.database.kind} database, role ${config.role})`);
+  if (app) console.log(`API reference: ${config.publicUrl}/docs`);
   if (firstStart) {
     console.log('\nFirst start: a "Demo" workspace was created (studio plan).');
+    console.log(`  Workspace id:                ${firstStart.workspaceId}`);
     console.log(`  Manage key (shown once):     ${firstStart.manageKey}`);
     if (firstStart.adminToken) console.log(`  Operator token (shown once): ${firstStart.adminToken}`);
-    console.log(`  Try: curl -H "Authorization: Bearer ${firstStart.manageKey}" ${config.publicUrl}/api/v1/workspace\n`);
+    console.log(`  Try: curl -H "Authorization: Bearer ${firstStart.manageKey}" ${config.publicUrl}/api/v1/workspace`);
+    console.log(`       npx parley admin keys create ${firstStart.workspaceId} --name "CRM sync" --scope read\n`);
   }
 
   let stopping = false;

@@ -13,10 +13,20 @@ import { freshDatabase, storeUnderTest, type TestDatabase } from './support/stor
 
 after(stopAll);
 
+const WORKSPACE_ID = /Workspace id:/;
+
+/** Runs `npx parley admin …` as a process (bin/parley.js), bounded; its exit code and everything it printed. */
+async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; output: string }> {
+  const running = await run(['bin/parley.js', 'admin', ...args], env);
+  const code = await bounded(running.exited, 30_000, `parley admin ${args.join(' ')}`);
+  return { code, output: running.output() };
+}
+
 describe('npm start on the embedded database', { skip: storeUnderTest() !== 'embedded' && 'the data directory rules are tried on the embedded pass' }, () => {
   let dataDir: string;
   let first: Running;
   let manageKey: string;
+  let firstOutput: string;
   let operatorToken: string;
 
   before(async () => {
@@ -24,6 +34,7 @@ describe('npm start on the embedded database', { skip: storeUnderTest() !== 'emb
     first = await startMain({ PARLEY_DATA_DIR: dataDir });
     // The first-start lines follow the listening line and may arrive in a later chunk.
     await waitFor(first, /Try: curl/, 10_000);
+    firstOutput = first.output();
   });
   after(async () => {
     await stopAll();
@@ -36,6 +47,18 @@ describe('npm start on the embedded database', { skip: storeUnderTest() !== 'emb
     operatorToken = printed(output, OPERATOR_TOKEN)!;
     assert.match(manageKey ?? '', /^cl_[0-9A-Za-z]{48}$/, output);
     assert.match(operatorToken ?? '', /^pa_/, output);
+  });
+
+  test("the first start prints the Demo workspace's id, the one GET /workspace and the operator API give", async () => {
+    const workspaceId = printed(first.output(), WORKSPACE_ID);
+    assert.match(workspaceId ?? '', /^ws_[0-9A-Za-z]+$/, first.output());
+    const me = await (await fetch(`${first.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${manageKey}` } })).json();
+    assert.equal(me.data.workspace.id, workspaceId);
+    const listed = await (await fetch(`${first.url}/admin/v1/workspaces`, { headers: { authorization: `Bearer ${operatorToken}` } })).json();
+    assert.deepEqual(
+      listed.data.map((ws: { id: string; name: string }) => [ws.id, ws.name]),
+      [[workspaceId, 'Demo']],
+    );
   });
 
   test('the printed manage key works and belongs to the Demo workspace on studio', async () => {
@@ -80,32 +103,69 @@ describe('npm start on the embedded database', { skip: storeUnderTest() !== 'emb
     assert.equal((await fetch(`${again.url}/admin/v1/clock`)).status, 401); // a round trip: any first-start lines would be out by now
     assert.doesNotMatch(again.output(), MANAGE_KEY);
     assert.doesNotMatch(again.output(), OPERATOR_TOKEN);
+    assert.doesNotMatch(again.output(), WORKSPACE_ID);
     assert.ok(!again.output().includes(manageKey));
     const response = await fetch(`${again.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${manageKey}` } });
     assert.equal(response.status, 200);
   });
 
   test('npx parley admin creates a workspace and a key with the token from the data directory', async () => {
-    const cli = async (...args: string[]) => {
-      const running = await run(['bin/parley.js', 'admin', ...args], { PARLEY_DATA_DIR: dataDir, PORT: String(first.port), PARLEY_PUBLIC_URL: first.url });
-      const code = await bounded(running.exited, 30_000, `parley admin ${args.join(' ')}`);
-      return { code, output: running.output() };
-    };
-    const workspace = await cli('workspaces', 'create', '--name', 'From the CLI', '--plan', 'agency');
+    const admin = (...args: string[]) => cli({ PARLEY_DATA_DIR: dataDir, PORT: String(first.port), PARLEY_PUBLIC_URL: first.url }, ...args);
+    const workspace = await admin('workspaces', 'create', '--name', 'From the CLI', '--plan', 'agency');
     assert.equal(workspace.code, 0, workspace.output);
     const created = JSON.parse(workspace.output).data;
     assert.match(created.id, /^ws_/);
     assert.equal(created.plan, 'agency');
-    const key = await cli('keys', 'create', created.id, '--name', 'CLI key', '--scope', 'read');
+    const key = await admin('keys', 'create', created.id, '--name', 'CLI key', '--scope', 'read');
     assert.equal(key.code, 0, key.output);
     const made = JSON.parse(key.output).data;
     assert.match(made.key, /^cl_[0-9A-Za-z]{48}$/);
     const response = await fetch(`${first.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${made.key}` } });
     assert.equal(response.status, 200);
     assert.equal((await response.json()).data.workspace.name, 'From the CLI');
-    const refused = await cli('keys', 'create', created.id, '--name', 'bad', '--scope', 'owner');
+    const refused = await admin('keys', 'create', created.id, '--name', 'bad', '--scope', 'owner');
     assert.notEqual(refused.code, 0);
     assert.match(refused.output, /invalid_request/);
+  });
+
+  test('npx parley admin workspaces list lists the workspaces newest first, a page at a time', async () => {
+    const admin = (...args: string[]) => cli({ PARLEY_DATA_DIR: dataDir }, '--url', first.url, ...args);
+    const all = await admin('workspaces', 'list');
+    assert.equal(all.code, 0, all.output);
+    const listed = JSON.parse(all.output);
+    assert.deepEqual(
+      listed.data.map((ws: { name: string }) => ws.name),
+      ['From the CLI', 'Demo'],
+    );
+    assert.equal(listed.data[1].id, printed(firstOutput, WORKSPACE_ID));
+    assert.equal(listed.pagination.nextCursor, null);
+    const firstPage = JSON.parse((await admin('workspaces', 'list', '--limit', '1')).output);
+    assert.deepEqual(firstPage.data, [listed.data[0]]);
+    const secondPage = JSON.parse((await admin('workspaces', 'list', '--limit', '1', '--cursor', firstPage.pagination.nextCursor)).output);
+    assert.deepEqual(secondPage.data, [listed.data[1]]);
+  });
+
+  test('the CLI says a wrong operator token was refused, and that --url and PARLEY_DATA_DIR must point at the same service', async () => {
+    const refused = await cli({ PARLEY_ADMIN_TOKEN: 'pa_wrong' }, '--url', first.url, 'workspaces', 'list');
+    assert.equal(refused.code, 1);
+    assert.match(refused.output, /unauthorized/);
+    assert.match(refused.output, /refused the operator token from PARLEY_ADMIN_TOKEN/);
+  });
+});
+
+describe('npx parley admin without an operator token', () => {
+  test('says where it looked for the token, that PARLEY_DATA_DIR decides that and --url which service it calls', async () => {
+    const emptyDir = await mkdtemp(path.join(os.tmpdir(), 'parley-no-token-'));
+    try {
+      const result = await cli({ PARLEY_DATA_DIR: emptyDir }, 'workspaces', 'list');
+      assert.equal(result.code, 2, result.output);
+      assert.ok(result.output.includes(path.join(emptyDir, 'admin-token')), result.output);
+      assert.match(result.output, /PARLEY_DATA_DIR decides/);
+      assert.match(result.output, /--url decides/);
+      assert.match(result.output, /PARLEY_ADMIN_TOKEN/);
+    } finally {
+      await rm(emptyDir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -142,6 +202,20 @@ describe('several API processes on one PostgreSQL', { skip: storeUnderTest() !==
     assert.match(printed(api[0].output(), MANAGE_KEY) ?? '', /^cl_/);
     assert.doesNotMatch(api[1].output(), MANAGE_KEY);
     assert.doesNotMatch(api[1].output(), OPERATOR_TOKEN);
+  });
+
+  test("the first process prints the Demo workspace's id; the CLI lists it through either process, with the token from the data directory", async () => {
+    const workspaceId = printed(api[0].output(), WORKSPACE_ID);
+    assert.match(workspaceId ?? '', /^ws_/);
+    assert.doesNotMatch(api[1].output(), WORKSPACE_ID);
+    for (const running of api) {
+      const listed = await cli({ PARLEY_DATA_DIR: dataDir }, 'workspaces', 'list', '--url', running.url);
+      assert.equal(listed.code, 0, listed.output);
+      assert.deepEqual(
+        JSON.parse(listed.output).data.map((ws: { id: string; name: string }) => [ws.id, ws.name]),
+        [[workspaceId, 'Demo']],
+      );
+    }
   });
 
   test('the rate limit is exact across processes: 10 requests over both succeed, the 11th is 429', async () => {

@@ -6,6 +6,7 @@ import { ADMIN_TOKEN_FILE } from '../bootstrap.ts';
 
 const USAGE = `Usage: npx parley admin <command> [options]
 
+  workspaces list [--limit N] [--cursor CURSOR]      newest first; pass pagination.nextCursor as --cursor for more
   workspaces create --name NAME [--plan PLAN] [--owner-email E] [--language L] [--hostname H]
   workspaces get WORKSPACE_ID
   workspaces update WORKSPACE_ID [--name N] [--plan P] [--status active|stopped] [--hostname H] [--owner-email E]
@@ -16,8 +17,9 @@ const USAGE = `Usage: npx parley admin <command> [options]
   outbox
   clock [--advance SECONDS | --now ISO_TIME]
 
-Options: --url URL (default PARLEY_PUBLIC_URL, else http://localhost:$PORT)
-The operator token comes from PARLEY_ADMIN_TOKEN or the data directory (PARLEY_DATA_DIR, default ./data).`;
+Options: --url URL: the service to call (default PARLEY_PUBLIC_URL, else http://localhost:$PORT)
+The operator token comes from PARLEY_ADMIN_TOKEN, else from the file ${ADMIN_TOKEN_FILE} in the service's data
+directory: PARLEY_DATA_DIR, default ./data under the folder you run the command from.`;
 
 interface Call {
   method: string;
@@ -43,6 +45,8 @@ export async function runCli(argv: string[]): Promise<number> {
       agent: { type: 'string' },
       advance: { type: 'string' },
       now: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -57,23 +61,41 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const token = config.adminToken ?? (await readFile(path.join(config.dataDir, ADMIN_TOKEN_FILE), 'utf8').catch(() => '')).trim();
+  const base = (values.url ?? config.publicUrl).replace(/\/+$/, '');
+  const tokenFile = path.join(config.dataDir, ADMIN_TOKEN_FILE);
+  const token = config.adminToken ?? (await readFile(tokenFile, 'utf8').catch(() => '')).trim();
   if (!token) {
-    console.error(`No operator token: set PARLEY_ADMIN_TOKEN or run from the folder whose data directory holds ${ADMIN_TOKEN_FILE}.`);
+    console.error(missingTokenMessage(tokenFile, base));
     return 2;
   }
-  const base = (values.url ?? config.publicUrl).replace(/\/+$/, '');
   const response = await fetch(`${base}/admin/v1${call.path}`, {
     method: call.method,
     headers: { authorization: `Bearer ${token}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
     body: call.body ? JSON.stringify(call.body) : undefined,
   }).catch((error: Error) => {
-    console.error(`Could not reach Parley at ${base}: ${error.message}`);
+    console.error(`Could not reach Parley at ${base} (${WHERE_IT_CALLS}): ${error.message}`);
     return undefined;
   });
   if (!response) return 1;
   console.log(JSON.stringify(await response.json(), null, 2));
+  if (response.status === 401) {
+    const source = config.adminToken ? 'PARLEY_ADMIN_TOKEN' : tokenFile;
+    console.error(`The service at ${base} refused the operator token from ${source}: do --url and PARLEY_DATA_DIR point at the same service?`);
+  }
   return response.ok ? 0 : 1;
+}
+
+const WHERE_IT_CALLS = '--url decides, else PARLEY_PUBLIC_URL, else http://localhost:$PORT';
+
+/** Says where the token was looked for, and what decides those places, so the fix is plain. */
+function missingTokenMessage(tokenFile: string, base: string): string {
+  return [
+    'No operator token found.',
+    `  It is read from PARLEY_ADMIN_TOKEN (not set), else from ${tokenFile} (missing or empty).`,
+    `  That file is in the data directory, which PARLEY_DATA_DIR decides (default ./data under the folder you run from):`,
+    `  run from the folder the service was started in, set PARLEY_DATA_DIR to its data directory, or set PARLEY_ADMIN_TOKEN.`,
+    `  The service called would be ${base} (${WHERE_IT_CALLS}).`,
+  ].join('\n');
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -82,6 +104,8 @@ function callFor([resource, verb, ...ids]: string[], values: Values): Call | und
   const defined = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
   const workspaceFields = defined({ name: values.name, plan: values.plan, ownerEmail: values['owner-email'], language: values.language, hostname: values.hostname, status: values.status });
   switch (`${resource} ${verb ?? ''}`.trim()) {
+    case 'workspaces list':
+      return { method: 'GET', path: `/workspaces${queryString({ limit: values.limit, cursor: values.cursor })}` };
     case 'workspaces create':
       return { method: 'POST', path: '/workspaces', body: workspaceFields };
     case 'workspaces get':
@@ -104,4 +128,9 @@ function callFor([resource, verb, ...ids]: string[], values: Values): Call | und
     return { method: 'GET', path: '/clock' };
   }
   return undefined;
+}
+
+function queryString(parameters: Record<string, string | boolean | undefined>): string {
+  const defined = Object.entries(parameters).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return defined.length === 0 ? '' : `?${new URLSearchParams(defined)}`;
 }
