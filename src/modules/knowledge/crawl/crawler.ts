@@ -26,6 +26,7 @@ import {
   endCrawl,
   finishPage,
   frontierSize,
+  hasSlashDroppedCrawl,
   markRunning,
   markSeeded,
   moveSite,
@@ -65,6 +66,8 @@ interface Run {
   plan: Plan;
   site: string;
   robots: (url: string) => boolean;
+  /** The agent was crawled before migration 006: its sources may lack a trailing slash their pages have. */
+  hasSlashDroppedSources: boolean;
   stopReason: StopReason | null;
   firstError: string | null;
   /** Lanes of this batch holding or claiming a page right now. */
@@ -85,6 +88,7 @@ export async function runCrawlBatch(ctx: Context, crawlId: string, isStopping: (
     plan: planOf((await getWorkspace(ctx.db, crawl.workspace_id))?.plan ?? 'free'),
     site: crawl.site,
     robots: robotsRule(crawl.url, crawl.robots_txt ?? ''),
+    hasSlashDroppedSources: await hasSlashDroppedCrawl(ctx.db, crawl.agent_id),
     stopReason: null,
     firstError: crawl.error,
     inFlight: 0,
@@ -288,10 +292,8 @@ async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
   const address = canonical && isOnSite(canonical, run.site) ? canonical : finalUrl;
   // Same page under another address (its canonical, or where it redirected): read once, kept as one source.
   const isNew = address === page.url || (await claimAlias(ctx.db, crawl.id, address, page.depth));
-  for (const alias of new Set([page.url, finalUrl])) await foldSpelling(ctx, crawl.agent_id, alias, address);
+  await foldOtherSpellings(run, { address, requested: page.url, servedAt: finalUrl, isNew });
   if (!isNew) return { status: 'skipped', reason: 'duplicate' };
-  const oldSpelling = await slashDroppedSpelling(ctx, { agentId: crawl.agent_id, address, servedAt: finalUrl, allowed: run.robots });
-  if (oldSpelling) await foldSpelling(ctx, crawl.agent_id, oldSpelling, address);
   if (crawl.mode === 'links' && !extracted.nofollow) await queueLinks(run, extracted.links, response.url, page.depth + 1);
   if (extracted.noindex) return { status: 'skipped', reason: 'noindex' };
   const turnedAway = extracted.isLoginForm ? 'login_page' : extracted.text.length < MIN_TEXT_CHARS ? 'too_little_content' : null;
@@ -304,6 +306,16 @@ async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
   if (!(await claimContentHash(ctx.db, crawl.id, page.url, hash))) return { status: 'skipped', reason: 'duplicate' };
   await ingestWebsitePage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url: address, title, text: extracted.text });
   return { status: 'done', reason: null };
+}
+
+/** A source the agent holds under another spelling of this page becomes the page's source (spellings.ts). */
+async function foldOtherSpellings(run: Run, page: { address: string; requested: string; servedAt: string; isNew: boolean }): Promise<void> {
+  const { ctx, crawl } = run;
+  for (const alias of new Set([page.requested, page.servedAt])) await foldSpelling(ctx, crawl.agent_id, alias, page.address);
+  // The lane that reads the page asks the server about the old spelling; a duplicate's lane leaves it to that one.
+  if (!page.isNew || !run.hasSlashDroppedSources) return;
+  const oldSpelling = await slashDroppedSpelling(ctx, { agentId: crawl.agent_id, address: page.address, servedAt: page.servedAt, allowed: run.robots });
+  if (oldSpelling) await foldSpelling(ctx, crawl.agent_id, oldSpelling, page.address);
 }
 
 async function queueLinks(run: Run, links: string[], base: string, depth: number): Promise<void> {

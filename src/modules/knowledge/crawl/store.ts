@@ -287,6 +287,12 @@ export async function websiteSourceAt(db: Db, agentId: string, url: string): Pro
   return row?.id;
 }
 
+/** Whether the agent was crawled before migration 006 (those crawls dropped trailing slashes). */
+export async function hasSlashDroppedCrawl(db: Db, agentId: string): Promise<boolean> {
+  const row = await db.selectFrom('crawls').select('id').where('agent_id', '=', agentId).where('dropped_trailing_slash', '=', true).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Whether the agent's website source at this address was last recorded by a crawl that dropped trailing slashes. */
 export async function isSlashDroppedSource(db: Db, agentId: string, url: string): Promise<boolean> {
   const row = await db
