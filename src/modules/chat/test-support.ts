@@ -35,6 +35,8 @@ export interface ModelServer {
   verdict: string;
   /** Milliseconds before the first token (for the bench and stream tests). */
   firstTokenDelayMs: number;
+  /** Milliseconds between the streamed words (a slow reply, for clients that go away mid-stream). */
+  tokenDelayMs: number;
   /** On: every chat request is answered 500. */
   failing: boolean;
   close(): Promise<void>;
@@ -56,6 +58,7 @@ export async function startModelServer(dims = 384): Promise<ModelServer> {
     reply: (request) => defaultReply(request),
     verdict: 'supported',
     firstTokenDelayMs: 0,
+    tokenDelayMs: 0,
     failing: false,
     close: async () => {},
   };
@@ -68,7 +71,7 @@ export async function startModelServer(dims = 384): Promise<ModelServer> {
           return;
         }
         const text = isGroundingCheck(body) ? state.verdict : state.reply(body);
-        setTimeout(() => (body.stream ? streamCompletion(response, body, text) : jsonCompletion(response, body, text)), state.firstTokenDelayMs);
+        setTimeout(() => (body.stream ? void streamCompletion(response, body, text, state.tokenDelayMs) : jsonCompletion(response, body, text)), state.firstTokenDelayMs);
       });
     },
     '/v1/embeddings': (request, response) => {
@@ -109,12 +112,15 @@ function jsonCompletion(response: import('node:http').ServerResponse, request: C
   );
 }
 
-function streamCompletion(response: import('node:http').ServerResponse, request: ChatRequest, text: string): void {
+async function streamCompletion(response: import('node:http').ServerResponse, request: ChatRequest, text: string, tokenDelayMs: number): Promise<void> {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: request.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   response.write(chunk({ role: 'assistant', content: '' }, null));
-  for (const word of text.match(/\S+\s*/g) ?? []) response.write(chunk({ content: word }, null));
+  for (const word of text.match(/\S+\s*/g) ?? []) {
+    if (tokenDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, tokenDelayMs));
+    response.write(chunk({ content: word }, null));
+  }
   response.write(chunk({}, 'stop'));
   response.end('data: [DONE]\n\n');
 }
