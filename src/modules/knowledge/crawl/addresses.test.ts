@@ -193,8 +193,9 @@ describe('crawl addresses', () => {
       routes['/print'] = page('About (print)', paragraphsFor(44), ['/'], '<link rel="canonical" href="/about">');
       await crawl(agentId, { url: `${site.origin}/` });
       assert.deepEqual(await sourcePaths(agentId), ['/', '/about']);
+      // /about has a source of its own, so the copy under /print goes.
       const gone = await service.api('GET', `/agents/${agentId}/sources/${print.id}`, { key: ws.keys.read });
-      assert.ok(gone.status === 404 || new URL(gone.body.data.url).pathname === '/about', 'no source is left under /print');
+      assert.equal(gone.status, 404);
     } finally {
       await site.close();
     }

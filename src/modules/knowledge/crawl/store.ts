@@ -1,4 +1,4 @@
-/** Queries of the crawler: crawls and their frontier (crawl_pages). */
+/** Queries of the crawler: crawls, their frontier (crawl_pages), and the website sources a page's spellings fold into one. */
 import { sql } from 'kysely';
 import type { Db } from '../../../platform/db.ts';
 
