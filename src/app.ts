@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import pino from 'pino';
 import type { Context } from './context.ts';
-import { frameworkErrorRenderer, installErrorHandling, notFound } from './http/error-handler.ts';
+import { clientErrorRenderer, frameworkErrorRenderer, installErrorHandling, notFound } from './http/error-handler.ts';
 import { rejectingUnstorableText, requireDeclaredParams } from './http/text-guard.ts';
 import { openResponseSchemas } from './http/openapi.ts';
 import { checkingSerializer, compiledSerializer } from './http/serializer.ts';
@@ -40,6 +40,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorRenderer(ctx),
+    clientErrorHandler: clientErrorRenderer(ctx),
   }).withTypeProvider<ZodTypeProvider>();
 
   if (logStream) app.addHook('onClose', async () => flushLogs(logStream));

@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Context } from '../context.ts';
+import { newId } from '../platform/ids.ts';
 import { authenticateUnrouted } from './auth.ts';
 import { ApiError, errors, type ErrorDetail } from './errors.ts';
 
@@ -45,6 +48,39 @@ export function frameworkErrorRenderer(ctx: Context) {
       renderError(reply, failure instanceof ApiError ? failure : errors.internal());
     }
   };
+}
+
+/**
+ * Requests Node's HTTP parser refuses before a request exists (a request line
+ * and headers over its 16 KB, broken HTTP, one that never finished arriving):
+ * the spec's error body with a request id and the limit headers, counted
+ * against the caller's address as no key could be read, instead of Node's or
+ * Fastify's own reply.
+ */
+export function clientErrorRenderer(ctx: Context) {
+  return async function renderClientError(error: NodeJS.ErrnoException, socket: Socket): Promise<void> {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    let refusal = clientRefusal(error);
+    const headers: Record<string, string> = { 'x-request-id': newId('req') };
+    try {
+      const limit = await ctx.limiter.hit(`ip:${socket.remoteAddress}`);
+      Object.assign(headers, { 'x-ratelimit-limit': limit.limit, 'x-ratelimit-remaining': limit.remaining, 'x-ratelimit-reset': limit.resetSeconds });
+      if (!limit.allowed) refusal = errors.rateLimited(limit.resetSeconds);
+    } catch {
+      // the counter is unreachable: the refusal goes out without the limit headers
+    }
+    const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message, details: refusal.details } });
+    Object.assign(headers, refusal.headers, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    if (socket.writable) socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head}\r\n${body}`);
+    socket.destroy();
+  };
+}
+
+function clientRefusal(error: NodeJS.ErrnoException): ApiError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return errors.invalidField('headers', 'The address and headers of the request are larger than the 16 KB the service reads.');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return errors.invalid('The request did not arrive in time.');
+  return errors.invalid('The request is not readable HTTP.');
 }
 
 function refusalOfPath(error: FastifyError): ApiError | undefined {

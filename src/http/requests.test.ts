@@ -225,6 +225,19 @@ describe('inputs the database cannot hold or the router cannot read', () => {
     }
   });
 
+  test('a request line and headers over the 16 KB Node reads are 400 invalid_request with the error body, a request id and the limit headers', async () => {
+    for (const headers of [{}, { authorization: `Bearer ${ws.keys.read}` }]) {
+      const reply = await rawCall('GET', `/api/v1/agents/ag_x?q=${'x'.repeat(20_000)}`, headers);
+      assertError(reply, 400, 'invalid_request');
+      assert.equal(reply.body.error.details[0].field, 'headers');
+      assert.match(reply.headers.get('x-request-id') ?? '', /^req_/);
+      assert.ok(reply.headers.get('x-ratelimit-remaining'), 'the limit headers are on it');
+    }
+    const big = await rawCall('GET', '/api/v1/workspace', { authorization: `Bearer ${ws.keys.read}`, 'x-padding': 'x'.repeat(20_000) });
+    assertError(big, 400, 'invalid_request');
+    assert.equal((await service.api('GET', '/workspace', { key: ws.keys.read })).status, 200, 'the service goes on answering');
+  });
+
   test('an id too long to exist is 404 not_found with the error body', async () => {
     const reply = await service.api('GET', `/agents/ag_${'x'.repeat(500)}`, { key: ws.keys.read });
     assertError(reply, 404, 'not_found');
