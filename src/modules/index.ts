@@ -3,6 +3,7 @@ import { crawlRoutes } from './knowledge/crawl/routes.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
+import { exportRoutes } from './chat/export-routes.ts';
 
 /**
  * The public API's areas, each a plugin registered under /api/v1.
@@ -13,4 +14,5 @@ export const apiModules: ApiPlugin[] = [
   agentRoutes,
   knowledgeRoutes,
   chatRoutes,
+  exportRoutes,
 ];

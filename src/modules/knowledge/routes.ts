@@ -42,7 +42,7 @@ const sourceFields = {
 export const sourceSchema = z.object(sourceFields).meta({ id: 'Source' });
 export const sourceWithContentSchema = z.object({ ...sourceFields, content: z.string() }).meta({ id: 'SourceWithContent' });
 
-function sourceView(row: SourceSummary) {
+export function sourceView(row: SourceSummary) {
   return {
     id: row.id,
     type: row.type,
