@@ -226,7 +226,7 @@ describe('inputs the database cannot hold or the router cannot read', () => {
   });
 
   test('a request line and headers over the 16 KB Node reads are 400 invalid_request with the error body, a request id and the limit headers', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${ws.keys.read}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${ws.keys.read}` }] as Array<Record<string, string>>) {
       const reply = await rawCall('GET', `/api/v1/agents/ag_x?q=${'x'.repeat(20_000)}`, headers);
       assertError(reply, 400, 'invalid_request');
       assert.equal(reply.body.error.details[0].field, 'headers');
