@@ -1,12 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { assertError } from '../../../test/support/assertions.ts';
 import { ingestWebsitePage } from '../knowledge/ingest.ts';
 import { waitForSource } from '../knowledge/test-support.ts';
-import { seedTexts } from './test-support.ts';
+import { readStream, seedTexts } from './test-support.ts';
 
 const env = { PARLEY_RATE_LIMIT_PER_MINUTE: '100000' };
 
@@ -16,14 +15,6 @@ const KNOWLEDGE = [
   { title: 'Returns', content: 'You may send a product back within 30 days of receiving it. Print the return label from your account and drop the parcel at any post office.' },
   { title: 'Verzending', content: 'Bestellingen die voor 14.00 uur binnenkomen, versturen we dezelfde werkdag. Levering binnen Nederland duurt één tot twee werkdagen.' },
 ];
-
-/** Reads a UI message stream reply with the AI SDK's own client code (the transport's parser, then readUIMessageStream). */
-export async function readStream(response: Response): Promise<UIMessage> {
-  const transport = new DefaultChatTransport({ api: 'http://unused' }) as unknown as { processResponseStream(s: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> };
-  let last: UIMessage | undefined;
-  for await (const message of readUIMessageStream({ stream: transport.processResponseStream(response.body!) })) last = message;
-  return last!;
-}
 
 describe('chat with the offline model', () => {
   let service: Service;

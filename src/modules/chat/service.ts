@@ -22,6 +22,8 @@ import { appendMessages, findConversation, recentMessages, updateMessageCheck, t
 /** Spec 8: the agent remembers the last 10 messages of a conversation. */
 export const MEMORY = 10;
 const GENERATION_TIMEOUT_MS = 60_000;
+/** One retry of a failed provider call (after about 2 s), then the offline model answers. */
+const PROVIDER_RETRIES = 1;
 
 /** Who asks, as answering needs it: resolved by the surface (an API key today; a visitor or a person later). */
 export interface Asker {
@@ -112,30 +114,29 @@ export interface StreamStart {
 export async function answerStream(ctx: Context, asker: Asker, agentRef: AgentRef, input: Question) {
   const prepared = await prepare(ctx, asker, agentRef, input);
   await appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
-  const { model, charge } = prepared;
   const start: StreamStart = {
     conversationId: prepared.conversationId,
     messageId: prepared.answerId,
     confidence: prepared.confidence,
     sources: prepared.sources,
-    model: model.entry.id,
-    credits: charge.credits,
+    model: prepared.model.entry.id,
+    credits: prepared.charge.credits,
   };
   const stream = createUIMessageStream({
     execute: async ({ writer }) => {
       const send = tolerantWriter(writer);
       send({ type: 'start', messageId: prepared.answerId, messageMetadata: start });
-      const text = await streamAnswerText(prepared, send);
-      if (!text) await refundCredits(ctx, charge);
-      const recorded = { text, model, credits: text ? charge.credits : 0 };
+      const { text, model, charge } = await streamWithFallback(ctx, asker, prepared, send);
+      // The model and credits again at the finish: they change when the offline model stood in.
+      const finish = { type: 'finish', messageMetadata: { model: model.entry.id, credits: charge.credits } } as const;
       if (model.offline || !text) {
         const grounding = text ? lexicalGrounding(text, prepared.passages) : null;
-        await recordAnswer(ctx, prepared, { ...recorded, grounding, confidence: cappedConfidence(prepared.confidence, grounding) });
-        send({ type: 'finish' });
+        await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence: cappedConfidence(prepared.confidence, grounding) });
+        send(finish);
         return;
       }
-      await recordAnswer(ctx, prepared, { ...recorded, grounding: null, confidence: prepared.confidence });
-      send({ type: 'finish' });
+      await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding: null, confidence: prepared.confidence });
+      send(finish);
       void checkLater(ctx, prepared, text);
     },
     onError: () => 'The answer could not be completed.',
@@ -143,23 +144,43 @@ export async function answerStream(ctx: Context, asker: Asker, agentRef: AgentRe
   return { start, stream };
 }
 
-async function streamAnswerText(prepared: Prepared, send: (part: Parameters<UIMessageStreamWriter['write']>[0]) => void): Promise<string> {
-  const result = streamText({ ...callOf(prepared, prepared.model), abortSignal: AbortSignal.timeout(GENERATION_TIMEOUT_MS), onError: () => {} });
+type Send = (part: Parameters<UIMessageStreamWriter['write']>[0]) => void;
+
+/**
+ * Streams the answer's text. A provider model that gives no text (down, timed out,
+ * refused) leaves the answer to the offline model, as in the JSON path; an answer
+ * that could not be made at all gives its credits back.
+ */
+async function streamWithFallback(ctx: Context, asker: Asker, prepared: Prepared, send: Send): Promise<Made> {
   const id = `${prepared.answerId}-text`;
-  let text = '';
   send({ type: 'text-start', id });
+  let made: Made = { model: prepared.model, charge: prepared.charge, text: await streamAnswerText(prepared, prepared.model, id, send) };
+  if (!made.text.trim() && !made.model.offline) {
+    const instead = await offlineInstead(ctx, asker, prepared);
+    made = { ...instead, text: await streamAnswerText(prepared, instead.model, id, send) };
+  }
+  send({ type: 'text-end', id });
+  if (!made.text) {
+    await refundCredits(ctx, made.charge);
+    made = { ...made, charge: { ...made.charge, credits: 0, fromPacks: 0 } };
+  }
+  return made;
+}
+
+async function streamAnswerText(prepared: Prepared, model: AnsweringModel, id: string, send: Send): Promise<string> {
+  const result = streamText({ ...callOf(prepared, model), maxRetries: PROVIDER_RETRIES, abortSignal: AbortSignal.timeout(GENERATION_TIMEOUT_MS), onError: () => {} });
+  let text = '';
   // Read to the end even when nobody listens any more, so the answer is recorded whole.
   for await (const delta of result.textStream) {
     text += delta;
     send({ type: 'text-delta', id, delta });
   }
-  send({ type: 'text-end', id });
   return text;
 }
 
 /** Writes that fail because the client went away are dropped: the answer is still made and recorded. */
-function tolerantWriter(writer: UIMessageStreamWriter) {
-  return (part: Parameters<UIMessageStreamWriter['write']>[0]) => {
+function tolerantWriter(writer: UIMessageStreamWriter): Send {
+  return (part) => {
     try {
       writer.write(part);
     } catch {
@@ -200,8 +221,11 @@ function answerMessage(ctx: Context, prepared: Prepared, made: { text: string; m
 
 async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Question): Promise<Prepared> {
   const agent = await loadAgent(ctx, agentRef);
+  if (agent.status === 'paused') throw errors.agentPaused();
+  // The plan is checked against the agent's own model, also when the offline model stands in for it.
+  const chosen = ctx.models.find(agent.model);
+  if (chosen && !ctx.models.allowed(chosen, asker.plan)) throw errors.modelNotAllowed(chosen.id);
   const model = answeringModel(ctx, agent.model);
-  if (!ctx.models.allowed(model.entry, asker.plan)) throw errors.modelNotAllowed(model.entry.id);
   const now = ctx.clock.now();
   let conversation: Conversation | undefined;
   if (input.conversationId) {
@@ -282,23 +306,35 @@ function callOf(prepared: Prepared, model: AnsweringModel) {
   };
 }
 
+/** An answer as made: its text, the model that wrote it and what it cost. */
+interface Made {
+  text: string;
+  model: AnsweringModel;
+  charge: Charge;
+}
+
 /**
  * A provider model that fails (down, timed out, refused) leaves the answer to the
  * offline model, so a visitor is never left without one; the credits are those of
  * the model that answered.
  */
-async function generateWithFallback(ctx: Context, asker: Asker, prepared: Prepared): Promise<{ text: string; model: AnsweringModel; charge: Charge }> {
+async function generateWithFallback(ctx: Context, asker: Asker, prepared: Prepared): Promise<Made> {
   try {
-    const { text } = await generateText({ ...callOf(prepared, prepared.model), maxRetries: 1, abortSignal: AbortSignal.timeout(GENERATION_TIMEOUT_MS) });
+    const { text } = await generateText({ ...callOf(prepared, prepared.model), maxRetries: PROVIDER_RETRIES, abortSignal: AbortSignal.timeout(GENERATION_TIMEOUT_MS) });
     if (text.trim() || prepared.model.offline) return { text, model: prepared.model, charge: prepared.charge };
   } catch (error) {
     if (prepared.model.offline) throw error;
   }
+  const instead = await offlineInstead(ctx, asker, prepared);
+  const { text } = await generateText({ ...callOf(prepared, instead.model), maxRetries: 0 });
+  return { ...instead, text };
+}
+
+/** Gives back the provider model's charge and takes the offline model's. */
+async function offlineInstead(ctx: Context, asker: Asker, prepared: Prepared): Promise<Omit<Made, 'text'>> {
   await refundCredits(ctx, prepared.charge);
-  const fallback = offlineModel(ctx);
-  const charge = await chargeCredits(ctx, asker.workspaceId, asker.plan, fallback.entry.creditsPerAnswer);
-  const { text } = await generateText({ ...callOf(prepared, fallback), maxRetries: 0 });
-  return { text, model: fallback, charge };
+  const model = offlineModel(ctx);
+  return { model, charge: await chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer) };
 }
 
 async function checkGrounding(model: AnsweringModel, text: string, passages: UsedPassage[]): Promise<Grounding> {

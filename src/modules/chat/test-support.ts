@@ -1,4 +1,5 @@
 /** Helpers shared by the chat tests and the chat bench (not loaded by the service). */
+import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { Service } from '../../../test/support/harness.ts';
 import { fakeEmbedding, startServer, waitForSource } from '../knowledge/test-support.ts';
 
@@ -15,6 +16,29 @@ export async function seedTexts(service: Service, key: string, agentId: string, 
     if (source.status !== 'ready') throw new Error(`source ${id} is ${source.status}: ${source.error}`);
   }
   return ids;
+}
+
+/** POST /agents/{id}/chat with stream true; the raw response, for readStream or a reader that leaves early. */
+export function streamChat(service: Service, key: string, agentId: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${service.url}/api/v1/agents/${agentId}/chat`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true }),
+    signal,
+  });
+}
+
+/** Reads a UI message stream reply with the AI SDK's own client code (the transport's parser, then readUIMessageStream). */
+export async function readStream(response: Response): Promise<UIMessage> {
+  const transport = new DefaultChatTransport({ api: 'http://unused' }) as unknown as { processResponseStream(s: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> };
+  let last: UIMessage | undefined;
+  for await (const message of readUIMessageStream({ stream: transport.processResponseStream(response.body!) })) last = message;
+  return last!;
+}
+
+/** The text parts of a UI message, joined. */
+export function textOf(message: UIMessage): string {
+  return message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
 }
 
 export interface ChatRequest {
@@ -93,7 +117,8 @@ function readJson<T>(request: import('node:http').IncomingMessage, then: (body: 
   request.on('end', () => then(JSON.parse(raw) as T));
 }
 
-function defaultReply(request: ChatRequest): string {
+/** What the model server answers by default: the first sentence of the first passage in the system prompt. */
+export function defaultReply(request: ChatRequest): string {
   const system = request.messages.find((m) => m.role === 'system')?.content ?? '';
   const passage = system.split('Passages:\n')[1]?.split('\n')[1];
   return passage ? passage.split(/(?<=\.)\s/)[0] : "I don't know.";
