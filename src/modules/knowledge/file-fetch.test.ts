@@ -90,15 +90,33 @@ describe('a file source being fetched, in one process', () => {
     assert.equal((await retrain(agent)).status, 202);
   });
 
-  test('a fetch under way longer than the fetch time limit plus a margin no longer makes the agent busy (test clock)', async () => {
-    const agent = await seedAgent(service, ws, 'Lapsed');
+  test('an agent deleted while its file is fetched: the POST gives 404 not_found and nothing is stored', async () => {
+    const agent = await seedAgent(service, ws, 'Deleted');
     const adding = service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: { type: 'file', url: files.url } });
     const before = files.requests();
     await until('the file server is asked for the file', () => files.requests() > before);
+    assert.equal((await service.api('DELETE', `/agents/${agent}`, { key: ws.keys.manage })).status, 200);
+    files.release();
+    const added = await adding;
+    assert.equal(added.status, 404, JSON.stringify(added.body));
+    assert.equal(added.body.error.code, 'not_found');
+    const left = await service.ctx.db.selectFrom('sources').select('id').where('agent_id', '=', agent).execute();
+    assert.deepEqual(left, []);
+  });
+
+  test('a fetch under way longer than the fetch time limit plus a margin no longer makes the agent busy (test clock)', async () => {
+    const agent = await seedAgent(service, ws, 'Lapsed');
+    const clock = service.ctx.testClock!;
+    // The fetch starts between these two moments.
+    const sentAt = clock.now().getTime();
+    const adding = service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: { type: 'file', url: files.url } });
+    const before = files.requests();
+    await until('the file server is asked for the file', () => files.requests() > before);
+    const askedAt = clock.now().getTime();
     assert.equal((await retrain(agent)).status, 409);
-    service.ctx.testClock!.advance(RECORD_LIFETIME_SECONDS - 5);
+    clock.set(new Date(sentAt + (RECORD_LIFETIME_SECONDS - 5) * 1000));
     assert.equal((await retrain(agent)).status, 409, 'still within the limit and its margin');
-    service.ctx.testClock!.advance(10);
+    clock.set(new Date(askedAt + (RECORD_LIFETIME_SECONDS + 1) * 1000));
     assert.equal((await retrain(agent)).status, 202, 'past them the fetch cannot still be running');
     files.release();
     await adding;
@@ -135,9 +153,12 @@ async function killMidFetch(deployment: Deployment, files: Awaited<ReturnType<ty
   const created = await call(api, 'POST', '/api/v1/agents', { name: 'Killed mid-fetch', useCase: 'general' });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const agent = created.body.data.id as string;
+  // The fetch starts between these two moments, on the clock of the process fetching (never moved).
+  const sentAt = Date.now();
   const asked = files.requests();
   const adding = call(api, 'POST', `/api/v1/agents/${agent}/sources`, { type: 'file', url: files.url }).catch(() => null);
   await until('the file server is asked for the file', () => files.requests() > asked);
+  const askedAt = Date.now();
   assert.equal((await call(api, 'POST', `/api/v1/agents/${agent}/retrain`)).body.error?.code, 'agent_busy');
 
   const other = await deployment.another(fetching);
@@ -148,10 +169,11 @@ async function killMidFetch(deployment: Deployment, files: Awaited<ReturnType<ty
   assert.equal(busy.status, 409, `the fetch's record outlives its process: ${JSON.stringify(busy.body)}`);
   assert.equal(busy.body.error.code, 'agent_busy');
 
-  const clock = { ...other, key: ADMIN_TOKEN };
-  assert.equal((await call(clock, 'POST', '/admin/v1/clock', { advanceSeconds: RECORD_LIFETIME_SECONDS - 5 })).status, 200);
+  // Set, not advanced: starting the other process takes real time of its own.
+  const setClock = async (at: number) => assert.equal((await call({ ...other, key: ADMIN_TOKEN }, 'POST', '/admin/v1/clock', { now: new Date(at).toISOString() })).status, 200);
+  await setClock(sentAt + (RECORD_LIFETIME_SECONDS - 5) * 1000);
   assert.equal((await call(other, 'POST', `/api/v1/agents/${agent}/retrain`)).status, 409, 'within the limit and its margin');
-  assert.equal((await call(clock, 'POST', '/admin/v1/clock', { advanceSeconds: 10 })).status, 200);
+  await setClock(askedAt + (RECORD_LIFETIME_SECONDS + 1) * 1000);
   const free = await call(other, 'POST', `/api/v1/agents/${agent}/retrain`);
   assert.equal(free.status, 202, `a dead fetch stops counting: ${JSON.stringify(free.body)}`);
 }

@@ -58,6 +58,7 @@ async function addFileSource(ctx: Context, agent: AgentRef, plan: Plan, input: {
   if (allowanceLeftBytes <= 0) throw errors.storageLimitReached();
   const startedAt = ctx.clock.now();
   const fetchId = await recordFileFetch(ctx.db, agent.id, startedAt, new Date(startedAt.getTime() + fetchRecordLifetimeMs(ctx)));
+  if (fetchId === null) throw errors.notFound('agent');
   try {
     const file = await fetchFile(ctx, input.url, { allowanceLeftBytes });
     return await insertPendingSource(

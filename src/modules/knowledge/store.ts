@@ -126,14 +126,20 @@ export async function lockAgent(db: Db, agentId: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Records a file fetch under way for the agent (it is busy meanwhile); its id, to end it by. */
-export async function recordFileFetch(db: Db, agentId: string, startedAt: Date, expiresAt: Date): Promise<number> {
+/** Records a file fetch under way for the agent (it is busy meanwhile); its id, to end it by, or null when the agent is gone. */
+export async function recordFileFetch(db: Db, agentId: string, startedAt: Date, expiresAt: Date): Promise<number | null> {
   const row = await db
     .insertInto('file_fetches')
-    .values({ agent_id: agentId, started_at: startedAt, expires_at: expiresAt })
+    .columns(['agent_id', 'started_at', 'expires_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('agents')
+        .select(['id', sql<Date>`${startedAt}::timestamptz`.as('started_at'), sql<Date>`${expiresAt}::timestamptz`.as('expires_at')])
+        .where('id', '=', agentId),
+    )
     .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+    .executeTakeFirst();
+  return row ? Number(row.id) : null;
 }
 
 export async function endFileFetch(db: Db, fetchId: number): Promise<void> {
