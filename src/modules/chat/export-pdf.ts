@@ -6,10 +6,10 @@
  * Latin-1), so all five languages' letters render.
  *
  * The document streams: each page leaves as soon as the next one starts, and the
- * drawing yields to the event loop between conversations, so 500 conversations do not
- * hold the process for the seconds they take.
+ * conversations are read in batches as the drawing needs them. This module runs in a
+ * worker thread (export-pdf.worker.ts): drawing 500 conversations takes seconds of CPU
+ * that the service's event loop does not pay.
  */
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -61,8 +61,6 @@ const FOOTER_OFFSET = 36;
 /** Room a conversation's heading needs with its first lines; less than this left on a page starts a new one. */
 const HEADING_ROOM = 90;
 const LABEL_ROOM = 36;
-/** Drawn pages waiting for a slow reader beyond this pause the drawing. */
-const BUFFERED_LIMIT = 1 << 20;
 
 let fonts: { regular: Buffer; bold: Buffer } | undefined;
 
@@ -98,10 +96,9 @@ async function draw(pen: Pen, cover: ExportCover, batches: AsyncIterable<Exporte
   let number = 0;
   for await (const batch of batches) {
     for (const conversation of batch) {
-      if (pen.doc.destroyed) return; // the reader went away
+      if (pen.doc.destroyed) return;
       if (number === 0) pen.doc.addPage();
       drawConversation(pen, conversation, ++number, cover.conversations);
-      await pen.breathe();
     }
   }
   if (pen.doc.destroyed) return;
@@ -217,16 +214,6 @@ class Pen {
 
   roomLeft(): number {
     return this.doc.page.maxY() - this.doc.y;
-  }
-
-  /** Lets other requests run, and waits while a slow reader has a megabyte of pages still to take. */
-  async breathe(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.doc.readableLength > BUFFERED_LIMIT && !this.doc.destroyed) {
-      const done = new AbortController();
-      // A paused stream stays paused when a data listener is added: this only waits for the reader.
-      await Promise.race([once(this.doc, 'data', { signal: done.signal }), once(this.doc, 'close', { signal: done.signal })]).finally(() => done.abort());
-    }
   }
 
   private width(): number {

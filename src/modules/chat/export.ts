@@ -5,7 +5,8 @@
  * for it is live. The PDF is made when the link is opened, from the conversations of
  * that moment.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { utcDay } from '../../platform/clock.ts';
@@ -15,7 +16,8 @@ import type { AgentRef } from '../agents/access.ts';
 import { recordAudit } from '../audit/store.ts';
 import { planOf } from '../workspace/plans.ts';
 import { withMessagesOf } from './conversations.ts';
-import { renderConversationsPdf, type ExportedConversation } from './export-pdf.ts';
+import type { ExportCover, ExportedConversation } from './export-pdf.ts';
+import type { FromRenderer, ToRenderer } from './export-pdf.worker.ts';
 import { countConversations, latestConversations, type Channel, type Conversation, type ConversationFilter } from './store.ts';
 import '../agents/store.ts'; // declares the agents table joined below
 
@@ -28,6 +30,10 @@ const SECRET_LENGTH = 48;
 const SECRET_PATTERN = /^[0-9A-Za-z]{48}$/;
 /** Conversations whose messages are read and drawn at a time, so the PDF streams while it is made. */
 const BATCH = 25;
+const RENDERER_URL = new URL('./export-pdf.worker.ts', import.meta.url);
+/** Far above what 500 long conversations take; a renderer past it is stopped and the download cut. */
+const RENDER_TIMEOUT_MS = 120_000;
+const RENDER_MEMORY_MB = 256;
 
 /** Who asks for an export: resolved from the key by the surface. */
 export interface Exporter {
@@ -127,7 +133,7 @@ export async function openExport(ctx: Context, secret: string, requestId: string
   const conversations = await latestConversations(ctx.db, filter, EXPORT_MAX_CONVERSATIONS);
   const inPeriod = conversations.length < EXPORT_MAX_CONVERSATIONS ? conversations.length : await countConversations(ctx.db, filter);
   const agentName = link.agent_name ?? 'Agent';
-  const pdf = renderConversationsPdf(
+  const pdf = renderOffThread(
     {
       agentName,
       period: { from: link.from_day, to: link.to_day },
@@ -174,4 +180,40 @@ async function* inBatches(ctx: Context, agentId: string, conversations: Conversa
   for (let start = 0; start < conversations.length; start += BATCH) {
     yield withMessagesOf(ctx, agentId, conversations.slice(start, start + BATCH));
   }
+}
+
+/**
+ * The PDF drawn in a worker thread: drawing 500 conversations takes seconds of CPU, which
+ * the event loop answering other requests does not pay. The worker asks for each batch
+ * of conversations as it needs it; the PDF streams back as it is drawn. A reader that
+ * goes away stops the worker.
+ */
+function renderOffThread(cover: ExportCover, batches: AsyncIterator<ExportedConversation[]>): Readable {
+  const pdf = new Readable({ read() {} });
+  const worker = new Worker(RENDERER_URL, { workerData: { cover }, resourceLimits: { maxOldGenerationSizeMb: RENDER_MEMORY_MB } });
+  let finished = false;
+  const finish = (error?: Error) => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    void worker.terminate();
+    if (pdf.destroyed) return;
+    if (error) pdf.destroy(error);
+    else pdf.push(null);
+  };
+  const timer = setTimeout(() => finish(new Error(`the PDF took longer than ${RENDER_TIMEOUT_MS} ms`)), RENDER_TIMEOUT_MS);
+  const sendNextBatch = async () => {
+    const next = await batches.next();
+    if (!finished) worker.postMessage({ conversations: next.done ? null : next.value } satisfies ToRenderer);
+  };
+  worker.on('message', (message: FromRenderer) => {
+    if (message.type === 'chunk') pdf.push(Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength));
+    else if (message.type === 'next') sendNextBatch().catch((error: Error) => finish(error));
+    else if (message.type === 'end') finish();
+    else finish(new Error(message.message));
+  });
+  worker.on('error', (error) => finish(error));
+  worker.on('exit', (code) => finish(new Error(`the PDF renderer stopped (exit ${code})`)));
+  pdf.on('close', () => finish());
+  return pdf;
 }
