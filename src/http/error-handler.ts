@@ -26,7 +26,7 @@ export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyR
   return renderError(reply, errors.routeNotFound(request.method, request.url.split('?')[0]));
 }
 
-/** Requests of the public API, which every response of carries the key check and the limit headers (spec 8). */
+/** Paths of the public API: each of their responses follows the key check and carries the limit headers (spec 8). */
 const PUBLIC_API_PATH = /^\/api\/v1(?:[/?]|$)/;
 
 /**
