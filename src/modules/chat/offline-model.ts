@@ -8,7 +8,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
-import { contentTerms, coverage, sentences } from './text.ts';
+import { askedFor, contentTerms, coverage, heldKinds, questionTerms, sentences } from './text.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -21,8 +21,10 @@ export interface OfflineContext {
   passages: Array<{ sourceName: string; title: string; text: string; score: number }>;
 }
 
-/** Below this share of the question's meaning held by the chosen sentences, the model declines. */
+/** Below this share of the question's weight held by the chosen sentences, the model declines. */
 export const ANSWER_THRESHOLD = 0.5;
+/** A sentence after the first must add this share of the question's weight. */
+const LATER_GAIN = 0.2;
 const MAX_SENTENCES = 3;
 const GREETING = /^(hi|hello|hey|good (morning|afternoon|evening)|hallo|hoi|goedemorgen|goedemiddag|goedenavond|bonjour|salut|bonsoir|guten (morgen|tag|abend)|servus|hola|buenos d[ií]as|buenas tardes)[\s!.,]*$/i;
 const GREETINGS: Record<Language, string> = {
@@ -32,38 +34,56 @@ const GREETINGS: Record<Language, string> = {
   de: 'Hallo! Was möchten Sie wissen?',
   es: '¡Hola! ¿Qué le gustaría saber?',
 };
+/** A sentence opening like this refers back to the one before it, which is quoted with it. */
+const REFERS_BACK = /^(it|its|they|their|them|this|that|these|those|he|she|each|both|het|dit|dat|deze|die|ze|zij|hij|il|elle|ils|elles|ce|cela|ceci|ces|es|sie|er|dies|diese|dieser|ello|ellos|ellas|esto|eso|estos|esta|este)\b/i;
 
 interface Candidate {
   text: string;
   sourceName: string;
   passage: number;
   position: number;
-  /** The sentence's own terms and its passage's title terms: "Shipping costs" is what a sentence under it is about. */
-  terms: Set<string>;
+  /** The sentence's own terms, with the kinds of fact it holds ("#money"). */
   ownTerms: Set<string>;
+  /** With its passage's title terms: "Shipping costs" is what a sentence under it is about. */
+  terms: Set<string>;
   passageScore: number;
 }
 
 export interface OfflineAnswer {
   text: string;
-  /** Share of the question's meaning the quoted sentences hold (0 for a decline). */
+  /** Share of the question's weight the quoted sentences hold (0 for a decline). */
   coverage: number;
   declined: boolean;
 }
 
-/** The answer, as a pure function of the question and the passages. */
+/**
+ * The answer, as a pure function of the question and the passages (docs/chat.md):
+ * 1. the question's terms: its content words without the words any question uses, the
+ *    words that ask for a kind of fact ("how much", "what time") replaced by that kind
+ *    ("#money", "#clock"), each weighted by how rare it is among the passages' sentences;
+ * 2. the sentences that hold most of that weight are chosen (see chooseSentences);
+ * 3. when the chosen sentences hold less than half of it, the material does not cover
+ *    the question and the model says so; otherwise it quotes them in the passages' order
+ *    and names their sources.
+ */
 export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
   if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false };
   if (input.passages.length === 0) return { text: phrases.decline, coverage: 0, declined: true };
+  const asked = askedFor(input.question);
+  const followed = input.followsUp ? askedFor(input.followsUp) : undefined;
+  const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   const candidates = input.passages.flatMap((passage, index) => {
     const titleTerms = contentTerms(passage.title);
     return sentences(passage.text).map((text, position) => {
-      const ownTerms = new Set(contentTerms(text));
+      const ownTerms = new Set([...contentTerms(text), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
       return { text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...titleTerms]), passageScore: passage.score };
     });
   });
-  const weights = termWeights(input, candidates);
+  const weights = termWeights(candidates, [
+    { asked, factor: 1 },
+    ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
+  ]);
   if (weights.size === 0) return { text: phrases.decline, coverage: 0, declined: true };
   const chosen = chooseSentences(candidates, weights);
   const held = coverage(weights, new Set(chosen.flatMap((c) => [...c.terms])));
@@ -75,62 +95,63 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
 }
 
 /**
- * The question's terms weighted by how rare they are among the candidate sentences
- * (a term every sentence holds tells them apart least). A follow-up's terms come
- * first; the question it follows up adds its own at half weight.
+ * The question's terms and asked kinds, weighted by how rare they are among the candidate
+ * sentences (a term every sentence holds tells them apart least). A follow-up's own terms
+ * come first; the question it follows up adds its own at half weight.
  */
-function termWeights(input: OfflineContext, candidates: Candidate[]): Map<string, number> {
+function termWeights(candidates: Candidate[], questions: Array<{ asked: ReturnType<typeof askedFor>; factor: number }>): Map<string, number> {
   const weights = new Map<string, number>();
   const n = candidates.length;
-  const add = (text: string, factor: number) => {
-    for (const term of contentTerms(text)) {
+  for (const { asked, factor } of questions) {
+    for (const term of [...questionTerms(asked.rest), ...asked.kinds.map((kind) => `#${kind}`)]) {
       if (weights.has(term)) continue;
       const df = candidates.filter((c) => c.terms.has(term)).length;
       weights.set(term, factor * Math.log(1 + (n + 1) / (df + 0.5)));
     }
-  };
-  add(input.question, 1);
-  if (input.followsUp) add(input.followsUp, 0.5);
+  }
   return weights;
 }
 
 /**
  * Greedy choice: the sentence that holds most of the question's weight (passage rank
- * breaking near-ties), then sentences that add terms still missing, up to three. The
- * sentence right after a chosen one joins when the chosen one only introduces it (ends
- * in ":") or was chosen mostly for its passage's title (the passage as a whole answers).
+ * breaking near-ties), then sentences that add at least LATER_GAIN of it, up to three.
+ * Around a chosen sentence, as room allows:
+ * - the next one in its passage joins when the chosen one introduces it (ends in ":"),
+ *   was chosen mostly for its passage's title, or when it goes on about the question
+ *   (holds a question term or asked kind of its own: "…closed on Sundays");
+ * - the one before joins when the chosen one opens by referring back ("They…", "It…").
  */
 function chooseSentences(candidates: Candidate[], weights: Map<string, number>): Candidate[] {
   const chosen: Candidate[] = [];
   const covered = new Set<string>();
-  const gainOf = (c: Candidate) => {
-    let gain = 0;
-    for (const [term, weight] of weights) if (!covered.has(term) && c.terms.has(term)) gain += weight;
-    return gain;
-  };
   const total = [...weights.values()].reduce((a, b) => a + b, 0);
+  const gainOf = (terms: Set<string>) => {
+    let gain = 0;
+    for (const [term, weight] of weights) if (!covered.has(term) && terms.has(term)) gain += weight;
+    return gain / total;
+  };
+  const take = (c: Candidate | undefined) => {
+    if (!c || chosen.includes(c) || chosen.length >= MAX_SENTENCES) return;
+    chosen.push(c);
+    c.terms.forEach((t) => covered.add(t));
+  };
+  const neighbour = (c: Candidate, step: number) => candidates.find((other) => other.passage === c.passage && other.position === c.position + step);
   while (chosen.length < MAX_SENTENCES) {
     let best: Candidate | undefined;
     let bestValue = 0;
     for (const candidate of candidates) {
       if (chosen.includes(candidate)) continue;
-      const gain = gainOf(candidate) / total;
-      // A later sentence must add a fair share of the question; the first needs only to be the best.
-      if (chosen.length > 0 && gain < 0.2) continue;
+      const gain = gainOf(candidate.terms);
+      if (gain <= 0 || (chosen.length > 0 && gain < LATER_GAIN)) continue;
       const value = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
-      if (gain > 0 && value > bestValue) [best, bestValue] = [candidate, value];
+      if (value > bestValue) [best, bestValue] = [candidate, value];
     }
     if (!best) break;
-    const ownGain = [...weights].reduce((sum, [term, weight]) => sum + (!covered.has(term) && best!.ownTerms.has(term) ? weight : 0), 0);
-    const gain = gainOf(best);
-    chosen.push(best);
-    best.terms.forEach((t) => covered.add(t));
-    const next = candidates.find((c) => c.passage === best!.passage && c.position === best!.position + 1);
-    const introduces = best.text.trimEnd().endsWith(':') || ownGain < gain / 2;
-    if (next && introduces && chosen.length < MAX_SENTENCES && !chosen.includes(next)) {
-      chosen.push(next);
-      next.terms.forEach((t) => covered.add(t));
-    }
+    const mostlyTitle = gainOf(best.ownTerms) < gainOf(best.terms) / 2;
+    if (REFERS_BACK.test(best.text)) take(neighbour(best, -1));
+    take(best);
+    const next = neighbour(best, 1);
+    if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || [...next.ownTerms].some((t) => weights.has(t)))) take(next);
   }
   return chosen;
 }

@@ -23,6 +23,29 @@ const STOP_WORDS = new Set(
     .map(fold),
 );
 
+/**
+ * Words a question uses whatever it is about ("can I bring…", "what is wrong…", "how do I
+ * get…"): dropped from a question's terms, so that the words left are what it asks about.
+ * Answer sentences keep them (they are not stop words).
+ */
+const GENERIC_WORDS = new Set(
+  [
+    // en
+    'bring brought get gets got getting give take takes taking took make makes made go going come coming keep keeps let put see look know want need needs like use used using visit still really actually something anything thing things happen happens happened wrong kind type sort way possible able ok okay good best someone anyone there here ever',
+    // nl
+    'krijg krijgen krijgt neem nemen neemt breng brengen brengt maak maken maakt ga gaan gaat kom komen komt houd houden zie zien kijk kijken weet weten wil willen wilt moet moeten mag mogen nodig even graag iets soort manier mogelijk gebeurt gebeuren',
+    // fr
+    'faire fait prendre prends prend apporter apporte aller vais va venir viens vient voir savoir sais veux veut vouloir faut falloir besoin chose choses genre type possible encore quelque arrive',
+    // de
+    'bekomme bekommen bekommt nehmen nehme nimmt bringen bringe bringt gehen gehe geht kommen komme kommt machen mache macht sehen wissen weiss will wollen muss mussen brauche brauchen braucht etwas art moglich passiert gibt',
+    // es
+    'tener tengo tiene tomar tomo toma traer traigo trae ir voy va venir vengo viene hacer hago hace ver saber se quiero quiere querer necesito necesita necesitar algo cosa tipo posible todavia pasa',
+  ]
+    .join(' ')
+    .split(/\s+/)
+    .map(fold),
+);
+
 /** Lower case without accents: "Öffnungszeiten" and "offnungszeiten" are one word. */
 export function fold(text: string): string {
   return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
@@ -30,17 +53,39 @@ export function fold(text: string): string {
 
 const ENDINGS = ['ations', 'ation', 'ments', 'ment', 'ingen', 'ungen', 'ing', 'ung', 'ies', 'ied', 'es', 'en', 'ed', 'er', 'ly', 's', 'e', 'n'];
 
-/** A light stem: the word folded, one common ending cut when enough is left, at most seven letters. */
+/**
+ * A light stem: the word folded, then at most two common endings cut, each only when four
+ * letters stay (three for a plural s: "days", "cars"), and at most seven letters kept.
+ * "insurers" and "insurer" give "insur", "fitting" and "fit" give "fit" (a doubled
+ * consonant left by a cut is undoubled, except l, s and z), "batteries" gives "battery".
+ */
 export function stem(word: string): string {
   let w = fold(word);
   if (/^\d/.test(w)) return w;
-  for (const ending of ENDINGS) {
-    if (w.length - ending.length >= 4 && w.endsWith(ending)) {
-      w = w.slice(0, -ending.length);
-      break;
-    }
+  for (let cut = 0; cut < 2; cut++) {
+    const shorter = cutEnding(w);
+    if (shorter === w) break;
+    w = cut === 0 ? undouble(shorter) : shorter;
   }
   return w.slice(0, 7);
+}
+
+function cutEnding(w: string): string {
+  for (const ending of ENDINGS) {
+    if (!w.endsWith(ending)) continue;
+    const rest = w.slice(0, -ending.length);
+    if (ending === 's') {
+      if (rest.length >= 3 && !/[siu]$/.test(rest)) return rest;
+      continue;
+    }
+    if (rest.length < 4) continue;
+    return ending === 'ies' || ending === 'ied' ? `${rest}y` : rest;
+  }
+  return w;
+}
+
+function undouble(w: string): string {
+  return /([b-df-hj-km-np-rtv-y])\1$/.test(w) ? w.slice(0, -1) : w;
 }
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’.,:-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
@@ -52,31 +97,61 @@ export function words(text: string): string[] {
 
 /** The stems of a text's words that carry meaning (stop words and single letters dropped). */
 export function contentTerms(text: string): string[] {
+  return termsOf(text, STOP_WORDS);
+}
+
+/**
+ * The terms of a question: its content terms without the words any question uses
+ * (GENERIC_WORDS). A question of generic words only keeps them.
+ */
+export function questionTerms(text: string): string[] {
+  const terms = termsOf(text, STOP_WORDS, GENERIC_WORDS);
+  return terms.length > 0 ? terms : contentTerms(text);
+}
+
+function termsOf(text: string, ...dropped: Array<Set<string>>): string[] {
   const terms: string[] = [];
   for (const word of words(text)) {
     const folded = fold(word);
     if (folded.length < 2 && !/\d/.test(folded)) continue;
-    if (STOP_WORDS.has(folded)) continue;
+    if (dropped.some((set) => set.has(folded))) continue;
     terms.push(stem(folded.replace(/['’]/g, '')));
+    // "trade-in" and "second-hand" also match "trade in" and "second hand".
+    if (/\p{L}-\p{L}/u.test(folded)) for (const part of termsOf(folded.replace(/-/g, ' '), ...dropped)) terms.push(part);
   }
   return terms;
 }
 
+/** Abbreviations after which a full stop does not end a sentence (one-letter ones never do). */
+const ABBREVIATIONS = new Set(
+  'mr mrs ms dr prof st sr jr no nr nos vs approx incl excl ca tel fig dept ave rd dhr mevr mw bijv ong mme mlle env cf bzw evtl ggf inkl str vgl sra srta dra avda aprox pag num'.split(' '),
+);
+
 /**
- * Sentences of a passage: split after . ! ? (not inside numbers such as 4.95 or
- * abbreviations of one letter) and at line breaks; bullet marks dropped.
+ * Sentences of a passage: split after . ! ? followed by a capital or a digit (not inside
+ * numbers such as 4.95 or 9:00, nor after an abbreviation: "e.g.", "Dr.", "No. 5") and at
+ * line breaks; bullet marks dropped.
  */
 export function sentences(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split(/\n+/)) {
     const clean = line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim();
     if (!clean) continue;
+    let pending = '';
     for (const part of clean.split(/(?<=[^\s.!?]{2}[.!?]["')\]]?)\s+(?=["'(\[]?[\p{Lu}\p{N}])/u)) {
-      const sentence = part.trim();
-      if (sentence) out.push(sentence);
+      pending = pending ? `${pending} ${part}` : part;
+      if (endsWithAbbreviation(pending)) continue;
+      if (pending.trim()) out.push(pending.trim());
+      pending = '';
     }
+    if (pending.trim()) out.push(pending.trim());
   }
   return out;
+}
+
+function endsWithAbbreviation(text: string): boolean {
+  const last = text.match(/([\p{L}]+)\.$/u)?.[1];
+  return last !== undefined && ABBREVIATIONS.has(fold(last));
 }
 
 /** The share of `terms` (weighted) that `found` holds. */
@@ -88,4 +163,79 @@ export function coverage(terms: Map<string, number>, found: Set<string>): number
     if (found.has(term)) held += weight;
   }
   return total > 0 ? held / total : 0;
+}
+
+const NUMBER_WORDS =
+  'a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|half an?|een|twee|drie|vier|vijf|zes|zeven|acht|negen|tien|twaalf|un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|ein|eine|einen|einem|zwei|drei|vier|funf|sechs|sieben|acht|neun|zehn|zwolf|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce|quince';
+const WEEKDAYS =
+  'mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|montags?|dienstags?|mittwochs?|donnerstags?|freitags?|samstags?|sonntags?|lunes|martes|miercoles|jueves|viernes|sabados?|domingos?';
+const MONTHS =
+  'january|february|march|april|june|july|august|september|october|november|december|januari|februari|maart|mei|juni|juli|augustus|oktober|janvier|fevrier|mars|avril|mai|juin|juillet|aout|septembre|octobre|novembre|decembre|januar|februar|marz|juni|juli|dezember|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre';
+const TIME_UNITS =
+  'minutes?|hours?|days?|weeks?|months?|years?|minuten|uur|uren|dagen|dag|weken|week|maanden|maand|jaar|jaren|heures?|jours?|semaines?|mois|ans?|annees?|stunden?|tagen?|wochen?|monaten?|monate|jahren?|jahre|minutos?|horas?|dias?|semanas?|meses|mes|anos?';
+
+/**
+ * What a question asks for beyond its words, and what an answer to it holds: "how much"
+ * is answered by an amount, "what time" by a time of day, "how long" by a duration, "how
+ * many" by a number, "how often" by a frequency, "phone number" by a number to call.
+ * Matched on folded text; the asking words are not terms of the question.
+ */
+export const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
+  {
+    kind: 'duration',
+    question: /\b(how long|hoe lang|combien de temps|wie lange?|cuanto tiempo)\b/g,
+    answer: new RegExp(`\\b(\\d[\\d.,]*|${NUMBER_WORDS})\\s+(\\p{L}+\\s+)?(${TIME_UNITS})\\b`, 'u'),
+  },
+  {
+    kind: 'often',
+    question: /\b(how often|how frequently|hoe vaak|combien de fois|a quelle frequence|wie oft|cada cuanto|con que frecuencia)\b/g,
+    answer: /\b(every|each|per|once|twice|daily|weekly|monthly|yearly|a (day|week|month|year)|elke|iedere|keer|chaque|tous les|toutes les|fois|jede[nrs]?|alle|mal|cada|vez|veces)\b/,
+  },
+  {
+    kind: 'clock',
+    question: /\b(what time|which time|hoe laat|a quelle heure|quelle heure|um wie viel uhr|wie viel uhr|uhrzeit|a que hora|que hora)\b/g,
+    answer: /\b\d{1,2}(:\d{2}|h\d{2}|\.\d{2}\s?(uur|uhr))\b|\b\d{1,2}\s?(am|pm|uur|uhr)\b/,
+  },
+  {
+    kind: 'when',
+    question: /^[¿¡\s]*(when|wanneer|quand|wann|cuando)\b/g,
+    answer: new RegExp(
+      `\\b\\d{1,2}:\\d{2}\\b|\\b(${NUMBER_WORDS}|\\d+)\\s+(\\p{L}+\\s+)?(${TIME_UNITS})\\b|\\b(${WEEKDAYS}|${MONTHS}|today|tomorrow|weekdays?|weekends?|morning|evening|afternoon|night)\\b`,
+      'u',
+    ),
+  },
+  {
+    kind: 'number',
+    question: /\b(how (many|big|large|high|heavy|far|old|wide|tall)|hoeveel|hoe (groot|hoog|zwaar|ver|oud)|combien de|quelle taille|wie viele|wie (gross|hoch|schwer|weit|alt)|cuantos|cuantas|que tan (grande|alto))\b/g,
+    answer: new RegExp(`\\d|\\b(${NUMBER_WORDS})\\b`, 'u'),
+  },
+  {
+    kind: 'money',
+    question: /\b(how much|prices?|costs?|fees?|charges?|rates?|wat kost|hoeveel kost|kosten|kost|prijs|prijzen|tarief|combien coute|combien|prix|coute|coutent|couts?|tarifs?|frais|was kostet|wie viel kostet|kostet|preise?|gebuhr|cuanto cuesta|cuanto|precios?|cuesta|cuestan|costes?|tarifas?)\b/g,
+    answer: /\d\s?(euros?|eur|cents?|€|\$|£|dollars?|pounds?)\b|[€$£]\s?\d|\b(free|gratis|gratuite?s?|kostenlos|gratuitos?)\b/,
+  },
+  {
+    kind: 'phone',
+    question: /\b((tele)?phone number|number to call|telefoonnummer|numero de telephone|telefonnummer|numero de telefono)\b/g,
+    answer: /\+?\d[\d ()-]{6,}\d/,
+  },
+];
+
+/** The kinds of fact a question asks for (ASKS), and the question without the words that ask. */
+export function askedFor(question: string): { kinds: string[]; rest: string } {
+  let rest = fold(question);
+  const kinds: string[] = [];
+  for (const ask of ASKS) {
+    const without = rest.replace(ask.question, ' ');
+    if (without === rest) continue;
+    kinds.push(ask.kind);
+    rest = without;
+  }
+  return { kinds, rest };
+}
+
+/** The kinds of fact a sentence holds, among those asked for. */
+export function heldKinds(sentence: string, asked: string[]): string[] {
+  const folded = fold(sentence);
+  return ASKS.filter((ask) => asked.includes(ask.kind) && ask.answer.test(folded)).map((ask) => ask.kind);
 }
