@@ -4,6 +4,7 @@ import { SettableClock, systemClock } from './platform/clock.ts';
 import type { Database, Db } from './platform/db.ts';
 import { openEmbedded, openPostgres } from './platform/db.ts';
 import { migrate } from './platform/migrate.ts';
+import { followClockOffset } from './platform/shared-clock.ts';
 import { startEmbeddedVacuum } from './platform/embedded-vacuum.ts';
 import { memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
 import { connectRedis, type SharedRedis } from './platform/redis.ts';
@@ -49,6 +50,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   closers.push(() => database.close());
   if (database.kind === 'embedded') closers.push(startEmbeddedVacuum(database));
   await migrate(database);
+  if (testClock) closers.push(await followClockOffset(database.db, testClock));
   const queue = await createQueue(database);
   closers.push(() => queue.stop());
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;

@@ -12,11 +12,18 @@ export class SettableClock implements Clock {
     return new Date(Date.now() + this.offsetMs);
   }
   set(at: Date): void {
-    this.offsetMs = at.getTime() - Date.now();
-    this.listeners.forEach((l) => l());
+    this.setOffset(at.getTime() - Date.now());
   }
   advance(seconds: number): void {
-    this.offsetMs += seconds * 1000;
+    this.setOffset(this.offsetMs + seconds * 1000);
+  }
+  /** How far this clock is ahead of real time, in milliseconds. */
+  offset(): number {
+    return this.offsetMs;
+  }
+  setOffset(offsetMs: number): void {
+    if (offsetMs === this.offsetMs) return;
+    this.offsetMs = offsetMs;
     this.listeners.forEach((l) => l());
   }
   /** Called whenever time is moved, so due background work can run. */

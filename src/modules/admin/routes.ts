@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { saveClockOffset } from '../../platform/shared-clock.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
@@ -95,6 +96,7 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
       if (!ctx.testClock) throw errors.routeNotFound('POST', '/admin/v1/clock');
       if ('now' in request.body) ctx.testClock.set(new Date(request.body.now));
       else ctx.testClock.advance(request.body.advanceSeconds);
+      await saveClockOffset(ctx.db, ctx.testClock);
       return { data: { now: ctx.clock.now().toISOString() } };
     },
   );
