@@ -2,6 +2,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { assertError } from '../../../test/support/assertions.ts';
 import { defaultReply, isGroundingCheck, readStream, seedTexts, startModelServer, streamChat, textOf, type ChatRequest, type ModelServer } from './test-support.ts';
 
 const KNOWLEDGE = [
@@ -196,6 +197,20 @@ describe('chat with a provider model (an OpenAI-compatible server)', () => {
     assert.equal(read.messages[0].content, 'When is the shop open on Saturday?');
     assert.equal(answer.content, `${words.join(' ')}.`);
     assert.equal(read.messageCount, 2);
+  });
+
+  test('a provider model above the plan after a move to a smaller plan is 402 model_not_allowed, and the provider is not asked', async () => {
+    const agency = await service.seedWorkspace({ plan: 'agency' });
+    const pricey = await seedAgent(service, agency);
+    assert.equal((await service.api('PATCH', `/agents/${pricey}`, { key: agency.keys.manage, body: { model: 'gpt-4.1' } })).status, 200);
+    const allowed = await service.api('POST', `/agents/${pricey}/chat`, { key: agency.keys.chat, body: { message: 'Hello?' } });
+    assert.equal(allowed.body.data.model, 'gpt-4.1');
+    assert.equal(allowed.body.data.credits, 10);
+    assert.equal((await service.admin('PATCH', `/workspaces/${agency.id}`, { plan: 'studio' })).status, 200);
+    const from = model.requests.length;
+    assertError(await service.api('POST', `/agents/${pricey}/chat`, { key: agency.keys.chat, body: { message: 'Hello?' } }), 402, 'model_not_allowed');
+    assertError(await service.api('POST', `/agents/${pricey}/chat`, { key: agency.keys.chat, body: { message: 'Hello?', stream: true } }), 402, 'model_not_allowed');
+    assert.equal(model.requests.length, from);
   });
 
   /** The conversation's answer once its grounding check is stored (polled a bounded number of times). */
