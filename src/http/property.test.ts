@@ -10,7 +10,7 @@
  * rate-limit headers are on every response.
  *
  * PARLEY_PROPERTY_REQUESTS (default 2000) is the whole run's budget of
- * requests, PARLEY_PROPERTY_SECONDS (default 30) its time limit, both shared
+ * requests, PARLEY_PROPERTY_SECONDS (default 25) its time limit, both shared
  * out over the operations; PARLEY_PROPERTY_SEED replays a reported failure.
  */
 import { after, before, describe, test } from 'node:test';
@@ -23,7 +23,7 @@ import { errorBody } from './schemas.ts';
 import { mutated, oddValue, resolverOf, valid, type JsonSchema } from './schema-arbitraries.ts';
 
 const REQUEST_BUDGET = Number(process.env.PARLEY_PROPERTY_REQUESTS ?? 2000);
-const SECONDS_BUDGET = Number(process.env.PARLEY_PROPERTY_SECONDS ?? 30);
+const SECONDS_BUDGET = Number(process.env.PARLEY_PROPERTY_SECONDS ?? 25);
 const SEED = process.env.PARLEY_PROPERTY_SEED === undefined ? undefined : Number(process.env.PARLEY_PROPERTY_SEED);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
