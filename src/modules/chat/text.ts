@@ -31,15 +31,15 @@ const STOP_WORDS = new Set(
 const GENERIC_WORDS = new Set(
   [
     // en
-    'bring brought get gets got getting give take takes taking took make makes made go going come coming keep keeps let put see look know want need needs like use used using visit still really actually something anything thing things happen happens happened wrong kind type sort way possible able ok okay good best someone anyone there here ever',
+    'hi hello hey thanks thank please should shall must bring brought get gets got getting give take takes taking took make makes made go going come coming keep keeps let put see look know want need needs like use used using visit still really actually something anything thing things happen happens happened wrong kind type sort way possible able ok okay good best someone anyone there here ever',
     // nl
-    'krijg krijgen krijgt neem nemen neemt breng brengen brengt maak maken maakt ga gaan gaat kom komen komt houd houden zie zien kijk kijken weet weten wil willen wilt moet moeten mag mogen nodig even graag iets soort manier mogelijk gebeurt gebeuren',
+    'hallo hoi dag bedankt dank alstublieft alsjeblieft krijg krijgen krijgt neem nemen neemt breng brengen brengt maak maken maakt ga gaan gaat kom komen komt houd houden zie zien kijk kijken weet weten wil willen wilt moet moeten mag mogen nodig even graag iets soort manier mogelijk gebeurt gebeuren',
     // fr
-    'faire fait prendre prends prend apporter apporte aller vais va venir viens vient voir savoir sais veux veut vouloir faut falloir besoin chose choses genre type possible encore quelque arrive',
+    'bonjour salut merci svp faire fait prendre prends prend apporter apporte aller vais va venir viens vient voir savoir sais veux veut vouloir faut falloir besoin chose choses genre type possible encore quelque arrive',
     // de
-    'bekomme bekommen bekommt nehmen nehme nimmt bringen bringe bringt gehen gehe geht kommen komme kommt machen mache macht sehen wissen weiss will wollen muss mussen brauche brauchen braucht etwas art moglich passiert gibt',
+    'hallo danke bitte bekomme bekommen bekommt nehmen nehme nimmt bringen bringe bringt gehen gehe geht kommen komme kommt machen mache macht sehen wissen weiss will wollen muss mussen brauche brauchen braucht etwas art moglich passiert gibt',
     // es
-    'tener tengo tiene tomar tomo toma traer traigo trae ir voy va venir vengo viene hacer hago hace ver saber se quiero quiere querer necesito necesita necesitar algo cosa tipo posible todavia pasa',
+    'hola gracias favor tener tengo tiene tomar tomo toma traer traigo trae ir voy va venir vengo viene hacer hago hace ver saber se quiero quiere querer necesito necesita necesitar algo cosa tipo posible todavia pasa',
   ]
     .join(' ')
     .split(/\s+/)

@@ -1,0 +1,215 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { generateText, streamText } from 'ai';
+import { LANGUAGES } from '../agents/schemas.ts';
+import { PHRASES } from './language.ts';
+import { ANSWER_THRESHOLD, composeOfflineAnswer, offlineLanguageModel, type OfflineContext } from './offline-model.ts';
+import { askedFor, contentTerms, heldKinds, questionTerms, sentences, stem } from './text.ts';
+
+const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
+const ask = (question: string, passages: OfflineContext['passages'], extra: Partial<OfflineContext> = {}) =>
+  composeOfflineAnswer({ question, followsUp: null, language: 'en', passages, ...extra });
+
+const HOURS = passage('Opening hours', 'The workshop is open Tuesday to Friday from 8:30 to 18:00. We are closed on Sundays and Mondays.');
+const PRICES = passage('Prices', 'A basic service costs 59 euros. A full service costs 129 euros and includes new cables. Parts are charged separately.');
+const COURSE = passage('Repair course', 'On the first Wednesday of each month we teach an evening course in bicycle maintenance. It costs 25 euros including coffee.');
+
+describe('sentences', () => {
+  test('a sentence ends at . ! or ? before a capital or a digit, and at a line break', () => {
+    assert.deepEqual(sentences('We are open. Are you coming? Yes! 12 bikes wait.\nNew line'), ['We are open.', 'Are you coming?', 'Yes!', '12 bikes wait.', 'New line']);
+  });
+
+  test('numbers such as 4.95, 9:00, 14.00 and 3,000 do not end a sentence', () => {
+    assert.deepEqual(sentences('The fee is 4.95 euros per parcel. We open at 9:00 and close at 14.00 uur. Every 3,000 km.'), [
+      'The fee is 4.95 euros per parcel.',
+      'We open at 9:00 and close at 14.00 uur.',
+      'Every 3,000 km.',
+    ]);
+  });
+
+  test('abbreviations do not end a sentence: one letter, e.g., Dr., No., approx.', () => {
+    assert.deepEqual(sentences('Ask Dr. Jansen. Bring a part, e.g. A chain. We are at No. 12 Main St. Opposite the bank. It takes approx. 5 minutes.'), [
+      'Ask Dr. Jansen.',
+      'Bring a part, e.g. A chain.',
+      'We are at No. 12 Main St. Opposite the bank.',
+      'It takes approx. 5 minutes.',
+    ]);
+    assert.deepEqual(sentences('Call J. Smith today. He knows.'), ['Call J. Smith today.', 'He knows.']);
+  });
+
+  test('bullet and number marks are dropped; a lower-case word after a full stop continues the sentence', () => {
+    assert.deepEqual(sentences('- first item\n* second item\n• third\n1. fourth\n2) fifth'), ['first item', 'second item', 'third', 'fourth', 'fifth']);
+    assert.deepEqual(sentences('See the site at shop.example. then call.'), ['See the site at shop.example. then call.']);
+  });
+});
+
+describe('stems and terms', () => {
+  test('forms of one word share a stem', () => {
+    const groups = [
+      ['fit', 'fitting', 'fits'],
+      ['insurer', 'insurers', 'insured'],
+      ['close', 'closed', 'closes', 'closing'],
+      ['battery', 'batteries'],
+      ['service', 'services', 'serviced', 'servicing'],
+      ['day', 'days'],
+      ['repair', 'repairs', 'repaired', 'repairing'],
+      ['skip', 'skipping', 'skipped'],
+      ['fiets', 'fietsen'],
+      ['réparation', 'réparations', 'réparer'],
+      ['rueda', 'ruedas'],
+    ];
+    for (const group of groups) assert.deepEqual(new Set(group.map(stem)).size, 1, `${group.join(', ')}: ${group.map(stem).join(', ')}`);
+  });
+
+  test('a stem keeps a double l, s or z, numbers whole, and at most seven letters', () => {
+    assert.equal(stem('called'), stem('call'));
+    assert.equal(stem('passes'), 'pass');
+    assert.equal(stem('4.95'), '4.95');
+    assert.equal(stem('18:00'), '18:00');
+    assert.equal(stem('Öffnungszeiten'), 'offnung');
+    assert.equal(stem('bus'), 'bus');
+  });
+
+  test('content terms: stop words of the five languages and single letters dropped, accents folded, hyphenated words also by their parts', () => {
+    assert.deepEqual(contentTerms('What is the price of a second-hand bike?'), ['pric', 'second-', 'second', 'hand', 'bike']);
+    assert.deepEqual(contentTerms('Wat zijn de openingstijden van de winkel?'), ['opening', 'winkel']);
+    assert.deepEqual(contentTerms('Où est la boutique ?'), ['boutiqu']);
+  });
+
+  test('question terms leave out the words any question uses, unless nothing else is left', () => {
+    assert.deepEqual(questionTerms('Can I bring my dog into the shop?'), ['dog', 'shop']);
+    assert.deepEqual(questionTerms('Can I bring it?'), ['bring']);
+  });
+});
+
+describe('what a question asks for', () => {
+  test('the asking words become a kind of fact, and the sentences holding one are found', () => {
+    const cases: Array<[string, string[], string[]]> = [
+      ['How much does a full service cost?', ['money'], ['full', 'servic']],
+      ['What is the price of a full service?', ['money'], ['full', 'servic']],
+      ['What time do you close on Fridays?', ['clock'], ['clo', 'friday']],
+      ['How long does a puncture repair take?', ['duration'], ['punctur', 'repair']],
+      ['How many people can join?', ['number'], ['peopl', 'join']],
+      ['How often should I replace my chain?', ['often'], ['replac', 'chai']],
+      ['What is your phone number?', ['phone'], []],
+      ['When is the course held?', ['when'], ['cour', 'held']],
+      ['Wat kost een band?', ['money'], ['band']],
+      ['¿Cuándo abren?', ['when'], ['abre']],
+      ['Do you sell bikes?', [], ['sell', 'bike']],
+    ];
+    for (const [question, kinds, terms] of cases) {
+      const asked = askedFor(question);
+      assert.deepEqual(asked.kinds, kinds, question);
+      assert.deepEqual(questionTerms(asked.rest), terms, question);
+    }
+    const all = ['money', 'clock', 'duration', 'number', 'often', 'phone', 'when'];
+    assert.deepEqual(heldKinds('It costs 59 euros.', all), ['number', 'money']);
+    assert.deepEqual(heldKinds('Open from 8:30 to 18:00 on Friday.', all), ['clock', 'when', 'number']);
+    assert.deepEqual(heldKinds('Repairs take about 30 minutes.', ['duration']), ['duration']);
+    assert.deepEqual(heldKinds('Replace it every 3,000 kilometres.', ['often']), ['often']);
+    assert.deepEqual(heldKinds('Call us on 050 312 4455.', ['phone']), ['phone']);
+    assert.deepEqual(heldKinds('The estimate is free of charge.', ['money']), ['money']);
+    assert.deepEqual(heldKinds('The fee is 4.95 euros.', ['clock']), [], 'an amount is not a time of day');
+  });
+});
+
+describe('composeOfflineAnswer', () => {
+  test('quotes the sentence that answers, not the whole passage, and names its source', () => {
+    const answer = ask('How much is a full service?', [PRICES, HOURS]);
+    assert.equal(answer.text, 'A full service costs 129 euros and includes new cables.\n\nSource: Prices');
+    assert.equal(answer.declined, false);
+    assert.ok(answer.coverage >= ANSWER_THRESHOLD);
+  });
+
+  test('a question asking for a time is answered by the sentence with the time; the next one joins when it goes on about the question', () => {
+    assert.equal(ask('What time do you close on Fridays?', [HOURS, PRICES]).text, `${HOURS.text}\n\nSource: Opening hours`);
+    assert.equal(ask('What time do you open?', [HOURS]).text, 'The workshop is open Tuesday to Friday from 8:30 to 18:00.\n\nSource: Opening hours');
+  });
+
+  test('a sentence that refers back ("It costs…") is quoted with the one before it', () => {
+    assert.equal(ask('What does the repair course cost?', [COURSE]).text, `${COURSE.text}\n\nSource: Repair course`);
+  });
+
+  test('a sentence that ends in ":" is quoted with the one it introduces', () => {
+    const list = passage('Payment', 'We take these ways of paying:\nDebit card, credit card and cash.');
+    assert.equal(ask('Which ways of paying do you take?', [list]).text, 'We take these ways of paying: Debit card, credit card and cash.\n\nSource: Payment');
+  });
+
+  test('sentences from two passages are quoted in the passages’ order, with both sources; never more than three sentences', () => {
+    const answer = ask('When is the course and what does a basic service cost?', [PRICES, COURSE]);
+    assert.match(answer.text, /^A basic service costs 59 euros\..*On the first Wednesday/s);
+    assert.match(answer.text, /\n\nSources: Prices, Repair course$/);
+    const long = passage('Everything', 'Bikes one. Bikes two. Bikes three. Bikes four. Bikes five.');
+    assert.ok(sentences(ask('bikes', [long]).text.split('\n\n')[0]).length <= 3);
+  });
+
+  test('declines, in the answer’s language, when there are no passages or they hold too little of the question', () => {
+    for (const language of LANGUAGES) {
+      assert.deepEqual(ask('Do you sell skateboards?', [], { language }), { text: PHRASES[language].decline, coverage: 0, declined: true });
+    }
+    const weak = ask('Can I bring my dog into the shop?', [passage('Child seats', 'We fit child seats. Bring the seat or buy one in the shop.')]);
+    assert.equal(weak.text, PHRASES.en.decline);
+    assert.ok(weak.declined && weak.coverage < ANSWER_THRESHOLD);
+  });
+
+  test('the source line is in the answer’s language', () => {
+    const labels = { en: 'Source', nl: 'Bron', fr: 'Source', de: 'Quelle', es: 'Fuente' } as const;
+    for (const language of LANGUAGES) assert.match(ask('full service price', [PRICES], { language }).text, new RegExp(`\\n\\n${labels[language]}: Prices$`));
+    assert.match(ask('course and basic service', [PRICES, COURSE], { language: 'de' }).text, /\n\nQuellen: Prices, Repair course$/);
+  });
+
+  test('a greeting is answered with a greeting in the answer’s language, whatever the passages', () => {
+    assert.equal(ask('Hello!', [HOURS]).text, 'Hello! What would you like to know?');
+    assert.equal(ask('goedemorgen', [], { language: 'nl' }).text, 'Hallo! Waar kan ik je mee helpen?');
+    assert.equal(ask('Hola', [], { language: 'es' }).declined, false);
+    assert.equal(ask('Hello, when are you open?', [HOURS]).text.startsWith('The workshop'), true, 'a greeting with a question is a question');
+  });
+
+  test('a follow-up is answered with the help of the question it follows', () => {
+    const answer = ask('and on Mondays?', [HOURS], { followsUp: 'Are you open on Fridays?' });
+    assert.match(answer.text, /closed on Sundays and Mondays/);
+  });
+
+  test('never invents: an answer is a decline, a greeting or sentences of the passages with a source line', () => {
+    const word = fc.constantFrom('bike', 'service', 'costs', 'open', 'Friday', '18:00', '59 euros', 'chain', 'the', 'we', 'how', 'much', 'when', 'dog', 'Öl', 'día');
+    const text = fc.array(fc.array(word, { minLength: 1, maxLength: 8 }).map((ws) => `${ws.join(' ')}.`), { minLength: 1, maxLength: 4 }).map((ss) => ss.join(' '));
+    const passages = fc.array(fc.record({ sourceName: fc.constantFrom('A', 'B'), title: fc.constantFrom('Prices', 'Hours', ''), text, score: fc.double({ min: 0, max: 1, noNaN: true }) }), { maxLength: 5 });
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 6 }).map((ws) => `${ws.join(' ')}?`), passages, fc.constantFrom(...LANGUAGES), (question, given, language) => {
+        const { text: answer, declined } = composeOfflineAnswer({ question, followsUp: null, language, passages: given });
+        if (declined) return answer === PHRASES[language].decline;
+        const [quoted, sourceLine] = answer.split('\n\n');
+        const known = given.flatMap((p) => sentences(p.text));
+        return quotesOnly(quoted, known) && /^(Sources?|Bronn?e?n?|Quellen?|Fuentes?): /.test(sourceLine ?? '');
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** The text is known sentences one after another, each once at most, joined by spaces. */
+function quotesOnly(text: string, known: string[]): boolean {
+  if (text === '') return true;
+  return known.some((s, i) => text.startsWith(s) && (text.length === s.length || text[s.length] === ' ') && quotesOnly(text.slice(s.length + 1), known.filter((_, j) => j !== i)));
+}
+
+describe('the offline model as an AI SDK model', () => {
+  const offline = { parley: { question: 'How much is a full service?', followsUp: null, language: 'en', passages: [PRICES] } };
+
+  test('generate and stream give the same text, streamed sentence by sentence', async () => {
+    const model = offlineLanguageModel('parley-offline');
+    const generated = await generateText({ model, prompt: 'ignored', providerOptions: offline });
+    const streamed = streamText({ model, prompt: 'ignored', providerOptions: offline });
+    const deltas: string[] = [];
+    for await (const delta of streamed.textStream) deltas.push(delta);
+    assert.equal(deltas.join(''), generated.text);
+    assert.ok(deltas.length >= 2, 'the answer and its source line arrive apart');
+    assert.equal(generated.text, composeOfflineAnswer(offline.parley as OfflineContext).text);
+  });
+
+  test('without the service’s context it declines (no material), in English', async () => {
+    const { text } = await generateText({ model: offlineLanguageModel('parley-offline'), prompt: 'What are your opening hours?' });
+    assert.equal(text, PHRASES.en.decline);
+  });
+});
