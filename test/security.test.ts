@@ -111,6 +111,11 @@ async function fixtures(): Promise<Record<string, string>> {
   const source = await service.api('POST', `/agents/${agentId}/sources`, { key: own.keys.manage, body: { type: 'text', title: 'Prices', content: 'A haircut costs 20 euros.' } });
   if (source.status === 201 || source.status === 200) made.sourceId = source.body.data.id;
   else if (!isUnknownRoute(source)) throw new Error(`could not add a source: ${source.status} ${JSON.stringify(source.body)}`);
+  const chat = await service.api('POST', `/agents/${agentId}/chat`, { key: own.keys.chat, body: { message: 'How much is a haircut?' } });
+  if (chat.status === 200) {
+    made.conversationId = chat.body.data.conversationId;
+    made.messageId = chat.body.data.messageId;
+  } else if (!isUnknownRoute(chat)) throw new Error(`could not ask a question: ${chat.status} ${JSON.stringify(chat.body)}`);
   return made;
 }
 
@@ -158,6 +163,17 @@ describe('one workspace never sees another: a foreign key on an agent path is 40
     assert.ok(!JSON.stringify(reply.body).includes('haircut'));
     const mine = await service.api('GET', `/agents/${agentId}/sources/${ids.sourceId}`, { key: own.keys.read });
     assert.equal(mine.status, 200, 'the source is real and visible to its own workspace');
+  });
+
+  test('a real conversation of another workspace is 404 to a foreign read key and leaks nothing', async (t) => {
+    const reply = await service.api('GET', `/agents/${agentId}/conversations/${ids.conversationId}`, { key: foreign.keys.read });
+    if (await skipIfMissing(t, agentRoutes[0], reply)) return;
+    assert.equal(reply.status, 404);
+    assert.ok(!JSON.stringify(reply.body).includes('haircut'));
+    const listed = await service.api('GET', `/agents/${agentId}/conversations`, { key: foreign.keys.read });
+    assert.equal(listed.status, 404);
+    const mine = await service.api('GET', `/agents/${agentId}/conversations/${ids.conversationId}`, { key: own.keys.read });
+    assert.equal(mine.status, 200, 'the conversation is real and visible to its own workspace');
   });
 });
 
