@@ -7,8 +7,8 @@
  *
  * The document streams: each page leaves as soon as the next one starts, and the
  * conversations are read in batches as the drawing needs them. This module runs in a
- * worker thread (export-pdf.worker.ts): drawing 500 conversations takes seconds of CPU
- * that the service's event loop does not pay.
+ * worker thread (export-pdf.worker.ts): drawing 500 conversations takes about a second
+ * of CPU that the service's event loop does not pay.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
