@@ -1,6 +1,7 @@
 import type { Context } from './context.ts';
 import { crawlWorker } from './modules/knowledge/crawl/jobs.ts';
 import { knowledgeWorker } from './modules/knowledge/reading.ts';
+import { leadsWorker } from './modules/leads/jobs.ts';
 
 /** A background area: declares its kinds of job and works on them in worker processes. */
 export type WorkerModule = (ctx: Context) => Promise<void>;
@@ -9,6 +10,7 @@ export type WorkerModule = (ctx: Context) => Promise<void>;
 export const workerModules: WorkerModule[] = [
   crawlWorker,
   knowledgeWorker,
+  leadsWorker,
 ];
 
 export async function startWorkers(ctx: Context): Promise<void> {
