@@ -124,6 +124,9 @@ describe('chat with the offline model', () => {
     assert.equal((await ask({ message: 'Hello', userId: 'user-42' })).status, 200);
     assertError(await ask({ message: 'Hello', mood: 'happy' }), 400, 'invalid_request');
     assertError(await ask({ message: 'Hello', conversationId: 'conv_doesnotexist' }), 404, 'not_found');
+    const emptyId = await ask({ message: 'Hello', conversationId: '' });
+    assertError(emptyId, 400, 'invalid_request');
+    assert.equal(emptyId.body.error.details[0].field, 'conversationId');
   });
 
   test('a conversation of another agent or workspace is 404', async () => {

@@ -98,6 +98,9 @@ describe('conversations: list, read, erase (spec 2.8, 4.8)', () => {
     assert.deepEqual(await ids(agent, '?from=2031-03-10&to=2031-03-12'), [d.conversationId, c.conversationId, b.conversationId, a.conversationId]);
     assert.deepEqual(await ids(agent, '?from=2031-03-13'), []);
     assert.deepEqual(await ids(agent, '?from=2031-03-11&to=2031-03-11&channel=playground'), []);
+    // The widest days PostgreSQL dates allow: the day after 9999-12-31 is still found.
+    assert.equal((await ids(agent, '?from=0001-01-01&to=9999-12-31')).length, 4);
+    assert.deepEqual(await ids(agent, '?from=9999-12-31'), []);
   });
 
   test('limit and cursor page through every conversation exactly once, also while conversations go on', async () => {

@@ -20,7 +20,7 @@ export const chatBody = z.strictObject({
     .max(MAX_MESSAGE_CHARS)
     .refine((value) => value.trim().length > 0, 'must not be blank')
     .describe('the question, 1 to 4,000 characters'),
-  conversationId: z.string().max(100).optional().describe('continue an earlier conversation; omit to start one'),
+  conversationId: z.string().min(1).max(100).optional().describe('continue an earlier conversation; omit to start one'),
   userId: userId.optional(),
   language: z.string().max(35).optional().describe('en, nl, fr, de or es: the language of the answer; any other value: the language of the question'),
   stream: z.boolean().optional().describe('true for a server-sent event stream (the AI SDK UI message stream protocol)'),

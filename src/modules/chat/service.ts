@@ -228,7 +228,7 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
   const model = answeringModel(ctx, agent.model);
   const now = ctx.clock.now();
   let conversation: Conversation | undefined;
-  if (input.conversationId) {
+  if (input.conversationId !== undefined) {
     conversation = await findConversation(ctx.db, agent.id, input.conversationId, asker.seesTests);
     if (!conversation) throw errors.notFound('conversation');
   }

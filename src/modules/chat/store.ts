@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 import type { Position } from '../../http/paging.ts';
 
@@ -165,13 +165,18 @@ function filtered(db: Db, filter: ConversationFilter) {
   let query = db.selectFrom('conversations').where('agent_id', '=', filter.agentId);
   if (!filter.includeTests) query = query.where('channel', '!=', TEST_CHANNEL);
   if (filter.channel) query = query.where('channel', '=', filter.channel);
-  if (filter.from) query = query.where('last_message_at', '>=', new Date(`${filter.from}T00:00:00.000Z`));
-  if (filter.to) query = query.where('last_message_at', '<', dayAfter(filter.to));
+  if (filter.from) query = query.where('last_message_at', '>=', startOfUtcDay(sql`cast(${filter.from} as date)`));
+  if (filter.to) query = query.where('last_message_at', '<', startOfUtcDay(sql`cast(${filter.to} as date) + 1`));
   return query;
 }
 
-export function dayAfter(day: string): Date {
-  return new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000);
+/**
+ * Midnight UTC of a date, computed by the database: the day after 9999-12-31 is
+ * beyond what the drivers can send as a JavaScript date, and a bare date would be
+ * read in the session's time zone.
+ */
+function startOfUtcDay(date: RawBuilder<unknown>) {
+  return sql<Date>`(${date})::timestamp at time zone 'UTC'`;
 }
 
 /** Newest first by start (stable while conversations go on), limit + 1 rows for paging. */
