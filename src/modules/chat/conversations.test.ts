@@ -129,6 +129,23 @@ describe('conversations: list, read, erase (spec 2.8, 4.8)', () => {
     assert.deepEqual((await list(agent, '?limit=8')).body.pagination, { nextCursor: null });
   });
 
+  test('questions sent at once to one conversation are all kept with their answers, none lost to a position taken twice', async () => {
+    const agent = await freshAgent();
+    const first = await ask(agent, {});
+    const asked = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        service.api('POST', `/agents/${agent}/chat`, { key: ws.keys.chat, body: { conversationId: first.conversationId, message: `Question ${i}: and on Sundays?`, stream: i % 2 === 1 } }),
+      ),
+    );
+    assert.deepEqual(asked.map((r) => r.status), [200, 200, 200, 200, 200]);
+    const read = (await service.api('GET', `/agents/${agent}/conversations/${first.conversationId}`, { key: ws.keys.read })).body.data;
+    assert.equal(read.messageCount, 12);
+    assert.equal(read.messages.length, 12);
+    assert.equal(new Set(read.messages.map((m: { id: string }) => m.id)).size, 12);
+    for (let i = 0; i < 5; i++) assert.ok(read.messages.some((m: { content: string }) => m.content === `Question ${i}: and on Sundays?`));
+    assert.equal(read.messages.filter((m: { role: string }) => m.role === 'assistant').length, 6);
+  });
+
   test('bad from, to, channel, limit, cursor or an unknown parameter are 400 invalid_request naming the field', async () => {
     const agent = await freshAgent();
     const cases: Array<[string, string]> = [
