@@ -158,6 +158,11 @@ describe('conversation export', () => {
     assertError(await exportLink(agent, ws.keys.read, `?from=${dayOffset(-366)}&to=${today()}`), 400, 'invalid_request');
     assert.equal((await exportLink(agent, ws.keys.read, `?from=${dayOffset(-365)}&to=${today()}`)).status, 200);
     assertError(await exportLink(agent, ws.keys.read, '?from=2026-13-01'), 400, 'invalid_request');
+    const earliest = await exportLink(agent, ws.keys.read, '?to=0001-01-10');
+    assert.equal(earliest.status, 200, JSON.stringify(earliest.body));
+    assert.ok((await pdfPages(earliest.body.data.url))[0]!.includes('Period: 0001-01-01 to 0001-01-10'));
+    const latestDays = await exportLink(agent, ws.keys.read, '?from=9999-12-01&to=9999-12-31');
+    assert.match((await pdfPages(latestDays.body.data.url))[0]!, /Conversations: 0 /);
     assertError(await exportLink(agent, ws.keys.read, '?channel=fax'), 400, 'invalid_request');
     assertError(await exportLink(agent, ws.keys.read, '?format=docx'), 400, 'invalid_request');
   });

@@ -86,10 +86,17 @@ export async function createExport(ctx: Context, exporter: Exporter, agent: Agen
  */
 export function exportPeriod(today: string, query: { from?: string; to?: string }): Period {
   const to = query.to ?? today;
-  const from = query.from ?? shiftDay(to, -(DEFAULT_PERIOD_DAYS - 1));
+  const from = query.from ?? latest(FIRST_DAY, shiftDay(to, -(DEFAULT_PERIOD_DAYS - 1)));
   if (from > to) throw errors.invalidField('from', query.to ? 'from must not be after to.' : 'from must not be after today (to, by default).');
   if (daysBetween(from, to) + 1 > MAX_PERIOD_DAYS) throw errors.invalidField('from', `A period spans at most ${MAX_PERIOD_DAYS} days.`);
   return { from, to };
+}
+
+/** The first day the databases store: 30 days before an early `to` would be year 0 or before. */
+const FIRST_DAY = '0001-01-01';
+
+function latest(a: string, b: string): string {
+  return a > b ? a : b;
 }
 
 function shiftDay(day: string, days: number): string {
