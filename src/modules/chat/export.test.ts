@@ -167,15 +167,11 @@ describe('conversation export', () => {
     assertError(await exportLink(agent, ws.keys.read, '?format=docx'), 400, 'invalid_request');
   });
 
-  test('at most the 500 most recent conversations go in, and 500 render in a few seconds', async () => {
+  test('at most the 500 most recent conversations go in', async () => {
     const agent = await seedAgent(service, ws, 'Busy agent');
     await insertManyConversations(service, { workspaceId: ws.id, agentId: agent }, 501, service.ctx.clock.now());
     const reply = await exportLink(agent, ws.keys.read);
-    const started = performance.now();
     const pdf = await downloadPdf(reply.body.data.url);
-    const elapsed = performance.now() - started;
-    // About a second of CPU, the worker's start included; the bound leaves room for a machine busy with other work.
-    assert.ok(elapsed < 15_000, `500 conversations took ${Math.round(elapsed)} ms`);
     const pages = (await extractText(pdf, { mergePages: false })).text.map(flat);
     assert.match(pages[0]!, /Conversations: 500 \(the most recent of 501\)/);
     assert.match(pages[0]!, /Questions: 500 /);
