@@ -68,7 +68,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     redis,
     limiter,
     versions,
-    mailer: createMailer(config.smtpUrl, database.db, clock),
+    mailer: createMailer(config.smtpUrl, database.db, clock, queue),
     queue,
     models: createModelCatalogue(config.extraModels, Boolean(config.openaiBaseUrl || config.openaiApiKey)),
     safeFetch: createSafeFetch({ allowPrivate: config.allowPrivateUrls }),

@@ -2,6 +2,8 @@ import type { Context } from './context.ts';
 import { crawlWorker } from './modules/knowledge/crawl/jobs.ts';
 import { knowledgeWorker } from './modules/knowledge/reading.ts';
 import { leadsWorker } from './modules/leads/jobs.ts';
+import { mailWorker } from './modules/mail/delivery.ts';
+import { ticketsWorker } from './modules/tickets/jobs.ts';
 
 /** A background area: declares its kinds of job and works on them in worker processes. */
 export type WorkerModule = (ctx: Context) => Promise<void>;
@@ -11,6 +13,8 @@ export const workerModules: WorkerModule[] = [
   crawlWorker,
   knowledgeWorker,
   leadsWorker,
+  mailWorker,
+  ticketsWorker,
 ];
 
 export async function startWorkers(ctx: Context): Promise<void> {

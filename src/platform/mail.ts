@@ -1,32 +1,134 @@
-import nodemailer from 'nodemailer';
+/**
+ * Mail out: the one way the product sends mail. A mail is recorded first and
+ * delivered by a durable job (modules/mail/delivery.ts), so a slow or failing
+ * mail server never holds up, nor fails, the request that caused the mail; a
+ * failed delivery is tried again later (docs/visitors.md, "Mail").
+ *
+ * Without SMTP_URL the outbox is the delivery: the mail is written there at once
+ * (readable through GET /admin/v1/outbox) and nothing is queued.
+ */
+import { sql } from 'kysely';
 import type { Db } from './db.ts';
 import type { Clock } from './clock.ts';
+import type { Queue } from './queue.ts';
 import { newId } from './ids.ts';
 
 export interface Mail {
   to: string;
   subject: string;
+  /** The plain-text part; every mail has one. */
   text: string;
+  /** The HTML part (see modules/mail/compose.ts, which writes both parts from one content). */
+  html?: string;
+  /** Display name of the sender, such as the agent's name; the address is the service's own. */
+  fromName?: string;
 }
 
 export interface Mailer {
+  /** Records the mail and queues its delivery; returns once it is recorded, never waiting for the mail server. */
   send(mail: Mail): Promise<void>;
+  /**
+   * The same in two steps, for mail that belongs to a change made in a transaction:
+   * `record` writes it with the caller's transaction (so the mail exists exactly when
+   * the change does), `dispatch` queues what was recorded once it is committed.
+   */
+  record(db: Db, mail: Mail): Promise<string | null>;
+  dispatch(mailIds: Array<string | null>): Promise<void>;
 }
 
-const FROM = 'Parley <no-reply@parley.local>';
+export const DELIVER_MAIL_JOB = 'mail.deliver';
+export const DELIVER_MAIL_QUEUE = { retryLimit: 2, retryDelaySeconds: 10, expireInSeconds: 5 * 60 };
 
-/** Real SMTP when SMTP_URL is set; otherwise the outbox table, readable through the operator API. */
-export function createMailer(smtpUrl: string | undefined, db: Db, clock: Clock): Mailer {
-  if (smtpUrl) {
-    const transport = nodemailer.createTransport(smtpUrl);
-    return { send: async (mail) => void (await transport.sendMail({ from: FROM, ...mail })) };
+export interface DeliverMailJob {
+  v: 1;
+  mailId: string;
+}
+
+export type MailStatus = 'pending' | 'sent' | 'failed';
+
+export interface MailRow {
+  id: string;
+  recipient: string;
+  from_name: string | null;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  status: MailStatus;
+  attempts: number;
+  next_attempt_at: Date;
+  last_error: string | null;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+declare module './db.ts' {
+  interface Tables {
+    mails: MailRow;
   }
-  return {
-    send: async (mail) => {
-      await db
-        .insertInto('outbox')
-        .values({ id: newId('mail'), recipient: mail.to, subject: mail.subject, body: mail.text, created_at: clock.now() })
-        .execute();
-    },
+}
+
+/** Mail recorded for SMTP delivery while SMTP_URL is set; the outbox otherwise. */
+export function createMailer(smtpUrl: string | undefined, db: Db, clock: Clock, queue: Queue): Mailer {
+  const record = async (within: Db, mail: Mail): Promise<string | null> => {
+    if (!smtpUrl) {
+      await writeOutbox(within, mail, clock.now());
+      return null;
+    }
+    const id = newId('mail');
+    const now = clock.now();
+    await within
+      .insertInto('mails')
+      .values({
+        id,
+        recipient: mail.to,
+        from_name: mail.fromName ?? null,
+        subject: mail.subject,
+        text_body: mail.text,
+        html_body: mail.html ?? null,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        last_error: null,
+        created_at: now,
+        sent_at: null,
+      })
+      .execute();
+    return id;
   };
+  const dispatch = async (mailIds: Array<string | null>): Promise<void> => {
+    for (const mailId of mailIds) {
+      if (mailId === null) continue;
+      try {
+        await queue.define(DELIVER_MAIL_JOB, DELIVER_MAIL_QUEUE);
+        await queue.send<DeliverMailJob>(DELIVER_MAIL_JOB, { v: 1, mailId });
+      } catch (error) {
+        // The mail is recorded: the delivery sweep sends it a little later. The request goes on.
+        console.error(`[mail] queueing ${mailId} failed; the sweep will deliver it`, error);
+      }
+    }
+  };
+  return {
+    send: async (mail) => dispatch([await record(db, mail)]),
+    record,
+    dispatch,
+  };
+}
+
+/** The outbox row of a mail, as GET /admin/v1/outbox lists it (the HTML part is kept beside it). */
+export async function writeOutbox(db: Db, mail: Mail, at: Date): Promise<void> {
+  await sql`insert into outbox (id, recipient, subject, body, html, created_at)
+    values (${newId('mail')}, ${mail.to}, ${mail.subject}, ${mail.text}, ${mail.html ?? null}, ${at})`.execute(db);
+}
+
+/** The sender: the service's own no-reply address on its public host name, under the name the mail gives. */
+export function senderOf(publicUrl: string, fromName: string | null): { name: string; address: string } {
+  let host = 'parley.local';
+  try {
+    const hostname = new URL(publicUrl).hostname;
+    // localhost or an IP address is no mail domain
+    if (hostname.includes('.') && !/^[\d.]+$/.test(hostname) && !hostname.includes(':')) host = hostname;
+  } catch {
+    // a public URL that does not parse: keep the placeholder domain
+  }
+  return { name: fromName?.trim() || 'Parley', address: `no-reply@${host}` };
 }
