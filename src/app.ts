@@ -15,6 +15,7 @@ import { workspaceRoutes } from './modules/workspace/routes.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
 import { homeRoutes } from './http/home.ts';
 import { apiModules } from './modules/index.ts';
+import { VISITOR_PREFIX, visitorScope } from './modules/visitors/scope.ts';
 
 export type App = FastifyInstance;
 export type ApiPlugin = (app: FastifyInstance, ctx: Context) => Promise<void> | void;
@@ -25,7 +26,7 @@ export interface AppOptions {
   checkResponses?: boolean;
 }
 
-/** Builds the HTTP app from a context: the public API under /api/v1, the operator API under /admin/v1, the front page, /health and /docs. */
+/** Builds the HTTP app from a context: the public API under /api/v1, the visitor API under /visitor/v1, the operator API under /admin/v1, the front page, /health and /docs. */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   // Written asynchronously: lines logged while a write is under way go out together in the next one,
   // instead of one blocking write to stdout per request.
@@ -86,6 +87,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     { prefix: '/api/v1' },
   );
 
+  // The keyless visitor API the widget and the iframe page call (docs/visitors.md).
+  await app.register(async (visitors) => visitorScope(visitors, ctx), { prefix: VISITOR_PREFIX });
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
   // The front page, /health and the API reference at /docs: no key.
   await homeRoutes(app, ctx);

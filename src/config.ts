@@ -11,6 +11,8 @@ export interface Config {
   redisUrl: string | undefined;
   adminToken: string | undefined;
   rateLimitPerMinute: number;
+  /** Multiplies every figure of the visitor API's rate limits (docs/visitors.md); raised only for load tests and other areas' tests. */
+  visitorLimitFactor: number;
   role: Role;
   testClock: boolean;
   allowPrivateUrls: boolean;
@@ -49,6 +51,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     adminToken: env.PARLEY_ADMIN_TOKEN || undefined,
     rateLimitPerMinute: intFrom(env.PARLEY_RATE_LIMIT_PER_MINUTE, 120, 'PARLEY_RATE_LIMIT_PER_MINUTE'),
+    visitorLimitFactor: intFrom(env.PARLEY_VISITOR_LIMIT_FACTOR, 1, 'PARLEY_VISITOR_LIMIT_FACTOR'),
     role,
     testClock: env.PARLEY_TEST_CLOCK === '1',
     allowPrivateUrls: env.PARLEY_ALLOW_PRIVATE_URLS === '1',

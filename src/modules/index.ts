@@ -4,6 +4,8 @@ import { agentRoutes } from './agents/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { exportRoutes } from './chat/export-routes.ts';
+import { leadRoutes } from './leads/routes.ts';
+import { identityRoutes } from './visitors/routes.ts';
 
 /**
  * The public API's areas, each a plugin registered under /api/v1.
@@ -15,4 +17,6 @@ export const apiModules: ApiPlugin[] = [
   knowledgeRoutes,
   chatRoutes,
   exportRoutes,
+  leadRoutes,
+  identityRoutes,
 ];

@@ -60,6 +60,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       PARLEY_ADMIN_TOKEN: ADMIN_TOKEN,
       PARLEY_TEST_CLOCK: '1',
       PARLEY_LOG_LEVEL: 'silent',
+      // Every test calls the visitor API from 127.0.0.1: only the tests of its limits (factor 1) meet them.
+      PARLEY_VISITOR_LIMIT_FACTOR: '1000',
       ...(storeUnderTest() === 'postgres' && testDb.url ? { DATABASE_URL: testDb.url } : {}),
       ...(storeUnderTest() === 'postgres' && process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
       ...options.env,

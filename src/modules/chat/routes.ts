@@ -96,7 +96,7 @@ export async function chatRoutes(parent: FastifyInstance, ctx: Context): Promise
  * Hands the stream to the socket with the headers this request already has
  * (request id, rate limit): the AI SDK writes the UI message stream protocol itself.
  */
-function sendStream(reply: FastifyReply, stream: ReadableStream<UIMessageChunk>): void {
+export function sendStream(reply: FastifyReply, stream: ReadableStream<UIMessageChunk>): void {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
   reply.hijack();

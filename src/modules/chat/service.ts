@@ -5,6 +5,7 @@
 import { createUIMessageStream, generateText, streamText, type UIMessageStreamWriter } from 'ai';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
+import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AgentRef } from '../agents/access.ts';
 import type { Agent } from '../agents/schemas.ts';
@@ -31,6 +32,12 @@ export interface Asker {
   plan: Plan;
   /** false for a key tied to one agent: test conversations do not exist for it (spec 4.8). */
   seesTests: boolean;
+  /**
+   * A visitor (the visitor API): the token their conversation carries. A new
+   * conversation is given it; another conversation, or one without a token, is
+   * 404 to them.
+   */
+  visitorToken?: string;
 }
 
 export interface Question {
@@ -230,7 +237,7 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
   let conversation: Conversation | undefined;
   if (input.conversationId !== undefined) {
     conversation = await findConversation(ctx.db, agent.id, input.conversationId, asker.seesTests);
-    if (!conversation) throw errors.notFound('conversation');
+    if (!conversation || !heldBy(conversation, asker)) throw errors.notFound('conversation');
   }
   const conversationId = conversation?.id ?? newId('conv');
   const [history, language] = await Promise.all([
@@ -257,6 +264,7 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
           started_at: now,
           last_message_at: now,
           first_message: input.message,
+          visitor_token_fingerprint: asker.visitorToken === undefined ? null : fingerprint(asker.visitorToken),
         },
     question: {
       id: newId('msg'),
@@ -282,6 +290,12 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
     model,
     charge,
   };
+}
+
+/** Whether the asker may continue the conversation: anyone with a key may; a visitor only with its token. */
+function heldBy(conversation: Conversation, asker: Asker): boolean {
+  if (asker.visitorToken === undefined) return true;
+  return conversation.visitor_token_fingerprint !== null && equalInConstantTime(conversation.visitor_token_fingerprint, fingerprint(asker.visitorToken));
 }
 
 /** Each source once, with its best passage's similarity. */

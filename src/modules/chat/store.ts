@@ -20,6 +20,8 @@ export interface ConversationRow {
   message_count: number;
   first_message: string;
   last_confidence: number | null;
+  /** SHA-256 of the visitor token of a conversation started through the visitor API; null otherwise. */
+  visitor_token_fingerprint: string | null;
 }
 
 export interface MessageSource {
@@ -101,7 +103,9 @@ export type NewMessage = Omit<MessageRow, 'conversation_id' | 'position' | 'feed
  * transaction. Positions come from the conversation's own counter, taken under its row
  * lock, so two questions sent at once to one conversation cannot collide.
  */
-export async function appendMessages(db: Db, conversation: { id: string; create?: Omit<ConversationRow, 'message_count' | 'last_confidence'> }, messages: NewMessage[]): Promise<void> {
+export type NewConversation = Omit<ConversationRow, 'message_count' | 'last_confidence' | 'visitor_token_fingerprint'> & { visitor_token_fingerprint?: string | null };
+
+export async function appendMessages(db: Db, conversation: { id: string; create?: NewConversation }, messages: NewMessage[]): Promise<void> {
   const last = messages[messages.length - 1];
   const lastConfidence = [...messages].reverse().find((m) => m.role === 'assistant')?.confidence ?? null;
   await db.transaction().execute(async (trx) => {
@@ -216,6 +220,22 @@ export async function pageTitles(db: Db, agentId: string, urls: string[]): Promi
     .where('url', 'in', wanted)
     .execute();
   return new Map(rows.map((row) => [row.url!, row.title || row.name]));
+}
+
+/** An answer's feedback (1, -1 or null to clear it); false when the agent has no such answer. */
+export async function setAnswerFeedback(db: Db, agentId: string, messageId: string, feedback: 1 | -1 | null): Promise<boolean> {
+  const updated = await db
+    .updateTable('messages')
+    .set({ feedback })
+    .where('id', '=', messageId)
+    .where('agent_id', '=', agentId)
+    .where('role', '=', 'assistant')
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+export async function findMessage(db: Db, agentId: string, messageId: string): Promise<Pick<Message, 'id' | 'conversation_id' | 'role'> | undefined> {
+  return db.selectFrom('messages').select(['id', 'conversation_id', 'role']).where('id', '=', messageId).where('agent_id', '=', agentId).executeTakeFirst();
 }
 
 export async function deleteConversation(db: Db, agentId: string, conversationId: string): Promise<boolean> {

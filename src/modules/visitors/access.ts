@@ -1,0 +1,110 @@
+/**
+ * Who a visitor is (the keyless visitor API, docs/visitors.md): resolved once per
+ * request by the /visitor/v1 scope for every route under /agents/:agentId, from
+ * the agent named in the path, the Origin header and the caller's address.
+ */
+import type { Context } from '../../context.ts';
+import { errors } from '../../http/errors.ts';
+import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
+import type { AgentRef } from '../agents/access.ts';
+import type { Agent } from '../agents/schemas.ts';
+import { presentAgent } from '../agents/service.ts';
+import type { Conversation } from '../chat/store.ts';
+import { planOf, type Plan } from '../workspace/plans.ts';
+import { findVisitorAgent, findVisitorConversation } from './store.ts';
+
+export { verifyIdentity } from './identity.ts';
+
+export interface Visitor {
+  workspaceId: string;
+  /** The workspace's plan. */
+  plan: Plan;
+  /** The agent named in the path, active. */
+  agent: AgentRef;
+  /** The agent's settings with defaults (as loadAgent gives them). */
+  settings: Agent;
+  /** The Origin header when it was admitted; null for a request without one (server to server). */
+  origin: string | null;
+  /** The visitor's IP address (request.ip). */
+  address: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    visitor: Visitor;
+  }
+}
+
+/** An agent as a visitor reaches it, before the checks of its state. */
+export interface VisitorTarget {
+  visitor: Visitor;
+  workspaceStopped: boolean;
+}
+
+/**
+ * The agent named in the path with its workspace, and whether the Origin is
+ * admitted: 404 not_found for an agent that does not exist, 403 forbidden for an
+ * origin outside its allowedOrigins. Its state (paused, stopped) is judged apart,
+ * so that a refusal of it can still carry the CORS headers a browser needs to read it.
+ */
+export async function findVisitorTarget(ctx: Context, agentId: string, origin: string | undefined, address: string): Promise<VisitorTarget> {
+  const row = await findVisitorAgent(ctx.db, agentId);
+  if (!row) throw errors.notFound('agent');
+  const settings = presentAgent(ctx, row);
+  if (origin !== undefined && !originAdmitted(settings.allowedOrigins, origin)) {
+    throw errors.forbidden('This site may not use the agent: its address is not among the agent’s allowedOrigins.');
+  }
+  return {
+    visitor: {
+      workspaceId: row.workspace_id,
+      plan: planOf(row.plan),
+      agent: { id: row.id, workspaceId: row.workspace_id, status: row.status },
+      settings,
+      origin: origin ?? null,
+      address,
+    },
+    workspaceStopped: row.workspace_status === 'stopped',
+  };
+}
+
+/** A stopped workspace answers 403 workspace_stopped and a paused agent 402 agent_paused, as the API does. */
+export function requireAnswering(target: VisitorTarget): Visitor {
+  if (target.workspaceStopped) throw errors.workspaceStopped();
+  if (target.visitor.agent.status === 'paused') throw errors.agentPaused();
+  return target.visitor;
+}
+
+/**
+ * Whether a site may call the agent (spec 4.5 rule 4): an empty list admits
+ * every site; an entry is one origin, or `scheme://*.domain` for the subdomains
+ * of domain (not domain itself). Default ports are the same as none.
+ */
+export function originAdmitted(allowedOrigins: readonly string[], origin: string): boolean {
+  if (allowedOrigins.length === 0) return true;
+  const site = parseOrigin(origin);
+  if (!site) return false;
+  return allowedOrigins.some((entry) => {
+    const allowed = parseOrigin(entry.replace('://*.', '://'));
+    if (!allowed || allowed.scheme !== site.scheme || allowed.port !== site.port) return false;
+    return entry.includes('://*.') ? site.host.endsWith(`.${allowed.host}`) : site.host === allowed.host;
+  });
+}
+
+const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
+
+function parseOrigin(text: string): { scheme: string; host: string; port: string } | undefined {
+  const match = /^(https?):\/\/([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\d{1,5}))?\/?$/.exec(text.trim().toLowerCase());
+  if (!match) return undefined;
+  const [, scheme, host, port] = match;
+  return { scheme: scheme!, host: host!, port: port ?? DEFAULT_PORTS[scheme!]! };
+}
+
+/** The conversation a visitor names, when the x-visitor-token header is its token; anything else 404 not_found. */
+export async function requireVisitorConversation(ctx: Context, visitor: Visitor, conversationId: string, token: string | undefined): Promise<Conversation> {
+  if (!token) throw errors.notFound('conversation');
+  const conversation = await findVisitorConversation(ctx.db, visitor.agent.id, conversationId);
+  if (!conversation?.visitor_token_fingerprint || !equalInConstantTime(conversation.visitor_token_fingerprint, fingerprint(token))) {
+    throw errors.notFound('conversation');
+  }
+  return conversation;
+}

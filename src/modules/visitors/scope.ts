@@ -1,0 +1,99 @@
+/**
+ * The /visitor/v1 scope (docs/visitors.md): no key. Every route under
+ * /agents/:agentId gets request.visitor from one hook, which counts the request
+ * per address, finds the agent, admits the Origin (and then answers CORS for
+ * it), and refuses a stopped workspace, a paused agent and a busy agent.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Context } from '../../context.ts';
+import { notFound } from '../../http/error-handler.ts';
+import { errors } from '../../http/errors.ts';
+import type { LimitResult } from '../../platform/limiter.ts';
+import { findVisitorTarget, requireAnswering, type VisitorTarget } from './access.ts';
+import { visitorModules } from './index.ts';
+import { visitorLimiters, type VisitorLimiters, type VisitorLimitKind } from './limits.ts';
+import { VISITOR_TOKEN_HEADER } from './token.ts';
+
+export const VISITOR_PREFIX = '/visitor/v1';
+const AGENT_ROUTE = `${VISITOR_PREFIX}/agents/:agentId`;
+
+const ALLOWED_METHODS = 'GET, POST, DELETE';
+const ALLOWED_HEADERS = `content-type, ${VISITOR_TOKEN_HEADER}`;
+const EXPOSED_HEADERS = [VISITOR_TOKEN_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].join(', ');
+/** How long a browser may reuse a preflight's answer. */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/** Registered by app.ts with the prefix /visitor/v1. */
+export async function visitorScope(parent: FastifyInstance, ctx: Context): Promise<void> {
+  const scope = parent.withTypeProvider<ZodTypeProvider>();
+  // The OpenAPI document describes the keyed API at /api/v1; docs/visitors.md describes this one.
+  scope.addHook('onRoute', (route) => void (route.schema = { ...route.schema, hide: true }));
+  scope.addHook('onRequest', admitVisitor(ctx, visitorLimiters(ctx, ctx.config.visitorLimitFactor)));
+  scope.setNotFoundHandler(notFound);
+
+  const preflight = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .status(204)
+      .header('access-control-allow-methods', ALLOWED_METHODS)
+      .header('access-control-allow-headers', ALLOWED_HEADERS)
+      .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS))
+      .send();
+  scope.options('/agents/:agentId', { schema: { params: z.strictObject({ agentId: z.string().max(100) }) } }, preflight);
+  scope.options('/agents/:agentId/*', { schema: { params: z.strictObject({ agentId: z.string().max(100), '*': z.string() }) } }, preflight);
+
+  for (const register of visitorModules) await register(scope, ctx);
+}
+
+function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
+  return async function admitVisitorRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const kind = limitKindOf(request);
+    if (request.routeOptions.url?.startsWith(AGENT_ROUTE) !== true) {
+      // An unknown path is counted against the address like any other request.
+      refuseBeyond(reply, await limiters.address(kind, request.ip));
+      return;
+    }
+    reply.header('vary', 'Origin');
+    const { agentId } = request.params as { agentId: string };
+    const origin = request.headers.origin;
+    // The count and the agent's lookup go out together; a refused count still looks up the agent,
+    // so that the 429 carries the CORS headers a page needs to read it.
+    const [byAddress, found] = await Promise.all([
+      limiters.address(kind, request.ip),
+      findVisitorTarget(ctx, agentId, origin, request.ip).then(
+        (target): { target: VisitorTarget } => ({ target }),
+        (error: unknown) => ({ error }),
+      ),
+    ]);
+    if ('error' in found) {
+      refuseBeyond(reply, byAddress);
+      throw found.error;
+    }
+    if (origin !== undefined) {
+      reply.header('access-control-allow-origin', origin);
+      reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    }
+    refuseBeyond(reply, byAddress);
+    // A preflight is answered for any agent that exists: the request it precedes gets the refusal in a form the page can read.
+    const visitor = request.method === 'OPTIONS' ? found.target.visitor : requireAnswering(found.target);
+    const byAgent = await limiters.agent(kind, visitor.agent.id);
+    if (!byAgent.allowed) throw errors.rateLimited(byAgent.resetSeconds);
+    request.visitor = visitor;
+  };
+}
+
+/** By the route's config; otherwise reads (and preflights) are light and every other method sends something. */
+function limitKindOf(request: FastifyRequest): VisitorLimitKind {
+  const configured = request.routeOptions.config?.visitorLimit;
+  if (configured) return configured;
+  return request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS' ? 'light' : 'send';
+}
+
+/** The address's limit in the reply headers, as on the API; 429 rate_limited with Retry-After beyond it. */
+function refuseBeyond(reply: FastifyReply, result: LimitResult): void {
+  reply.header('x-ratelimit-limit', String(result.limit));
+  reply.header('x-ratelimit-remaining', String(result.remaining));
+  reply.header('x-ratelimit-reset', String(result.resetSeconds));
+  if (!result.allowed) throw errors.rateLimited(result.resetSeconds);
+}
