@@ -17,7 +17,8 @@ import { pageTitles } from '../chat/store.ts';
 import { requireVisitorConversation, type Visitor } from '../visitors/access.ts';
 import type { CreateLeadInput, LeadView } from './schemas.ts';
 import * as store from './store.ts';
-import { FORM_TEXTS, NOTICE_TEXTS } from './texts.ts';
+import { leadNoticeMail } from './mails.ts';
+import { FORM_TEXTS } from './texts.ts';
 
 /** How long a lead is kept unless deleted sooner (docs/visitors.md). */
 export const LEAD_RETENTION_MONTHS = 24;
@@ -58,8 +59,7 @@ export async function createLead(ctx: Context, visitor: Visitor, input: CreateLe
     created_at: now,
     expires_at: retentionEnd(now),
   };
-  await store.insertLead(ctx.db, lead);
-  await notifyOwner(ctx, visitor.settings.name, lead);
+  await saveWithNotice(ctx, visitor.settings.name, lead);
   return { id: lead.id };
 }
 
@@ -142,35 +142,34 @@ function retentionEnd(from: Date): Date {
 }
 
 /**
- * The workspace owner hears of every new lead. The mailer queues the mail (a send
- * that fails is retried by a job), so a mail server never holds up the visitor; a
- * mail that could not even be queued does not undo the lead.
+ * The lead and the owner's notice are written in one transaction, so the mail exists
+ * exactly when the lead does; the mail job sends it afterwards, so a mail server never
+ * holds up the visitor.
  */
-async function notifyOwner(ctx: Context, agentName: string, lead: store.LeadRow): Promise<void> {
-  try {
-    const owner = await store.workspaceOwner(ctx.db, lead.workspace_id);
-    if (!owner?.email) return;
-    const texts = NOTICE_TEXTS[(LANGUAGES as readonly string[]).includes(owner.language) ? (owner.language as Language) : 'en'];
-    const { labels } = texts;
-    const lines = [
-      texts.opening(agentName),
-      '',
-      `${labels.name}: ${lead.name ?? texts.none}`,
-      `${labels.email}: ${lead.email ?? texts.none}`,
-      `${labels.phone}: ${lead.phone ?? texts.none}`,
-      `${labels.company}: ${lead.company ?? texts.none}`,
-      `${labels.marketing}: ${lead.marketing ? texts.yes : texts.no}`,
-      `${labels.page}: ${lead.page_url ?? texts.none}`,
-      `${labels.language}: ${lead.language}`,
-      `${labels.conversation}: ${lead.conversation_id ?? texts.none}`,
-      '',
-      `Lead: ${lead.id}`,
-    ];
-    const contact = lead.email ?? lead.phone ?? lead.name ?? lead.id;
-    await ctx.mailer.send({ to: owner.email, subject: texts.subject(agentName, contact), text: lines.join('\n') });
-  } catch (error) {
-    console.error(`[leads] the owner's notice of ${lead.id} could not be queued`, error);
-  }
+async function saveWithNotice(ctx: Context, agentName: string, lead: store.LeadRow): Promise<void> {
+  const owner = await store.workspaceOwner(ctx.db, lead.workspace_id);
+  const mailId = await ctx.db.transaction().execute(async (trx) => {
+    await store.insertLead(trx, lead);
+    if (!owner?.email) return null;
+    const notice = leadNoticeMail(languageOr(owner.language), {
+      agentName,
+      name: lead.name,
+      email: lead.email,
+      phone: lead.phone,
+      company: lead.company,
+      marketing: lead.marketing,
+      pageUrl: lead.page_url,
+      language: lead.language,
+      conversationId: lead.conversation_id,
+      leadUrl: `${ctx.config.publicUrl}/api/v1/agents/${lead.agent_id}/leads/${lead.id}`,
+    });
+    return ctx.mailer.record(trx, { to: owner.email, ...notice });
+  });
+  await ctx.mailer.dispatch([mailId]);
+}
+
+function languageOr(value: string): Language {
+  return LANGUAGES.find((l) => l === value) ?? 'en';
 }
 
 // ---------------------------------------------------------------- the team's API

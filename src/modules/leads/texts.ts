@@ -1,7 +1,7 @@
 /**
- * The lead form's standard texts, used where the agent's leadCapture leaves a text
- * empty, and the owner's notice of a new lead, in the five widget languages.
- * The widget shows these same texts, so what a lead records as shown is what was shown.
+ * The lead form's standard texts in the five widget languages, used where the
+ * agent's leadCapture leaves a text empty. The widget shows these same texts, so
+ * what a lead records as shown is what was shown.
  */
 import type { Language } from '../agents/schemas.ts';
 
@@ -49,58 +49,5 @@ export const FORM_TEXTS: Record<Language, FormTexts> = {
     marketingLabel: 'Envíenme novedades y ofertas',
     button: 'Enviar',
     thanks: '¡Gracias! Nos pondremos en contacto con usted.',
-  },
-};
-
-interface NoticeTexts {
-  subject: (agentName: string, contact: string) => string;
-  opening: (agentName: string) => string;
-  labels: { name: string; email: string; phone: string; company: string; marketing: string; page: string; language: string; conversation: string };
-  yes: string;
-  no: string;
-  none: string;
-}
-
-/** The workspace owner's notice of a new lead, in the workspace's language. */
-export const NOTICE_TEXTS: Record<Language, NoticeTexts> = {
-  en: {
-    subject: (agent, contact) => `New lead from ${agent}: ${contact}`,
-    opening: (agent) => `A visitor left their details with ${agent}.`,
-    labels: { name: 'Name', email: 'E-mail', phone: 'Phone', company: 'Company', marketing: 'News and offers', page: 'Page', language: 'Language', conversation: 'Conversation' },
-    yes: 'yes',
-    no: 'no',
-    none: '(none)',
-  },
-  nl: {
-    subject: (agent, contact) => `Nieuwe lead via ${agent}: ${contact}`,
-    opening: (agent) => `Een bezoeker heeft zijn gegevens achtergelaten bij ${agent}.`,
-    labels: { name: 'Naam', email: 'E-mail', phone: 'Telefoon', company: 'Bedrijf', marketing: 'Nieuws en aanbiedingen', page: 'Pagina', language: 'Taal', conversation: 'Gesprek' },
-    yes: 'ja',
-    no: 'nee',
-    none: '(geen)',
-  },
-  fr: {
-    subject: (agent, contact) => `Nouveau contact via ${agent} : ${contact}`,
-    opening: (agent) => `Un visiteur a laissé ses coordonnées à ${agent}.`,
-    labels: { name: 'Nom', email: 'E-mail', phone: 'Téléphone', company: 'Entreprise', marketing: 'Actualités et offres', page: 'Page', language: 'Langue', conversation: 'Conversation' },
-    yes: 'oui',
-    no: 'non',
-    none: '(aucune)',
-  },
-  de: {
-    subject: (agent, contact) => `Neuer Lead über ${agent}: ${contact}`,
-    opening: (agent) => `Ein Besucher hat bei ${agent} seine Kontaktdaten hinterlassen.`,
-    labels: { name: 'Name', email: 'E-Mail', phone: 'Telefon', company: 'Firma', marketing: 'Neuigkeiten und Angebote', page: 'Seite', language: 'Sprache', conversation: 'Gespräch' },
-    yes: 'ja',
-    no: 'nein',
-    none: '(keine)',
-  },
-  es: {
-    subject: (agent, contact) => `Nuevo contacto a través de ${agent}: ${contact}`,
-    opening: (agent) => `Un visitante ha dejado sus datos a ${agent}.`,
-    labels: { name: 'Nombre', email: 'Correo electrónico', phone: 'Teléfono', company: 'Empresa', marketing: 'Novedades y ofertas', page: 'Página', language: 'Idioma', conversation: 'Conversación' },
-    yes: 'sí',
-    no: 'no',
-    none: '(ninguna)',
   },
 };
