@@ -6,6 +6,8 @@ import { chatRoutes } from './chat/routes.ts';
 import { exportRoutes } from './chat/export-routes.ts';
 import { leadRoutes } from './leads/routes.ts';
 import { identityRoutes } from './visitors/routes.ts';
+import { visitorFileRoutes } from './visitor-files/routes.ts';
+import { ticketRoutes } from './tickets/routes.ts';
 
 /**
  * The public API's areas, each a plugin registered under /api/v1.
@@ -19,4 +21,6 @@ export const apiModules: ApiPlugin[] = [
   exportRoutes,
   leadRoutes,
   identityRoutes,
+  visitorFileRoutes,
+  ticketRoutes,
 ];

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../../context.ts';
 import { leadVisitorRoutes } from '../leads/routes.ts';
+import { fileVisitorRoutes } from '../visitor-files/routes.ts';
+import { ticketVisitorRoutes } from '../tickets/routes.ts';
 import { visitorRoutes } from './routes.ts';
 
 export type VisitorPlugin = (app: FastifyInstance, ctx: Context) => Promise<void> | void;
@@ -9,4 +11,6 @@ export type VisitorPlugin = (app: FastifyInstance, ctx: Context) => Promise<void
 export const visitorModules: VisitorPlugin[] = [
   visitorRoutes,
   leadVisitorRoutes,
+  fileVisitorRoutes,
+  ticketVisitorRoutes,
 ];

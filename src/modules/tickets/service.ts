@@ -1,0 +1,175 @@
+/**
+ * Tickets (spec 2.11, 3.3, 4.11): opened by a visitor through the visitor API,
+ * read, moved between statuses and annotated by the team through the keyed API.
+ * docs/visitors.md ("Tickets") tells the rules and the retention.
+ */
+import type { z } from 'zod';
+import type { Context } from '../../context.ts';
+import type { Auth } from '../../http/auth.ts';
+import { errors } from '../../http/errors.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
+import { newId } from '../../platform/ids.ts';
+import type { Db } from '../../platform/db.ts';
+import { requireAgent } from '../agents/access.ts';
+import { LANGUAGES, type Language } from '../agents/schemas.ts';
+import { pageAddress } from '../chat/retrieval.ts';
+import { requireVisitorConversation, verifyIdentity, type Visitor } from '../visitors/access.ts';
+import { confirmationMail, ownerNoticeMail } from './mails.ts';
+import type { entrySchema, openTicketBody, ticketSchema, ticketWithEntriesSchema } from './schemas.ts';
+import * as store from './store.ts';
+
+/** How long a solved ticket is kept before it is deleted (its expiresAt). */
+export const SOLVED_RETENTION_DAYS = 90;
+
+export type OpenTicketInput = z.infer<typeof openTicketBody>;
+export type TicketView = z.infer<typeof ticketSchema>;
+export type TicketWithEntries = z.infer<typeof ticketWithEntriesSchema>;
+export type EntryView = z.infer<typeof entrySchema>;
+
+/**
+ * A ticket opened by a visitor (POST /visitor/v1/agents/{agentId}/tickets). The
+ * ticket and its two mails (the visitor's confirmation, the owner's notice) are
+ * recorded in one transaction and the mails are sent after it, by a job: a mail
+ * server never holds up the visitor.
+ */
+export async function openTicket(ctx: Context, visitor: Visitor, input: OpenTicketInput, visitorToken: string | undefined): Promise<{ id: string; number: number }> {
+  const settings = visitor.settings.tickets;
+  if (!settings.enabled) throw errors.invalidField('tickets.enabled', 'This agent does not take tickets.');
+  const conversation = input.conversationId === undefined ? null : await requireVisitorConversation(ctx, visitor, input.conversationId, visitorToken);
+  const language = input.language ?? visitor.settings.language;
+  const email = input.email.trim();
+  const name = input.name?.trim() || null;
+  const signedIn = input.identity !== undefined && sameAddress(input.identity.email, email) && (await verifyIdentity(ctx, visitor, input.identity));
+  const now = ctx.clock.now();
+  const ticket: Omit<store.TicketRow, 'helpdesk'> = {
+    id: newId('tkt'),
+    workspace_id: visitor.workspaceId,
+    agent_id: visitor.agent.id,
+    conversation_id: conversation?.id ?? null,
+    number: 0,
+    status: 'open',
+    email,
+    name,
+    question: input.question.trim(),
+    language,
+    signed_in: signedIn,
+    page_url: pageAddress(input.page?.url),
+    created_at: now,
+    last_activity_at: now,
+    solved_at: null,
+    expires_at: null,
+  };
+  const owner = await store.workspaceOwner(ctx.db, visitor.workspaceId);
+  const mailIds = await ctx.db.transaction().execute(async (trx) => {
+    ticket.number = await store.takeTicketNumber(trx, visitor.agent.id);
+    await store.insertTicket(trx, ticket);
+    return recordTicketMails(ctx, trx, visitor, ticket, owner);
+  });
+  await ctx.mailer.dispatch(mailIds);
+  return { id: ticket.id, number: ticket.number };
+}
+
+/** A signed-in visitor's ticket is one mailed to the very address the site vouched for. */
+function sameAddress(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+async function recordTicketMails(
+  ctx: Context,
+  db: Db,
+  visitor: Visitor,
+  ticket: Omit<store.TicketRow, 'helpdesk'>,
+  owner: { email: string | null; language: string } | undefined,
+): Promise<Array<string | null>> {
+  const agentName = visitor.settings.name;
+  const confirmation = confirmationMail(ticket.language as Language, {
+    agentName,
+    number: ticket.number,
+    name: ticket.name,
+    question: ticket.question,
+    answerTime: visitor.settings.tickets.answerTime,
+    privacyUrl: visitor.settings.tickets.privacyUrl,
+  });
+  const ids = [await ctx.mailer.record(db, { to: ticket.email, fromName: agentName, ...confirmation })];
+  if (owner?.email) {
+    const notice = ownerNoticeMail(languageOr(owner.language), {
+      agentName,
+      number: ticket.number,
+      email: ticket.email,
+      name: ticket.name,
+      question: ticket.question,
+      language: ticket.language,
+      signedIn: ticket.signed_in,
+      pageUrl: ticket.page_url,
+      conversationId: ticket.conversation_id,
+      ticketUrl: `${ctx.config.publicUrl}/api/v1/agents/${ticket.agent_id}/tickets/${ticket.id}`,
+    });
+    ids.push(await ctx.mailer.record(db, { to: owner.email, ...notice }));
+  }
+  return ids;
+}
+
+function languageOr(value: string): Language {
+  return (LANGUAGES as readonly string[]).includes(value) ? (value as Language) : 'en';
+}
+
+// ---------------------------------------------------------------- the team's API
+
+export async function listTickets(ctx: Context, auth: Auth, agentId: string, input: { status?: store.TicketStatus; limit?: number; cursor?: string }) {
+  const agent = await requireAgent(ctx, auth, agentId);
+  const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await store.listTickets(ctx.db, agent.id, ctx.clock.now(), { status: input.status }, limit, decodeCursor(input.cursor));
+  const { items, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.last_activity_at.toISOString(), id: row.id }));
+  return { items: items.map(ticketView), nextCursor };
+}
+
+export async function getTicket(ctx: Context, auth: Auth, agentId: string, ticketId: string): Promise<TicketWithEntries> {
+  const agent = await requireAgent(ctx, auth, agentId);
+  const ticket = await store.findTicket(ctx.db, agent.id, ticketId, ctx.clock.now());
+  if (!ticket) throw errors.notFound('ticket');
+  const entries = await store.entriesOf(ctx.db, ticket.id);
+  return { ...ticketView(ticket), entries: entries.map(entryView) };
+}
+
+/** PATCH { status } (spec 3.3): nothing is mailed to the visitor. */
+export async function changeStatus(ctx: Context, auth: Auth, agentId: string, ticketId: string, status: store.TicketStatus): Promise<TicketView> {
+  const agent = await requireAgent(ctx, auth, agentId);
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + SOLVED_RETENTION_DAYS * 86_400_000);
+  const ticket = await store.setStatus(ctx.db, agent.id, ticketId, status, now, expiresAt);
+  if (!ticket) throw errors.notFound('ticket');
+  return ticketView(ticket);
+}
+
+/** A note only the team sees; like every entry it moves the ticket's lastActivityAt. */
+export async function addNote(ctx: Context, auth: Auth, agentId: string, ticketId: string, body: string): Promise<EntryView> {
+  const agent = await requireAgent(ctx, auth, agentId);
+  const now = ctx.clock.now();
+  const entry = await store.addEntry(ctx.db, agent.id, { id: newId('ent'), ticket_id: ticketId, kind: 'note', body, from_address: null, mail_error: null, created_at: now }, now);
+  if (!entry) throw errors.notFound('ticket');
+  return entryView(entry);
+}
+
+export function ticketView(row: store.Ticket): TicketView {
+  return {
+    id: row.id,
+    number: row.number,
+    status: row.status,
+    email: row.email,
+    name: row.name,
+    question: row.question,
+    language: row.language,
+    signedIn: row.signed_in,
+    page: row.page_url ? { url: row.page_url } : null,
+    conversationId: row.conversation_id,
+    createdAt: row.created_at.toISOString(),
+    lastActivityAt: row.last_activity_at.toISOString(),
+    solvedAt: row.solved_at?.toISOString() ?? null,
+    expiresAt: row.expires_at?.toISOString() ?? null,
+    helpdesk: row.helpdesk,
+  };
+}
+
+function entryView(row: store.TicketEntry): EntryView {
+  return { id: row.id, kind: row.kind, body: row.body, from: row.from_address, mailError: row.mail_error, createdAt: row.created_at.toISOString() };
+}
