@@ -1,0 +1,536 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
+import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { assertError } from '../../../test/support/assertions.ts';
+import { seedTexts } from '../chat/test-support.ts';
+import { identityHash, verifyIdentity } from './identity.ts';
+import { startVisitorConversation, visitorRequest, type VisitorRequest } from './test-support.ts';
+
+const SITE = 'https://shop.example.com';
+
+describe('the visitor API', () => {
+  let service: Service;
+  let ws: SeededWorkspace;
+  let agent: string;
+  let otherAgent: string;
+  let foreign: SeededWorkspace;
+  let foreignAgent: string;
+
+  before(async () => {
+    service = await startService({ env: { PARLEY_RATE_LIMIT_PER_MINUTE: '100000' } });
+    ws = await service.seedWorkspace({ plan: 'studio' });
+    agent = await seedAgent(service, ws, 'Bike shop');
+    otherAgent = await seedAgent(service, ws, 'Second agent');
+    foreign = await service.seedWorkspace({ plan: 'studio' });
+    foreignAgent = await seedAgent(service, foreign, 'Foreign agent');
+    await seedTexts(service, ws.keys.manage, agent, [
+      { title: 'Opening hours', content: 'Our workshop is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00.' },
+    ]);
+  });
+  after(async () => service?.close());
+
+  const call = (method: string, path: string, options?: VisitorRequest) => visitorRequest(service, method, path, options);
+  const chat = (agentId: string, body: Record<string, unknown>, options: VisitorRequest = {}) => call('POST', `/agents/${agentId}/chat`, { ...options, body });
+  const conversationOf = async (agentId: string, conversationId: string, owner = ws) =>
+    service.api('GET', `/agents/${agentId}/conversations/${conversationId}`, { key: owner.keys.read });
+
+  // ------------------------------------------------------------ the agent's public settings
+
+  test('GET agents/{id} gives the public widget settings without a key, and never instructions, sources, origins or the model', async () => {
+    await service.api('PATCH', `/agents/${agent}`, { key: ws.keys.manage, body: { instructions: 'Secret internal instructions', welcomeMessage: 'Hi! Ask me about repairs.' } });
+    const reply = await call('GET', `/agents/${agent}`);
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    const data = reply.body.data;
+    assert.deepEqual(Object.keys(data).sort(), [
+      'actions', 'attachmentsEnabled', 'branding', 'calendlyUrl', 'id', 'language', 'languages', 'leadCapture', 'name', 'proactive', 'tickets', 'welcomeMessage',
+    ]);
+    assert.equal(data.id, agent);
+    assert.equal(data.name, 'Bike shop');
+    assert.equal(data.welcomeMessage, 'Hi! Ask me about repairs.');
+    assert.ok(data.branding.translations);
+    assert.doesNotMatch(JSON.stringify(data), /Secret internal instructions|allowedOrigins|instructions|"model"/);
+  });
+
+  test('an agent that does not exist, or an unknown path, is 404 not_found in the error body', async () => {
+    assertError(await call('GET', '/agents/ag_doesnotexist00000000'), 404, 'not_found');
+    assertError(await chat('ag_doesnotexist00000000', { message: 'Hello?' }), 404, 'not_found');
+    assertError(await call('GET', '/nothing-here'), 404, 'not_found');
+    assertError(await call('GET', `/agents/${agent}/nothing-here`), 404, 'not_found');
+  });
+
+  // ------------------------------------------------------------ chat and the visitor token
+
+  test('a new conversation answers as POST /chat does, with a visitor token, channel widget, openedBy and the page kept', async () => {
+    const reply = await chat(agent, { message: 'When are you open on Saturday?', openedBy: 'greeting', page: { url: 'https://shop.example.com/repairs?x=1' }, language: 'en' });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    const data = reply.body.data;
+    assert.match(data.conversationId, /^conv_/);
+    assert.match(data.messageId, /^msg_/);
+    assert.match(data.answer, /10:00 to 16:00/);
+    assert.equal(data.model, 'parley-offline');
+    assert.equal(data.credits, 1);
+    assert.match(data.visitorToken, /^vt_[0-9A-Za-z]{43}$/);
+    const conversation = (await conversationOf(agent, data.conversationId)).body.data;
+    assert.equal(conversation.channel, 'widget');
+    assert.equal(conversation.openedBy, 'greeting');
+    assert.equal(conversation.messages[0].page.url, 'https://shop.example.com/repairs');
+    assert.equal(conversation.messages[1].id, data.messageId);
+  });
+
+  test('channel iframe is kept; a conversation opened without openedBy has none', async () => {
+    const reply = await chat(agent, { message: 'Hello', channel: 'iframe' });
+    assert.equal(reply.status, 200);
+    const conversation = (await conversationOf(agent, reply.body.data.conversationId)).body.data;
+    assert.equal(conversation.channel, 'iframe');
+    assert.equal(conversation.openedBy, null);
+  });
+
+  test('the token continues its own conversation; the reply carries no new token', async () => {
+    const started = await startVisitorConversation(service, agent, 'When are you open?');
+    const reply = await chat(agent, { message: 'And on Saturday?', conversationId: started.conversationId }, { token: started.token });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal(reply.body.data.conversationId, started.conversationId);
+    assert.equal(reply.body.data.visitorToken, undefined);
+    assert.equal((await conversationOf(agent, started.conversationId)).body.data.messageCount, 4);
+  });
+
+  test('one visitor can never extend another’s conversation: a missing or wrong token is 404, and nothing is added', async () => {
+    const mine = await startVisitorConversation(service, agent);
+    const theirs = await startVisitorConversation(service, agent);
+    assertError(await chat(agent, { message: 'Let me in', conversationId: theirs.conversationId }), 404, 'not_found');
+    assertError(await chat(agent, { message: 'Let me in', conversationId: theirs.conversationId }, { token: mine.token }), 404, 'not_found');
+    assertError(await chat(agent, { message: 'Let me in', conversationId: theirs.conversationId }, { token: `${theirs.token}x` }), 404, 'not_found');
+    assertError(await chat(agent, { message: 'Let me in', conversationId: theirs.conversationId }, { token: '' }), 404, 'not_found');
+    assert.equal((await conversationOf(agent, theirs.conversationId)).body.data.messageCount, 2);
+  });
+
+  test('a conversation of the keyed API, or a test conversation, cannot be named by a visitor', async () => {
+    const mine = await startVisitorConversation(service, agent);
+    for (const test of [false, true]) {
+      const keyed = await service.api('POST', `/agents/${agent}/chat`, { key: ws.keys.chat, body: { message: 'Hello', test } });
+      assert.equal(keyed.status, 200);
+      assertError(await chat(agent, { message: 'Mine now', conversationId: keyed.body.data.conversationId }, { token: mine.token }), 404, 'not_found');
+    }
+  });
+
+  test('cross-agent and cross-workspace: a conversation and its token reach only the agent it was started with', async () => {
+    const started = await startVisitorConversation(service, agent);
+    for (const other of [otherAgent, foreignAgent]) {
+      assertError(await chat(other, { message: 'Hi', conversationId: started.conversationId }, { token: started.token }), 404, 'not_found');
+      assertError(await call('POST', `/agents/${other}/feedback`, { body: { messageId: started.messageId, value: 1 }, token: started.token }), 404, 'not_found');
+    }
+    // Another workspace's agent answers its own visitors, in its own workspace.
+    const theirs = await startVisitorConversation(service, foreignAgent);
+    assert.equal((await conversationOf(foreignAgent, theirs.conversationId, foreign)).status, 200);
+    assertError(await conversationOf(foreignAgent, theirs.conversationId, ws), 404, 'not_found');
+  });
+
+  test('a conversation erased by the team can no longer be continued', async () => {
+    const started = await startVisitorConversation(service, agent);
+    assert.equal((await service.api('DELETE', `/agents/${agent}/conversations/${started.conversationId}`, { key: ws.keys.manage })).status, 200);
+    assertError(await chat(agent, { message: 'Still there?', conversationId: started.conversationId }, { token: started.token }), 404, 'not_found');
+  });
+
+  test('a streamed new conversation carries its token in x-visitor-token, exposed to the admitted page; the stream continues with it', async () => {
+    const reply = await chat(agent, { message: 'When are you open on Saturday?', stream: true }, { origin: SITE });
+    assert.equal(reply.status, 200);
+    assert.match(reply.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const token = reply.headers.get('x-visitor-token');
+    assert.match(token ?? '', /^vt_/);
+    assert.equal(reply.headers.get('access-control-allow-origin'), SITE);
+    assert.match(reply.headers.get('access-control-expose-headers') ?? '', /x-visitor-token/);
+    assert.match(String(reply.body), /10:00 to 16:00/);
+    const conversationId = /"conversationId":"(conv_\w+)"/.exec(String(reply.body))?.[1];
+    assert.ok(conversationId);
+    const next = await chat(agent, { message: 'And on Friday?', stream: true, conversationId }, { token: token! });
+    assert.equal(next.status, 200);
+    assert.equal(next.headers.get('x-visitor-token'), null, 'no new token for a conversation that goes on');
+    assertError(await chat(agent, { message: 'Hijack', stream: true, conversationId }), 404, 'not_found');
+  });
+
+  test('credits are charged exactly as through the keyed API', async () => {
+    const used = async () => (await service.api('GET', '/workspace', { key: ws.keys.read })).body.data.workspace.credits.usedThisMonth as number;
+    const before = await used();
+    const keyed = await service.api('POST', `/agents/${agent}/chat`, { key: ws.keys.chat, body: { message: 'When are you open?' } });
+    const afterKeyed = await used();
+    const visitor = await chat(agent, { message: 'When are you open?' });
+    const afterVisitor = await used();
+    assert.equal(afterKeyed - before, keyed.body.data.credits);
+    assert.equal(afterVisitor - afterKeyed, visitor.body.data.credits);
+    assert.equal(visitor.body.data.credits, keyed.body.data.credits);
+  });
+
+  test('bad chat input is 400 invalid_request naming the field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{}, 'message'],
+      [{ message: '' }, 'message'],
+      [{ message: 'x'.repeat(4001) }, 'message'],
+      [{ message: 'Hi', channel: 'api' }, 'channel'],
+      [{ message: 'Hi', channel: 'playground' }, 'channel'],
+      [{ message: 'Hi', openedBy: 'robot' }, 'openedBy'],
+      [{ message: 'Hi', test: true }, 'test'],
+      [{ message: 'Hi', userId: 'abc' }, 'userId'],
+      [{ message: 'Hi', page: 'https://x' }, 'page'],
+    ];
+    for (const [body, field] of cases) {
+      const reply = await chat(agent, body);
+      assertError(reply, 400, 'invalid_request');
+      assert.ok(reply.body.error.details.some((d: { field: string }) => d.field === field), `${JSON.stringify(body)}: ${JSON.stringify(reply.body)}`);
+    }
+  });
+
+  // ------------------------------------------------------------ feedback
+
+  test('feedback on an answer shows as the message’s feedback: 1, -1, then cleared with null', async () => {
+    const started = await startVisitorConversation(service, agent);
+    const feedbackOf = async () => (await conversationOf(agent, started.conversationId)).body.data.messages.find((m: { id: string }) => m.id === started.messageId).feedback;
+    for (const value of [1, -1, null]) {
+      const reply = await call('POST', `/agents/${agent}/feedback`, { body: { messageId: started.messageId, value }, token: started.token });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      assert.deepEqual(reply.body.data, { messageId: started.messageId, feedback: value });
+      assert.equal(await feedbackOf(), value);
+    }
+  });
+
+  test('feedback needs the token of the answer’s conversation: missing, wrong or another conversation’s is 404 and changes nothing', async () => {
+    const mine = await startVisitorConversation(service, agent);
+    const theirs = await startVisitorConversation(service, agent);
+    const rate = (messageId: string, token?: string) => call('POST', `/agents/${agent}/feedback`, { body: { messageId, value: -1 }, token });
+    assertError(await rate(theirs.messageId), 404, 'not_found');
+    assertError(await rate(theirs.messageId, mine.token), 404, 'not_found');
+    assertError(await rate('msg_doesnotexist000000', mine.token), 404, 'not_found');
+    const keyed = await service.api('POST', `/agents/${agent}/chat`, { key: ws.keys.chat, body: { message: 'Hello' } });
+    assertError(await rate(keyed.body.data.messageId, mine.token), 404, 'not_found');
+    const messages = (await conversationOf(agent, theirs.conversationId)).body.data.messages;
+    assert.ok(messages.every((m: { feedback: unknown }) => m.feedback === null));
+  });
+
+  test('feedback is on answers: a question is 400 naming messageId; a value other than 1, -1 or null is 400 naming value', async () => {
+    const started = await startVisitorConversation(service, agent);
+    const question = (await conversationOf(agent, started.conversationId)).body.data.messages[0];
+    assert.equal(question.role, 'user');
+    const onQuestion = await call('POST', `/agents/${agent}/feedback`, { body: { messageId: question.id, value: 1 }, token: started.token });
+    assertError(onQuestion, 400, 'invalid_request');
+    assert.equal(onQuestion.body.error.details[0].field, 'messageId');
+    for (const body of [{ messageId: started.messageId, value: 2 }, { messageId: started.messageId, value: 0 }, { messageId: started.messageId }]) {
+      const reply = await call('POST', `/agents/${agent}/feedback`, { body, token: started.token });
+      assertError(reply, 400, 'invalid_request');
+      assert.equal(reply.body.error.details[0].field, 'value');
+    }
+  });
+
+  // ------------------------------------------------------------ events
+
+  test('events are 202 and stored for the analytics with the agent, type, openedBy, page and time', async () => {
+    const opened = await call('POST', `/agents/${otherAgent}/events`, { body: { type: 'opened', openedBy: 'nudge', page: { url: 'https://shop.example.com/prices#top' } } });
+    assert.equal(opened.status, 202, JSON.stringify(opened.body));
+    assert.deepEqual(opened.body, { data: { accepted: true } });
+    assert.equal((await call('POST', `/agents/${otherAgent}/events`, { body: { type: 'lead_form_declined' } })).status, 202);
+    const rows = await service.ctx.db.selectFrom('visitor_events').selectAll().where('agent_id', '=', otherAgent).orderBy('created_at').orderBy('type', 'desc').execute();
+    assert.deepEqual(
+      rows.map((r) => ({ workspace: r.workspace_id, type: r.type, openedBy: r.opened_by, page: r.page_url })),
+      [
+        { workspace: ws.id, type: 'opened', openedBy: 'nudge', page: 'https://shop.example.com/prices' },
+        { workspace: ws.id, type: 'lead_form_declined', openedBy: null, page: null },
+      ],
+    );
+    assert.ok(rows.every((r) => Math.abs(r.created_at.getTime() - service.ctx.clock.now().getTime()) < 60_000));
+  });
+
+  test('a bad event is 400 naming the field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{}, 'type'],
+      [{ type: 'clicked' }, 'type'],
+      [{ type: 'opened', openedBy: 'robot' }, 'openedBy'],
+      [{ type: 'lead_form_declined', openedBy: 'launcher' }, 'openedBy'],
+      [{ type: 'opened', extra: 1 }, 'extra'],
+    ];
+    for (const [body, field] of cases) {
+      const reply = await call('POST', `/agents/${agent}/events`, { body });
+      assertError(reply, 400, 'invalid_request');
+      assert.equal(reply.body.error.details[0].field, field, JSON.stringify(reply.body));
+    }
+  });
+
+  // ------------------------------------------------------------ origins and CORS
+
+  describe('origins', () => {
+    let guarded: string;
+    before(async () => {
+      guarded = await seedAgent(service, ws, 'Guarded agent');
+      const patched = await service.api('PATCH', `/agents/${guarded}`, { key: ws.keys.manage, body: { allowedOrigins: [SITE, 'https://*.example.org', 'http://localhost:3000'] } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    });
+
+    test('an admitted origin gets the reply with CORS headers for it alone', async () => {
+      for (const origin of [SITE, 'https://shop.example.com:443', 'https://www.example.org', 'https://a.b.example.org', 'http://localhost:3000']) {
+        const reply = await call('GET', `/agents/${guarded}`, { origin });
+        assert.equal(reply.status, 200, origin);
+        assert.equal(reply.headers.get('access-control-allow-origin'), origin);
+        assert.match(reply.headers.get('vary') ?? '', /Origin/i);
+        assert.equal(reply.headers.get('access-control-allow-credentials'), null);
+      }
+    });
+
+    test('an origin outside allowedOrigins is 403 forbidden without CORS headers: other hosts, schemes, ports, the bare domain of a wildcard, null', async () => {
+      for (const origin of ['https://evil.com', 'http://shop.example.com', 'https://shop.example.com:8443', 'https://example.org', 'https://shop.example.com.evil.com', 'https://evilexample.org', 'null', 'http://localhost:3001']) {
+        for (const reply of [await call('GET', `/agents/${guarded}`, { origin }), await chat(guarded, { message: 'Hello' }, { origin })]) {
+          assertError(reply, 403, 'forbidden');
+          assert.equal(reply.headers.get('access-control-allow-origin'), null, origin);
+        }
+      }
+    });
+
+    test('a request without Origin (a server) is admitted, without CORS headers', async () => {
+      const reply = await chat(guarded, { message: 'Hello' });
+      assert.equal(reply.status, 200);
+      assert.equal(reply.headers.get('access-control-allow-origin'), null);
+    });
+
+    test('an empty allowedOrigins admits every site', async () => {
+      const reply = await call('GET', `/agents/${agent}`, { origin: 'https://anyone.example.net' });
+      assert.equal(reply.status, 200);
+      assert.equal(reply.headers.get('access-control-allow-origin'), 'https://anyone.example.net');
+    });
+
+    test('a preflight from an admitted origin is 204 with the methods and headers; from another origin 403 without CORS headers', async () => {
+      const preflight = (origin: string, path = '/chat') =>
+        call('OPTIONS', `/agents/${guarded}${path}`, { origin, headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-visitor-token' } });
+      for (const path of ['/chat', '/feedback', '/leads', '']) {
+        const admitted = await preflight(SITE, path);
+        assert.equal(admitted.status, 204, path);
+        assert.equal(admitted.headers.get('access-control-allow-origin'), SITE);
+        assert.match(admitted.headers.get('access-control-allow-methods') ?? '', /POST/);
+        assert.match(admitted.headers.get('access-control-allow-headers') ?? '', /content-type/);
+        assert.match(admitted.headers.get('access-control-allow-headers') ?? '', /x-visitor-token/);
+        assert.ok(Number(admitted.headers.get('access-control-max-age')) > 0);
+      }
+      const refused = await preflight('https://evil.com');
+      assertError(refused, 403, 'forbidden');
+      assert.equal(refused.headers.get('access-control-allow-origin'), null);
+    });
+  });
+
+  // ------------------------------------------------------------ paused agents and stopped workspaces
+
+  describe('an agent that may not answer', () => {
+    let limited: SeededWorkspace;
+    let first: string;
+    let paused: string;
+    let conversation: { conversationId: string; token: string; messageId: string };
+
+    before(async () => {
+      limited = await service.seedWorkspace({ plan: 'studio' });
+      first = await seedAgent(service, limited, 'First');
+      paused = await seedAgent(service, limited, 'Second');
+      conversation = await startVisitorConversation(service, paused);
+      // Free has room for one agent: the newer one is paused.
+      assert.equal((await service.admin('PATCH', `/workspaces/${limited.id}`, { plan: 'free' })).status, 200);
+    });
+
+    test('the widget is on every plan: the free plan’s agent answers visitors (no api_not_in_plan)', async () => {
+      const reply = await chat(first, { message: 'Hello' });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      assert.equal((await call('GET', `/agents/${first}`)).status, 200);
+    });
+
+    test('a paused agent is 402 agent_paused on every route, readable by the admitted page', async () => {
+      const replies = [
+        await call('GET', `/agents/${paused}`, { origin: SITE }),
+        await chat(paused, { message: 'Hello' }, { origin: SITE }),
+        await chat(paused, { message: 'Hello', conversationId: conversation.conversationId }, { origin: SITE, token: conversation.token }),
+        await call('POST', `/agents/${paused}/feedback`, { body: { messageId: conversation.messageId, value: 1 }, token: conversation.token, origin: SITE }),
+        await call('POST', `/agents/${paused}/events`, { body: { type: 'opened' }, origin: SITE }),
+      ];
+      for (const reply of replies) {
+        assertError(reply, 402, 'agent_paused');
+        assert.equal(reply.headers.get('access-control-allow-origin'), SITE);
+      }
+      // The preflight is answered, so that the page can read the refusal itself.
+      assert.equal((await call('OPTIONS', `/agents/${paused}/chat`, { origin: SITE })).status, 204);
+    });
+
+    test('a stopped workspace is 403 workspace_stopped, also for its paused agent; started again it answers', async () => {
+      assert.equal((await service.admin('PATCH', `/workspaces/${limited.id}`, { status: 'stopped' })).status, 200);
+      for (const agentId of [first, paused]) {
+        assertError(await call('GET', `/agents/${agentId}`), 403, 'workspace_stopped');
+        assertError(await chat(agentId, { message: 'Hello' }), 403, 'workspace_stopped');
+        assertError(await call('POST', `/agents/${agentId}/events`, { body: { type: 'opened' } }), 403, 'workspace_stopped');
+      }
+      assert.equal((await service.admin('PATCH', `/workspaces/${limited.id}`, { status: 'active' })).status, 200);
+      assert.equal((await chat(first, { message: 'Hello' })).status, 200);
+    });
+
+    test('what the plan leaves out is off in the public settings: visitor files and branding removal', async () => {
+      const rich = await service.seedWorkspace({ plan: 'agency' });
+      const agentId = await seedAgent(service, rich, 'Rich');
+      const patched = await service.api('PATCH', `/agents/${agentId}`, { key: rich.keys.manage, body: { attachmentsEnabled: true, branding: { removeBranding: true } } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      let data = (await call('GET', `/agents/${agentId}`)).body.data;
+      assert.equal(data.attachmentsEnabled, true);
+      assert.equal(data.branding.removeBranding, true);
+      assert.equal((await service.admin('PATCH', `/workspaces/${rich.id}`, { plan: 'starter' })).status, 200);
+      data = (await call('GET', `/agents/${agentId}`)).body.data;
+      assert.equal(data.attachmentsEnabled, false);
+      assert.equal(data.branding.removeBranding, false);
+    });
+  });
+
+  test('a deleted agent is 404 to its visitors', async () => {
+    const doomed = await seedAgent(service, ws, 'Doomed');
+    const started = await startVisitorConversation(service, doomed);
+    assert.equal((await call('POST', `/agents/${doomed}/events`, { body: { type: 'opened' } })).status, 202);
+    assert.equal((await service.api('DELETE', `/agents/${doomed}`, { key: ws.keys.manage })).status, 200);
+    assertError(await call('GET', `/agents/${doomed}`), 404, 'not_found');
+    assertError(await chat(doomed, { message: 'Hello', conversationId: started.conversationId }, { token: started.token }), 404, 'not_found');
+    const events = await service.ctx.db.selectFrom('visitor_events').select('id').where('agent_id', '=', doomed).execute();
+    assert.equal(events.length, 0);
+  });
+
+  // ------------------------------------------------------------ identity verification
+
+  describe('identity secrets', () => {
+    test('a manage key reads the agent’s identity secret (made on first read, the same after), and the read is audited', async () => {
+      const first = await service.api('GET', `/agents/${agent}/identity-secret`, { key: ws.keys.manage });
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.match(first.body.data.secret, /^is_[0-9A-Za-z]{48}$/);
+      assert.ok(Date.parse(first.body.data.createdAt));
+      const again = await service.api('GET', `/agents/${agent}/identity-secret`, { key: ws.keys.manage });
+      assert.deepEqual(again.body.data, first.body.data);
+      const audit = (await service.admin('GET', `/workspaces/${ws.id}/audit`)).body.data;
+      assert.ok(audit.some((e: { action: string; target: string }) => e.action === 'agent.identity_secret.read' && e.target === agent));
+    });
+
+    test('each agent has its own secret; rotating replaces it, audited', async () => {
+      const mine = (await service.api('GET', `/agents/${agent}/identity-secret`, { key: ws.keys.manage })).body.data.secret;
+      const other = (await service.api('GET', `/agents/${otherAgent}/identity-secret`, { key: ws.keys.manage })).body.data.secret;
+      assert.notEqual(mine, other);
+      const rotated = await service.api('POST', `/agents/${otherAgent}/identity-secret/rotate`, { key: ws.keys.manage });
+      assert.equal(rotated.status, 200);
+      assert.notEqual(rotated.body.data.secret, other);
+      assert.equal((await service.api('GET', `/agents/${otherAgent}/identity-secret`, { key: ws.keys.manage })).body.data.secret, rotated.body.data.secret);
+      const audit = (await service.admin('GET', `/workspaces/${ws.id}/audit`)).body.data;
+      assert.ok(audit.some((e: { action: string; target: string }) => e.action === 'agent.identity_secret.rotate' && e.target === otherAgent));
+    });
+
+    test('only a manage key of the agent’s workspace (and, tied, of that agent) reaches the secret', async () => {
+      for (const path of [`/agents/${agent}/identity-secret`, `/agents/${agent}/identity-secret/rotate`]) {
+        const method = path.endsWith('rotate') ? 'POST' : 'GET';
+        assertError(await service.api(method, path, { key: ws.keys.read }), 403, 'forbidden');
+        assertError(await service.api(method, path, { key: ws.keys.chat }), 403, 'forbidden');
+        assertError(await service.api(method, path, { key: foreign.keys.manage }), 404, 'not_found');
+        const tiedElsewhere = await ws.addKey('manage', otherAgent);
+        assertError(await service.api(method, path, { key: tiedElsewhere.key }), 404, 'not_found');
+        assertError(await service.api(method, path), 401, 'unauthorized');
+      }
+      const tied = await ws.addKey('manage', agent);
+      assert.equal((await service.api('GET', `/agents/${agent}/identity-secret`, { key: tied.key })).status, 200);
+    });
+
+    test('verifyIdentity: HMAC-SHA256 of the e-mail under the agent’s secret in hex; a wrong hash, another agent’s secret or a rotated one is false', async () => {
+      const target = { id: foreignAgent, workspaceId: foreign.id, status: 'active' as const };
+      const email = 'anna@example.com';
+      assert.equal(await verifyIdentity(service.ctx, target, { email, hash: 'a'.repeat(64) }), false, 'no secret yet: nobody is signed in');
+      const secret = (await service.api('GET', `/agents/${foreignAgent}/identity-secret`, { key: foreign.keys.manage })).body.data.secret;
+      const hash = identityHash(secret, email);
+      assert.match(hash, /^[0-9a-f]{64}$/);
+      assert.equal(await verifyIdentity(service.ctx, target, { email, hash }), true);
+      assert.equal(await verifyIdentity(service.ctx, target, { email, hash: hash.toUpperCase() }), true);
+      assert.equal(await verifyIdentity(service.ctx, target, { email: 'bob@example.com', hash }), false);
+      assert.equal(await verifyIdentity(service.ctx, target, { email, hash: hash.slice(0, -1) }), false);
+      assert.equal(await verifyIdentity(service.ctx, { id: agent, workspaceId: ws.id, status: 'active' }, { email, hash }), false);
+      await service.api('POST', `/agents/${foreignAgent}/identity-secret/rotate`, { key: foreign.keys.manage });
+      assert.equal(await verifyIdentity(service.ctx, target, { email, hash }), false);
+    });
+  });
+});
+
+// ---------------------------------------------------------------- rate limits
+
+/**
+ * The start of a minute no other test uses: on the PostgreSQL pass every test
+ * file counts in the same Redis, and the windows are named by the service's clock.
+ */
+function lonelyMinute(): string {
+  const minute = Math.floor(Date.UTC(2150, 0, 1) / 60_000) + Math.floor(Math.random() * 40_000_000);
+  return new Date(minute * 60_000 + 500).toISOString();
+}
+
+describe('visitor rate limits (the real figures)', () => {
+  let service: Service;
+  let ws: SeededWorkspace;
+  let agent: string;
+  let otherAgent: string;
+
+  before(async () => {
+    service = await startService({ workers: false, env: { PARLEY_VISITOR_LIMIT_FACTOR: '1', PARLEY_RATE_LIMIT_PER_MINUTE: '100000' } });
+    ws = await service.seedWorkspace({ plan: 'studio' });
+    agent = await seedAgent(service, ws, 'Busy agent');
+    otherAgent = await seedAgent(service, ws, 'Quiet agent');
+  });
+  after(async () => service?.close());
+
+  const startLonelyMinute = async () => assert.equal((await service.admin('POST', '/clock', { now: lonelyMinute() })).status, 200);
+  const nextMinute = async () => assert.equal((await service.admin('POST', '/clock', { advanceSeconds: 60 })).status, 200);
+  const chat = (agentId: string, body: Record<string, unknown>, options: VisitorRequest = {}) => visitorRequest(service, 'POST', `/agents/${agentId}/chat`, { ...options, body });
+
+  test('one address gets 30 questions a minute: the 31st is 429 rate_limited with Retry-After, readable by the page; other addresses and lighter requests go on; the next minute it answers again', async () => {
+    await startLonelyMinute();
+    const from = '127.0.0.1';
+    for (let i = 0; i < 30; i++) {
+      const reply = await chat(agent, { message: `Question ${i}` }, { from });
+      assert.equal(reply.status, 200, `question ${i}: ${JSON.stringify(reply.body)}`);
+      assert.equal(reply.headers.get('x-ratelimit-limit'), '30');
+      assert.equal(reply.headers.get('x-ratelimit-remaining'), String(29 - i));
+    }
+    const refused = await chat(agent, { message: 'One too many' }, { from, origin: SITE });
+    assertError(refused, 429, 'rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `retry-after ${retryAfter}`);
+    assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+    assert.equal(refused.headers.get('access-control-allow-origin'), SITE);
+    assert.match(refused.headers.get('access-control-expose-headers') ?? '', /retry-after/);
+    // Every agent counts against the address: the limit is the visitor's.
+    assertError(await chat(otherAgent, { message: 'Elsewhere' }, { from }), 429, 'rate_limited');
+    assert.equal((await chat(agent, { message: 'Another visitor' }, { from: '127.0.0.2' })).status, 200);
+    assert.equal((await visitorRequest(service, 'GET', `/agents/${agent}`, { from })).status, 200);
+    assert.equal((await visitorRequest(service, 'POST', `/agents/${agent}/events`, { from, body: { type: 'opened' } })).status, 202);
+    await nextMinute();
+    assert.equal((await chat(agent, { message: 'A minute later' }, { from })).status, 200);
+  });
+
+  test('what sends mail or reads files (leads, tickets, files) is 10 a minute per address', async () => {
+    await startLonelyMinute();
+    const from = '127.0.0.3';
+    for (let i = 0; i < 10; i++) {
+      const reply = await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from, body: {} });
+      assert.notEqual(reply.status, 429, `request ${i}`);
+    }
+    assertError(await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from, body: {} }), 429, 'rate_limited');
+    assertError(await visitorRequest(service, 'POST', `/agents/${agent}/tickets`, { from, body: {} }), 429, 'rate_limited');
+    assert.notEqual((await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from: '127.0.0.4', body: {} })).status, 429);
+    await nextMinute();
+    assert.notEqual((await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from, body: {} })).status, 429);
+  });
+
+  test('all visitors of one agent together get 600 questions a minute; other agents are not held up; the next minute it answers again', async () => {
+    await startLonelyMinute();
+    // Bodies that fail validation are counted as questions (the count comes first) and cost nothing to answer.
+    const addresses = Array.from({ length: 20 }, (_, i) => `127.0.1.${i + 1}`);
+    const replies = await Promise.all(
+      addresses.map(async (from) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 30; i++) statuses.push((await chat(agent, {}, { from })).status);
+        return statuses;
+      }),
+    );
+    assert.deepEqual([...new Set(replies.flat())], [400], 'the first 600 are counted and judged');
+    const fresh = '127.0.2.1';
+    assertError(await chat(agent, { message: 'Hello' }, { from: fresh }), 429, 'rate_limited');
+    assert.equal((await chat(otherAgent, { message: 'Hello' }, { from: fresh })).status, 200);
+    assert.equal((await visitorRequest(service, 'GET', `/agents/${agent}`, { from: fresh })).status, 200);
+    await nextMinute();
+    assert.equal((await chat(agent, { message: 'Hello again' }, { from: fresh })).status, 200);
+  });
+});
