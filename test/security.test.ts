@@ -7,12 +7,14 @@
  * foreign key reaches the agent check instead of stopping at 400). Give
  * `fixtures()` a real id of the new kind when one can be made, so the foreign
  * check is tried on a real row. Routes that do not exist yet are skipped.
+ * A visitor route that names a conversation goes in VISITOR_ROUTES.
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { startService, type Reply, type SeededWorkspace, type Service } from './support/harness.ts';
 import { seedAgent } from './support/seed-agent.ts';
+import { startVisitorConversation, visitorRequest, type VisitorConversation } from '../src/modules/visitors/test-support.ts';
 
 type Scope = 'read' | 'chat' | 'manage';
 
@@ -42,6 +44,8 @@ const ROUTES: RouteEntry[] = [
   { method: 'PUT', path: '/agents/{id}/branding/icon', scope: 'manage', body: { url: 'https://example.com/icon.png' } },
   { method: 'DELETE', path: '/agents/{id}/branding/icon', scope: 'manage' },
   { method: 'GET', path: '/agents/{id}/embed', scope: 'read' },
+  { method: 'GET', path: '/agents/{id}/identity-secret', scope: 'manage' },
+  { method: 'POST', path: '/agents/{id}/identity-secret/rotate', scope: 'manage' },
   { method: 'GET', path: '/agents/{id}/sources', scope: 'read' },
   { method: 'POST', path: '/agents/{id}/sources', scope: 'manage', body: { type: 'text', title: 'Hours', content: 'Open every day.' } },
   { method: 'GET', path: '/agents/{id}/sources/{sourceId}', scope: 'read' },
@@ -289,5 +293,79 @@ describe('the security table is complete', () => {
         .filter((op) => !table.has(op) && !table.has(op.replace(/\/branding\/\{\}/, '/branding/logo'))),
     );
     assert.deepEqual(missing, []);
+  });
+});
+
+/**
+ * The keyless visitor API: a route that names a conversation (or an answer in
+ * one) needs that conversation's x-visitor-token, on the agent it belongs to.
+ */
+const VISITOR_ROUTES: Array<{ path: string; body: (conversation: VisitorConversation) => Record<string, unknown> | FormData }> = [
+  { path: '/chat', body: (c) => ({ message: 'Let me read on.', conversationId: c.conversationId }) },
+  { path: '/feedback', body: (c) => ({ messageId: c.messageId, value: -1 }) },
+  { path: '/leads', body: (c) => ({ conversationId: c.conversationId, email: 'mallory@attacker.example.org', moment: 'button' }) },
+  { path: '/tickets', body: (c) => ({ conversationId: c.conversationId, email: 'mallory@attacker.example.org', question: 'Whose chat is this?' }) },
+  {
+    path: '/files',
+    body: (c) => {
+      const form = new FormData();
+      form.append('conversationId', c.conversationId);
+      form.append('file', new Blob(['Not yours.'], { type: 'text/plain' }), 'note.txt');
+      return form;
+    },
+  },
+];
+
+describe('the visitor API: a conversation is reached only with its own token, on its own agent', () => {
+  let victim: VisitorConversation;
+  let attacker: VisitorConversation;
+  let foreignAgent: string;
+
+  before(async () => {
+    victim = await startVisitorConversation(service, agentId, 'How much is a haircut?');
+    attacker = await startVisitorConversation(service, agentId, 'Hello');
+    foreignAgent = await seedAgent(service, foreign, 'Foreign visitor agent');
+    // Everything on, so that a refusal there is about the conversation, not a switched-off feature.
+    const features = {
+      leadCapture: { enabled: true, privacyUrl: 'https://example.com/privacy' },
+      tickets: { enabled: true, privacyUrl: 'https://example.com/privacy' },
+      attachmentsEnabled: true,
+    };
+    for (const [key, agent] of [[own.keys.manage, agentId], [foreign.keys.manage, foreignAgent]]) {
+      const patched = await service.api('PATCH', `/agents/${agent}`, { key, body: features });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    }
+  });
+
+  /** A visitor call with a JSON or multipart body and any headers. */
+  async function send(agent: string, path: string, body: Record<string, unknown> | FormData, headers: Record<string, string>): Promise<Reply> {
+    if (!(body instanceof FormData)) return visitorRequest(service, 'POST', `/agents/${agent}${path}`, { body, headers });
+    const response = await fetch(`${service.url}/visitor/v1/agents/${agent}${path}`, { method: 'POST', body, headers });
+    return { status: response.status, headers: response.headers, body: await response.json().catch(() => undefined) };
+  }
+
+  for (const route of VISITOR_ROUTES) {
+    test(`POST /visitor/v1/agents/{agentId}${route.path}: no token, another visitor's token, an API key or another workspace's agent is 404 not_found`, async (t) => {
+      const attempts: Array<[string, string, Record<string, string>]> = [
+        ['no token', agentId, {}],
+        ["another visitor's token", agentId, { 'x-visitor-token': attacker.token }],
+        ['a manage key instead of the token', agentId, { authorization: `Bearer ${own.keys.manage}` }],
+        ["the right token on another workspace's agent", foreignAgent, { 'x-visitor-token': victim.token }],
+      ];
+      for (const [what, agent, headers] of attempts) {
+        const reply = await send(agent, route.path, route.body(victim), headers);
+        if (isUnknownRoute(reply)) return t.skip(`${route.path} does not exist yet`);
+        assert.equal(reply.status, 404, `${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
+        assert.equal(reply.body.error.code, 'not_found');
+        assert.ok(!JSON.stringify(reply.body).includes('haircut'), what);
+      }
+    });
+  }
+
+  test('nothing was added to the conversation by the attempts', async () => {
+    const conversation = await service.api('GET', `/agents/${agentId}/conversations/${victim.conversationId}`, { key: own.keys.read });
+    assert.equal(conversation.status, 200);
+    assert.equal(conversation.body.data.messageCount, 2);
+    assert.ok(conversation.body.data.messages.every((m: { feedback: unknown; attachments: unknown[] }) => m.feedback === null && m.attachments.length === 0));
   });
 });
