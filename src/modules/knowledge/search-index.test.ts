@@ -28,12 +28,12 @@ function page(random: () => number): string {
   return Array.from({ length: paragraphs }, () => Array.from({ length: 3 + Math.floor(random() * 60) }, () => zipfWord(random)).join(' ') + '.').join('\n\n');
 }
 
-/** BM25 from scratch: every passage's lexemes read again from its text, nothing from the index tables. */
+/** BM25 from scratch: every passage's lexemes read again from its title and text, nothing from the index tables. */
 async function recount(service: Service, agentId: string): Promise<{ scores(query: string): Promise<Map<string, number>>; df: Map<string, number>; n: number; totalLength: number }> {
   const rows = (
     await sql<{ id: string; term: string; tf: number }>`
       select p.id, l.lexeme as term, coalesce(array_length(l.positions, 1), 1) as tf
-      from passages p cross join lateral unnest(to_tsvector('english', p.text)) as l where p.agent_id = ${agentId}`.execute(service.ctx.db)
+      from passages p cross join lateral unnest(to_tsvector('english', p.title || E'\n' || p.text)) as l where p.agent_id = ${agentId}`.execute(service.ctx.db)
   ).rows;
   const ids = (await sql<{ id: string }>`select id from passages where agent_id = ${agentId}`.execute(service.ctx.db)).rows.map((r) => r.id);
   const length = new Map(ids.map((id) => [id, 0]));
