@@ -63,7 +63,7 @@ export async function createLead(ctx: Context, visitor: Visitor, input: CreateLe
   return { id: lead.id };
 }
 
-/** What the visitor typed, trimmed (an empty text is left empty), each field checked for its form. */
+/** What the visitor typed, trimmed (an empty text is left empty), the e-mail and phone checked for their form. */
 function checkedDetails(input: CreateLeadInput): Details {
   const details: Details = { name: filled(input.name), email: filled(input.email), phone: filled(input.phone), company: filled(input.company) };
   if (details.email !== null && !z.email().safeParse(details.email).success) throw errors.invalidField('email', 'Not an e-mail address.');
