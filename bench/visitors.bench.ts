@@ -1,0 +1,170 @@
+/**
+ * Visitors: what the keyless visitor API costs against the keyed API.
+ * - questions a second through POST /visitor/v1/agents/{id}/chat against
+ *   POST /api/v1/agents/{id}/chat, the offline model answering, on one agent with
+ *   the workshop corpus; the two take turns, round after round, and each figure is
+ *   the median of its rounds;
+ * - a lead left through POST /visitor/v1/agents/{id}/leads: p50 and p99 (and
+ *   leads a second) under load, each lead with its owner's notice recorded.
+ * The service runs as `npm start` does (its own process), on the embedded store
+ * and, with TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*), on PostgreSQL +
+ * Redis. Its visitor limits are raised (PARLEY_VISITOR_LIMIT_FACTOR): one address
+ * makes every request here.
+ */
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { WORKSHOP_CORPUS } from '../src/modules/chat/quality-corpus.ts';
+import { eventLoopCpuMicros, printTable, ratio, startParley, type RunningService } from './support.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARM_UP_SECONDS = 3;
+const ADMIN_TOKEN = `pa_${'b'.repeat(48)}`;
+const QUESTION = 'How long does a wheel repair take?';
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  cpuMicrosPerRequest: number | undefined;
+}
+
+interface Case {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export async function run(): Promise<void> {
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  await measureStore('embedded (PGlite)', {});
+  if (!databaseUrl || !redisUrl) {
+    console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
+    return;
+  }
+  const database = await scratchDatabase(databaseUrl);
+  try {
+    await measureStore('PostgreSQL + Redis', { DATABASE_URL: database.url, REDIS_URL: redisUrl });
+  } finally {
+    await database.drop();
+  }
+}
+
+async function measureStore(store: string, env: Record<string, string>): Promise<void> {
+  const service = await startParley({ ...env, PARLEY_VISITOR_LIMIT_FACTOR: '1000000', PARLEY_ADMIN_TOKEN: ADMIN_TOKEN });
+  try {
+    const agentId = await prepareAgent(service);
+    const json = { 'content-type': 'application/json' };
+    const body = JSON.stringify({ message: QUESTION });
+    const cases: Case[] = [
+      { name: 'keyed API: POST /api/v1/agents/{id}/chat', url: `${service.url}/api/v1/agents/${agentId}/chat`, headers: { ...json, authorization: `Bearer ${service.manageKey}` }, body },
+      { name: 'visitor API: POST /visitor/v1/agents/{id}/chat', url: `${service.url}/visitor/v1/agents/${agentId}/chat`, headers: { ...json, origin: 'https://shop.example.com' }, body },
+    ];
+    for (const c of cases) await measure(service, c, WARM_UP_SECONDS);
+    const rounds = new Map<Case, Load[]>(cases.map((c) => [c, []]));
+    for (let round = 0; round < ROUNDS; round++) for (const c of cases) rounds.get(c)!.push(await measure(service, c, SECONDS));
+    const [keyed, visitor] = cases.map((c) => median(rounds.get(c)!));
+    printTable(
+      `Questions, ${store}: visitor API against keyed API (offline model, ${CONNECTIONS} connections, median of ${ROUNDS} rounds of ${SECONDS} s)`,
+      cases.map((c, i) => ({ ...rowOf(c.name, [keyed, visitor][i]!, rounds.get(c)!), 'ratio to keyed': ratio([keyed, visitor][i]!.rps, keyed!.rps) })),
+    );
+
+    const lead: Case = {
+      name: 'POST /visitor/v1/agents/{id}/leads',
+      url: `${service.url}/visitor/v1/agents/${agentId}/leads`,
+      headers: { ...json, origin: 'https://shop.example.com' },
+      body: JSON.stringify({ name: 'Anna de Vries', email: 'anna@acme-bikes.nl', moment: 'button', page: { url: 'https://shop.example.com/repairs' } }),
+    };
+    await measure(service, lead, WARM_UP_SECONDS);
+    const leadRounds: Load[] = [];
+    for (let round = 0; round < ROUNDS; round++) leadRounds.push(await measure(service, lead, SECONDS));
+    printTable(`Leads, ${store} (${CONNECTIONS} connections, median of ${ROUNDS} rounds of ${SECONDS} s)`, [rowOf(lead.name, median(leadRounds), leadRounds)]);
+  } finally {
+    await service.stop();
+  }
+}
+
+/** An agent with the workshop corpus learnt, the lead form on, and credits for every answer the rounds ask for. */
+async function prepareAgent(service: RunningService): Promise<string> {
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${service.url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${service.manageKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const parsed = (await response.json()) as any;
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+    return parsed.data;
+  };
+  const workspace = await api('GET', '/workspace');
+  const credits = await fetch(`${service.url}/admin/v1/workspaces/${workspace.workspace.id}/credit-packs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ credits: 5_000_000 }),
+  });
+  if (credits.status !== 201) throw new Error(`credit pack: ${credits.status} ${await credits.text()}`);
+  const agent = await api('POST', '/agents', { name: 'Workshop', useCase: 'general' });
+  await api('PATCH', `/agents/${agent.id}`, { leadCapture: { enabled: true, privacyUrl: 'https://shop.example.com/privacy' } });
+  const sources = [];
+  for (const passage of WORKSHOP_CORPUS) sources.push(await api('POST', `/agents/${agent.id}/sources`, { type: 'text', title: passage.title, content: passage.text }));
+  for (const source of sources) {
+    const until = Date.now() + 60_000;
+    while ((await api('GET', `/agents/${agent.id}/sources/${source.id}`)).status === 'pending') {
+      if (Date.now() > until) throw new Error(`source ${source.id} still pending`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return agent.id;
+}
+
+async function measure(service: RunningService, c: Case, seconds: number): Promise<Load> {
+  const cpuBefore = eventLoopCpuMicros(service.child.pid!);
+  const result = await autocannon({ url: c.url, method: 'POST', headers: c.headers, body: c.body, duration: seconds, connections: CONNECTIONS, pipelining: 1 });
+  const cpuAfter = eventLoopCpuMicros(service.child.pid!);
+  const requests = result.requests.total;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    cpuMicrosPerRequest: cpuBefore === undefined || cpuAfter === undefined || requests === 0 ? undefined : (cpuAfter - cpuBefore) / requests,
+  };
+}
+
+/** The round with the median throughput. */
+function median(rounds: Load[]): Load {
+  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
+}
+
+function rowOf(name: string, load: Load, rounds: Load[]) {
+  return {
+    case: name,
+    'req/s': Math.round(load.rps),
+    'p50 ms': load.p50,
+    'p99 ms': load.p99,
+    'event-loop CPU µs/req': load.cpuMicrosPerRequest === undefined ? '-' : Math.round(load.cpuMicrosPerRequest),
+    'rounds req/s': rounds.map((r) => Math.round(r.rps)).join(' '),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+  };
+}
+
+async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `parley_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
