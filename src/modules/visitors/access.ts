@@ -5,6 +5,7 @@
  */
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
+import { unstorableTextReason } from '../../http/text-guard.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import type { AgentRef } from '../agents/access.ts';
 import type { Agent } from '../agents/schemas.ts';
@@ -35,6 +36,8 @@ declare module 'fastify' {
   }
 }
 
+const MAX_AGENT_ID_LENGTH = 100;
+
 /** An agent as a visitor reaches it, before the checks of its state. */
 export interface VisitorTarget {
   visitor: Visitor;
@@ -48,6 +51,8 @@ export interface VisitorTarget {
  * so that a refusal of it can still carry the CORS headers a browser needs to read it.
  */
 export async function findVisitorTarget(ctx: Context, agentId: string, origin: string | undefined, address: string): Promise<VisitorTarget> {
+  // The path is read here before its schema is checked: an id no agent can have is not looked up.
+  if (agentId.length > MAX_AGENT_ID_LENGTH || unstorableTextReason(agentId) !== undefined) throw errors.notFound('agent');
   const row = await findVisitorAgent(ctx.db, agentId);
   if (!row) throw errors.notFound('agent');
   const settings = presentAgent(ctx, row);

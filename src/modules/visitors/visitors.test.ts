@@ -56,6 +56,10 @@ describe('the visitor API', () => {
     assertError(await call('GET', '/agents/ag_doesnotexist00000000'), 404, 'not_found');
     assertError(await chat('ag_doesnotexist00000000', { message: 'Hello?' }), 404, 'not_found');
     assertError(await call('GET', '/nothing-here'), 404, 'not_found');
+    for (const id of ['ag%00nul', `ag_${'x'.repeat(150)}`]) {
+      assertError(await call('GET', `/agents/${id}`), 404, 'not_found');
+      assertError(await chat(id, { message: 'Hello?' }), 404, 'not_found');
+    }
     assertError(await call('GET', `/agents/${agent}/nothing-here`), 404, 'not_found');
   });
 
