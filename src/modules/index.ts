@@ -8,6 +8,7 @@ import { leadRoutes } from './leads/routes.ts';
 import { identityRoutes } from './visitors/routes.ts';
 import { visitorFileRoutes } from './visitor-files/routes.ts';
 import { ticketRoutes } from './tickets/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 /**
  * The public API's areas, each a plugin registered under /api/v1.
@@ -23,4 +24,5 @@ export const apiModules: ApiPlugin[] = [
   identityRoutes,
   visitorFileRoutes,
   ticketRoutes,
+  webhookRoutes,
 ];

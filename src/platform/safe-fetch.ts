@@ -31,6 +31,8 @@ export interface SafeRequest {
   maxBytes?: number;
   /** 0: a redirect is returned as the response, not followed. Each hop is checked again. Default 5. */
   maxRedirects?: number;
+  /** false: the body is discarded unread and body comes back empty (a webhook's answer counts only by its status). */
+  readBody?: boolean;
 }
 
 export interface SafeResponse {
@@ -83,7 +85,10 @@ export function createSafeFetch(options: { allowPrivate: boolean }): SafeFetch {
       await checkedAddresses(url, allowPrivate);
       const response = await send(url, request, dispatcher, signal);
       const next = redirectTarget(response, url);
-      if (!next || limits.maxRedirects === 0) return read(response, url, request.method, limits.maxBytes);
+      if (!next || limits.maxRedirects === 0) {
+        if (request.readBody === false) return unread(response, url);
+        return read(response, url, request.method, limits.maxBytes);
+      }
       await response.body.dump();
       if (hop >= limits.maxRedirects) {
         throw new SafeFetchError('too_many_redirects', `more than ${limits.maxRedirects} redirects from ${url.href}`);
@@ -209,6 +214,11 @@ async function read(response: Response, url: URL, method: SafeRequest['method'],
     chunks.push(chunk);
   }
   return { status: response.statusCode, headers: toHeaders(response.headers), url: url.href, body: new Uint8Array(Buffer.concat(chunks)) };
+}
+
+function unread(response: Response, url: URL): SafeResponse {
+  response.body.destroy();
+  return { status: response.statusCode, headers: toHeaders(response.headers), url: url.href, body: new Uint8Array() };
 }
 
 function tooLarge(url: URL, maxBytes: number, declaredBytes?: number): SafeFetchError {

@@ -10,6 +10,7 @@ import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
 import { newId } from '../../platform/ids.ts';
+import { recordDomainEvent } from '../../platform/domain-events.ts';
 import { requireAgent } from '../agents/access.ts';
 import { LANGUAGES, type Agent, type Language } from '../agents/schemas.ts';
 import { pageAddress } from '../chat/retrieval.ts';
@@ -142,14 +143,15 @@ function retentionEnd(from: Date): Date {
 }
 
 /**
- * The lead and the owner's notice are written in one transaction, so the mail exists
- * exactly when the lead does; the mail job sends it afterwards, so a mail server never
+ * The lead, its lead.created event (for webhooks) and the owner's notice are written
+ * in one transaction, so the mail and the event exist exactly when the lead does; the mail job sends it afterwards, so a mail server never
  * holds up the visitor.
  */
 async function saveWithNotice(ctx: Context, agentName: string, lead: store.LeadRow): Promise<void> {
   const owner = await store.workspaceOwner(ctx.db, lead.workspace_id);
   const mailId = await ctx.db.transaction().execute(async (trx) => {
     await store.insertLead(trx, lead);
+    await recordDomainEvent(trx, { workspaceId: lead.workspace_id, agentId: lead.agent_id, type: 'lead.created', data: leadView(lead), at: lead.created_at });
     if (!owner?.email) return null;
     const notice = leadNoticeMail(languageOr(owner.language), {
       agentName,

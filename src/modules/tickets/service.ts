@@ -9,6 +9,7 @@ import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
 import { newId } from '../../platform/ids.ts';
+import { recordDomainEvent } from '../../platform/domain-events.ts';
 import type { Db } from '../../platform/db.ts';
 import { requireAgent } from '../agents/access.ts';
 import { LANGUAGES, type Language } from '../agents/schemas.ts';
@@ -28,7 +29,7 @@ export type EntryView = z.infer<typeof entrySchema>;
 
 /**
  * A ticket opened by a visitor (POST /visitor/v1/agents/{agentId}/tickets). The
- * ticket and its two mails (the visitor's confirmation, the owner's notice) are
+ * ticket, its ticket.created event (for webhooks) and its two mails (the visitor's confirmation, the owner's notice) are
  * recorded in one transaction and the mails are sent after it, by a job: a mail
  * server never holds up the visitor.
  */
@@ -63,10 +64,19 @@ export async function openTicket(ctx: Context, visitor: Visitor, input: OpenTick
   const mailIds = await ctx.db.transaction().execute(async (trx) => {
     ticket.number = await store.takeTicketNumber(trx, visitor.agent.id);
     await store.insertTicket(trx, ticket);
+    await recordTicketCreated(trx, ticket.id, visitor.agent.id, now);
     return recordTicketMails(ctx, trx, visitor, ticket, owner);
   });
   await ctx.mailer.dispatch(mailIds);
   return { id: ticket.id, number: ticket.number };
+}
+
+/** The ticket.created event (for webhooks), carrying the ticket exactly as GET returns it. */
+async function recordTicketCreated(db: Db, ticketId: string, agentId: string, now: Date): Promise<void> {
+  const ticket = (await store.findTicket(db, agentId, ticketId, now))!;
+  const entries = await store.entriesOf(db, ticketId);
+  const data: TicketWithEntries = { ...ticketView(ticket), entries: entries.map(entryView) };
+  await recordDomainEvent(db, { workspaceId: ticket.workspace_id, agentId, type: 'ticket.created', data, at: now });
 }
 
 /** A signed-in visitor's ticket is one mailed to the very address the site vouched for. */

@@ -1,0 +1,52 @@
+/**
+ * Deliveries, driven by the database (spec 6, 3.4): every worker fans waiting
+ * domain events out into deliveries and claims due deliveries for an attempt,
+ * often and whenever the test clock moves. The rows are the durable jobs: a claim
+ * lapses after CLAIM_SECONDS of real time, so a worker killed mid-attempt leaves
+ * the delivery to the next one (a receiver may then see it twice, under the same
+ * service-delivery). Attempts run without holding up the sweep, at most
+ * PER_WEBHOOK at a time per webhook and with no global limit one tenant could fill.
+ */
+import type { Context } from '../../context.ts';
+import { newId } from '../../platform/ids.ts';
+import { runPeriodically } from '../../platform/periodic.ts';
+import { ACKNOWLEDGE_MS, attempt } from './delivery.ts';
+import { claimDue, deleteOldDeliveries, fanOut } from './store.ts';
+
+const SWEEP_EVERY_MS = 100;
+const PER_WEBHOOK = 8;
+const CLAIM_BATCH = 1000;
+/** Longer than an attempt can take (5 s, plus the name's lookup and the writes after). */
+const CLAIM_SECONDS = 15;
+const RETENTION_DAYS = 7;
+const RETENTION_EVERY_MS = 10 * 60_000;
+
+export async function webhooksWorker(ctx: Context): Promise<void> {
+  const running = new Set<Promise<void>>();
+
+  const sweep = async (): Promise<void> => {
+    await fanOut(ctx.db, ctx.clock.now(), () => newId('dlv'));
+    const realNow = new Date();
+    const claimed = await claimDue(ctx.db, ctx.clock.now(), realNow, new Date(realNow.getTime() + CLAIM_SECONDS * 1000), PER_WEBHOOK, CLAIM_BATCH);
+    for (const delivery of claimed) {
+      const work: Promise<void> = attempt(ctx, delivery)
+        .catch((error) => console.error('[webhooks] attempt', delivery.id, error))
+        .finally(() => {
+          running.delete(work);
+          // A finished attempt frees a place for its webhook's next delivery.
+          deliveries.kick();
+        });
+      running.add(work);
+    }
+  };
+  const deliveries = runPeriodically({ name: 'webhooks', everyMs: SWEEP_EVERY_MS, testClock: ctx.testClock }, sweep);
+  const retention = runPeriodically({ name: 'webhooks retention', everyMs: RETENTION_EVERY_MS, testClock: ctx.testClock }, () =>
+    deleteOldDeliveries(ctx.db, new Date(ctx.clock.now().getTime() - RETENTION_DAYS * 86_400_000)),
+  );
+  ctx.onClose(async () => {
+    await retention.stop();
+    await deliveries.stop();
+    // Attempts under way finish (each is bounded by the acknowledgement time) before the database closes.
+    await Promise.race([Promise.allSettled([...running]), new Promise((r) => setTimeout(r, ACKNOWLEDGE_MS + 1000))]);
+  });
+}
