@@ -124,6 +124,9 @@ async function fixtures(): Promise<Record<string, string>> {
   if (lead) made.leadId = lead;
   const ticket = await openTicket(agentId);
   if (ticket) made.ticketId = ticket;
+  const webhook = await service.api('POST', '/webhooks', { key: own.keys.manage, body: { url: 'https://93.184.215.14/parley/secret-path', events: ['lead.created'], agentId } });
+  if (webhook.status === 201) made.webhookId = webhook.body.data.id;
+  else if (!isUnknownRoute(webhook)) throw new Error(`could not add a webhook: ${webhook.status} ${JSON.stringify(webhook.body)}`);
   return made;
 }
 
@@ -240,6 +243,24 @@ describe('one workspace never sees another: a foreign key on an agent path is 40
     const mine = await service.api('GET', `/agents/${agentId}/tickets/${ids.ticketId}`, { key: own.keys.read });
     assert.equal(mine.status, 200, 'the ticket is real and visible to its own workspace');
     assert.equal(mine.body.data.email, 'tomas@salon.example.org');
+  });
+});
+
+describe('webhooks are reached only in their own workspace, and by a tied key only for its agent', () => {
+  test('a real webhook of another workspace is 404 to foreign keys and to a key tied to another agent, and is not listed', async (t) => {
+    if (ids.webhookId.startsWith('wh_unknown')) return t.skip('there are no webhooks yet');
+    for (const key of [foreign.keys.read, foreign.keys.manage, tiedToOtherAgent]) {
+      for (const method of key === foreign.keys.read ? ['GET'] : ['GET', 'DELETE']) {
+        const reply = await service.api(method, `/webhooks/${ids.webhookId}`, { key });
+        assert.equal(reply.status, 404, JSON.stringify(reply.body));
+        assert.equal(reply.body.error.code, 'not_found');
+      }
+      const listed = await service.api('GET', '/webhooks', { key });
+      assert.equal(listed.status, 200);
+      assert.ok(!JSON.stringify(listed.body).includes('secret-path'));
+    }
+    const mine = await service.api('GET', `/webhooks/${ids.webhookId}`, { key: own.keys.manage });
+    assert.equal(mine.status, 200, 'the webhook is real and visible to its own workspace');
   });
 });
 

@@ -34,6 +34,8 @@ declare module 'fastify' {
     audit?: string;
     /** false for public routes every visitor of a customer's site loads (widget images): they are not counted. */
     rateLimited?: boolean;
+    /** The route needs the plan's integrations (webhooks): below it, that more specific 402 is given (spec 4.14). */
+    integrations?: boolean;
   }
 }
 
@@ -66,7 +68,7 @@ export function authenticate(ctx: Context) {
     const { row, workspaceVersion } = found;
     if (row.status === 'stopped') throw errors.workspaceStopped();
     const plan = planOf(row.plan);
-    if (!plan.api) throw errors.apiNotInPlan();
+    if (!plan.api) throw request.routeOptions.config.integrations ? errors.integrationsNotInPlan() : errors.apiNotInPlan();
     const scope = row.scope as Scope;
     if (!scopeAllows(scope, routeScope)) throw errors.forbidden(`A key with ${scope} scope may not do this; it needs ${routeScope}.`);
     request.auth = {

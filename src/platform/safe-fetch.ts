@@ -217,6 +217,8 @@ async function read(response: Response, url: URL, method: SafeRequest['method'],
 }
 
 function unread(response: Response, url: URL): SafeResponse {
+  // Destroying an unread body makes undici emit an abort error: nobody waits for it.
+  response.body.on('error', () => {});
   response.body.destroy();
   return { status: response.statusCode, headers: toHeaders(response.headers), url: url.href, body: new Uint8Array() };
 }
