@@ -55,7 +55,8 @@ export async function attempt(ctx: Context, delivery: store.DeliveryRow): Promis
   });
   if (outcome.kind === 'delivered') return store.markDelivered(ctx.db, delivery.id, ctx.clock.now());
   if (outcome.kind === 'gone') return store.deleteWebhookById(ctx.db, outgoing.webhook.id);
-  if (delivery.attempts < MAX_ATTEMPTS) return store.scheduleRetry(ctx.db, delivery.id, retryAt(ctx.clock.now(), delivery.attempts));
+  // Counted from the attempt's start, so the schedule does not drift by how long attempts take.
+  if (delivery.attempts < MAX_ATTEMPTS) return store.scheduleRetry(ctx.db, delivery.id, retryAt(startedAt, delivery.attempts));
   await switchOff(ctx, outgoing);
 }
 

@@ -196,14 +196,18 @@ describe('deliveries (spec 6, 3.4)', () => {
     await smtp.close();
   });
 
-  /** A workspace with a lead-taking agent and a webhook to the receiver. */
+  let previous: { ws: SeededWorkspace; hook: any } | undefined;
+
+  /** A workspace with a lead-taking agent and a webhook to the receiver; the previous test's webhook is deleted, so its retries do not arrive here. */
   async function setUp(body: Record<string, unknown> = {}): Promise<{ ws: SeededWorkspace; agentId: string; hook: any }> {
+    if (previous) await service.api('DELETE', `/webhooks/${previous.hook.id}`, { key: previous.ws.keys.manage });
     const ws = await service.seedWorkspace({ plan: 'studio' });
     const agentId = await seedAgent(service, ws, 'Shop');
     await enableLeads(service, ws, agentId);
     const hook = await addWebhook(service, ws, receiver, body);
     receiver.received.length = 0;
     receiver.answer = 'ok';
+    previous = { ws, hook };
     return { ws, agentId, hook };
   }
 
@@ -253,7 +257,7 @@ describe('deliveries (spec 6, 3.4)', () => {
     await enableTickets(service, ws, agentId);
     await enableTickets(service, ws, other);
     await service.api('DELETE', `/webhooks/${(await service.api('GET', '/webhooks', { key: ws.keys.manage })).body.data[0].id}`, { key: ws.keys.manage });
-    await addWebhook(service, ws, receiver, { events: ['ticket.created'], agentId });
+    previous = { ws, hook: await addWebhook(service, ws, receiver, { events: ['ticket.created'], agentId }) };
     await leaveLead(service.url, agentId);
     await openTicket(service, other);
     const wanted = await openTicket(service, agentId);
