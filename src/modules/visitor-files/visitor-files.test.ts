@@ -454,3 +454,26 @@ describe('visitor files (spec 2.8, 2.9, 4.9)', () => {
     assert.ok(conversation, 'the conversation stays');
   });
 });
+
+describe('visitor files are read within the isolated reader’s bounds', () => {
+  let service: Service;
+
+  before(async () => {
+    service = await startService({ workers: false, env: { PARLEY_FILE_READ_TIMEOUT_MS: '100' } });
+  });
+  after(async () => service?.close());
+
+  test('a file that takes longer to read than the reader may run is 413 file_too_large, and nothing is kept', async () => {
+    const ws = await service.seedWorkspace({ plan: 'studio' });
+    const agent = await seedAgent(service, ws, 'Slow reader');
+    assert.equal((await service.api('PATCH', `/agents/${agent}`, { key: ws.keys.manage, body: { attachmentsEnabled: true } })).status, 200);
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await scannedPdf([['A scan that needs text recognition.']]))]), 'scan.pdf');
+    const response = await fetch(`${service.url}/visitor/v1/agents/${agent}/files`, { method: 'POST', body: form });
+    const body = await response.json();
+    assert.equal(response.status, 413, JSON.stringify(body));
+    assert.equal(body.error.code, 'file_too_large');
+    const kept = await sql<{ n: number }>`select count(*)::int as n from visitor_files`.execute(service.ctx.db);
+    assert.equal(kept.rows[0].n, 0);
+  });
+});
