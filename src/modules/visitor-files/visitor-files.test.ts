@@ -277,6 +277,16 @@ describe('visitor files (spec 2.8, 2.9, 4.9)', () => {
     assert.deepEqual(question.attachments, [attachment]);
     assert.deepEqual(conversation.messages[1].attachments, []);
     assert.equal((await readFile(agent, scan.id)).body.data.conversationId, reply.body.data.conversationId, 'the file now belongs to the conversation');
+
+    // Erasing the file leaves the question's mention of it: the answer still came from a file.
+    assert.equal((await service.api('DELETE', `/agents/${agent}/visitor-files/${scan.id}`, { key: ws.keys.manage })).status, 200);
+    const after = (await service.api('GET', `/agents/${agent}/conversations/${reply.body.data.conversationId}`, { key: ws.keys.read })).body.data;
+    assert.deepEqual(after.messages[0].attachments, [attachment]);
+    const correction = await service.api('POST', `/agents/${agent}/messages/${reply.body.data.messageId}/correction`, {
+      key: ws.keys.manage,
+      body: { question: 'How much does the frame welding cost?', answer: 'Frame welding costs 85 euros.' },
+    });
+    assertError(correction, 422, 'asked_with_file');
   });
 
   test('a file sent in a conversation needs its token; the next question in it may carry the file', async () => {
