@@ -74,6 +74,8 @@ export function mountWidget(m: Mount): Controller {
   if (booking) actions.append(link(booking, t.book));
   const leadButton = el('button', { type: 'button', textContent: t.leaveDetails });
   if (settings.leadCapture.enabled) actions.append(leadButton);
+  const personButton = el('button', { type: 'button', textContent: t.person });
+  if (settings.tickets.enabled) actions.append(personButton);
 
   const input = el('textarea', { rows: 1, placeholder: translation.messagePlaceholder || settings.branding.messagePlaceholder || t.placeholder, maxLength: 4000 });
   input.setAttribute('aria-label', input.placeholder);
@@ -111,6 +113,7 @@ export function mountWidget(m: Mount): Controller {
     input.focus();
   });
   leadButton.addEventListener('click', () => showLeadForm('button'));
+  personButton.addEventListener('click', () => showTicketForm());
 
   drawAll();
   if (m.mode === 'page') open('launcher');
@@ -173,8 +176,8 @@ export function mountWidget(m: Mount): Controller {
   }
 
   function ratingOf(message: Message): HTMLElement {
-    const buttons = ([[1, '👍', t.helpful], [-1, '👎', t.notHelpful]] as const).map(([value, glyph, label]) => {
-      const button = el('button', { type: 'button', textContent: glyph });
+    const buttons = ([[1, t.helpful], [-1, t.notHelpful]] as const).map(([value, label]) => {
+      const button = el('button', { type: 'button' }, thumb(value === -1));
       button.setAttribute('aria-label', label);
       button.setAttribute('aria-pressed', String(message.feedback === value));
       button.addEventListener('click', () => {
@@ -249,10 +252,15 @@ export function mountWidget(m: Mount): Controller {
       store();
       log.scrollTop = log.scrollHeight;
     }
+    if (!answer.id) return;
+    const weak = confidence < WEAK_CONFIDENCE || !answer.sources?.length;
     const lead = settings.leadCapture;
-    if (!lead.enabled || saved.lead || lead.timing !== 'during_chat' || !answer.id) return;
-    if (lead.afterWeakAnswer && (confidence < WEAK_CONFIDENCE || !answer.sources?.length)) showLeadForm('weak_answer');
-    else if (lead.afterQuestions > 0 && saved.questions >= lead.afterQuestions) showLeadForm('questions');
+    if (lead.enabled && !saved.lead && lead.timing === 'during_chat') {
+      if (lead.afterWeakAnswer && weak) return showLeadForm('weak_answer');
+      if (lead.afterQuestions > 0 && saved.questions >= lead.afterQuestions) return showLeadForm('questions');
+    }
+    // The agent could not help: a person can, by ticket.
+    if (weak && settings.tickets.enabled) showTicketForm(message);
   }
 
   // ---------------------------------------------------------------- the lead form
@@ -315,6 +323,47 @@ export function mountWidget(m: Mount): Controller {
         const note = el('div', { className: 'msg agent', textContent: thanks });
         log.append(note);
       }
+      input.focus();
+    }
+  }
+
+  // ---------------------------------------------------------------- the ticket form
+  function showTicketForm(question = ''): void {
+    const form = el('form', { className: 'lead' });
+    form.setAttribute('aria-label', t.person);
+    const identity = m.identity();
+    const email = el('input', { type: 'email', name: 'email', required: true, autocomplete: 'email' });
+    const name = el('input', { type: 'text', name: 'name', autocomplete: 'name' });
+    const text = el('textarea', { name: 'question', required: true, maxLength: 4000, rows: 3, value: question });
+    // A signed-in visitor does not type an address: the site vouched for it.
+    if (!identity) form.append(el('label', {}, `${t.email} *`, email));
+    form.append(el('label', {}, t.name, name), el('label', {}, `${t.question} *`, text));
+    const note = el('p', { textContent: `${settings.tickets.answerTime || t.answerTime} ` });
+    const privacy = settings.tickets.privacyUrl ? safeLink(settings.tickets.privacyUrl) : null;
+    if (privacy) note.append(link(privacy, t.privacy));
+    const error = el('p');
+    error.setAttribute('role', 'alert');
+    const cancel = el('button', { type: 'button', className: 'secondary', textContent: t.close });
+    cancel.addEventListener('click', () => done(null));
+    form.append(note, error, el('div', { className: 'row' }, el('button', { type: 'submit', className: 'primary', textContent: t.send }), cancel));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const body: Record<string, unknown> = { email: identity?.email ?? email.value.trim(), question: text.value, language, page: pageOf() };
+      if (name.value.trim()) body.name = name.value.trim();
+      if (identity) body.identity = identity;
+      if (saved.conversationId) body.conversationId = saved.conversationId;
+      void post('tickets', body).then(async (reply) => {
+        if (!reply?.ok) return void (error.textContent = t.error);
+        const { data } = (await reply.json()) as { data: { number: number } };
+        done(t.ticketSent.replace('{n}', String(data.number)));
+      });
+    });
+    leadSlot.replaceChildren(form);
+    (form.querySelector('input, textarea') as HTMLElement).focus();
+
+    function done(thanks: string | null): void {
+      leadSlot.replaceChildren();
+      if (thanks) log.append(el('div', { className: 'msg agent', textContent: thanks }));
       input.focus();
     }
   }
@@ -387,6 +436,20 @@ export function mountWidget(m: Mount): Controller {
       return undefined;
     }
   }
+}
+
+/** A thumb drawn as SVG: emoji fonts are missing on many systems. */
+function thumb(down: boolean): SVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  if (down) svg.setAttribute('transform', 'rotate(180)');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', 'M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6C6.2 8 6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1.2-.7v-2z');
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  return svg;
 }
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, unknown> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {

@@ -22,6 +22,12 @@ export interface WidgetTexts {
   privacy: string;
   book: string;
   poweredBy: string;
+  person: string;
+  question: string;
+  /** {n}: the ticket's number. */
+  ticketSent: string;
+  /** When tickets.answerTime is empty: the standard sentence, as in the ticket's confirmation mail. */
+  answerTime: string;
 }
 
 export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
@@ -31,6 +37,8 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     sources: 'Sources', helpful: 'Helpful', notHelpful: 'Not helpful', error: 'Sorry, something went wrong. Please try again.',
     busy: 'Writing an answer…', leaveDetails: 'Leave your details', skip: 'Skip', name: 'Name', email: 'E-mail', phone: 'Phone',
     company: 'Company', privacy: 'Privacy notice', book: 'Book a meeting', poweredBy: 'Powered by Parley',
+    person: 'Talk to a person', question: 'Your question', ticketSent: 'Thank you! Your ticket number is #{n}.',
+    answerTime: 'We will reply to this e-mail address as soon as we can.',
   },
   nl: {
     welcome: 'Hallo! Waarmee kan ik u helpen?',
@@ -38,6 +46,8 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     sources: 'Bronnen', helpful: 'Nuttig', notHelpful: 'Niet nuttig', error: 'Er ging iets mis. Probeer het opnieuw.',
     busy: 'Antwoord wordt geschreven…', leaveDetails: 'Laat uw gegevens achter', skip: 'Overslaan', name: 'Naam', email: 'E-mail',
     phone: 'Telefoon', company: 'Bedrijf', privacy: 'Privacyverklaring', book: 'Afspraak maken', poweredBy: 'Mogelijk gemaakt door Parley',
+    person: 'Met een medewerker praten', question: 'Uw vraag', ticketSent: 'Dank u wel! Uw ticketnummer is #{n}.',
+    answerTime: 'We antwoorden zo snel mogelijk op dit e-mailadres.',
   },
   fr: {
     welcome: 'Bonjour ! Comment puis-je vous aider ?',
@@ -46,6 +56,8 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     error: 'Désolé, une erreur est survenue. Veuillez réessayer.', busy: 'Réponse en cours…', leaveDetails: 'Laissez vos coordonnées',
     skip: 'Passer', name: 'Nom', email: 'E-mail', phone: 'Téléphone', company: 'Entreprise', privacy: 'Politique de confidentialité',
     book: 'Prendre rendez-vous', poweredBy: 'Propulsé par Parley',
+    person: 'Parler à une personne', question: 'Votre question', ticketSent: 'Merci ! Votre numéro de ticket est le {n}.',
+    answerTime: 'Nous vous répondrons à cette adresse e-mail dans les meilleurs délais.',
   },
   de: {
     welcome: 'Hallo! Wie kann ich Ihnen helfen?',
@@ -53,6 +65,8 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     sources: 'Quellen', helpful: 'Hilfreich', notHelpful: 'Nicht hilfreich', error: 'Leider ist ein Fehler aufgetreten. Bitte versuchen Sie es erneut.',
     busy: 'Antwort wird geschrieben…', leaveDetails: 'Kontaktdaten hinterlassen', skip: 'Überspringen', name: 'Name', email: 'E-Mail',
     phone: 'Telefon', company: 'Firma', privacy: 'Datenschutzerklärung', book: 'Termin buchen', poweredBy: 'Bereitgestellt von Parley',
+    person: 'Mit einem Menschen sprechen', question: 'Ihre Frage', ticketSent: 'Vielen Dank! Ihre Ticketnummer lautet {n}.',
+    answerTime: 'Wir antworten Ihnen so bald wie möglich an diese E-Mail-Adresse.',
   },
   es: {
     welcome: '¡Hola! ¿En qué puedo ayudarle?',
@@ -60,6 +74,8 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     sources: 'Fuentes', helpful: 'Útil', notHelpful: 'No útil', error: 'Lo sentimos, algo salió mal. Inténtelo de nuevo.',
     busy: 'Escribiendo una respuesta…', leaveDetails: 'Deje sus datos', skip: 'Omitir', name: 'Nombre', email: 'Correo electrónico',
     phone: 'Teléfono', company: 'Empresa', privacy: 'Política de privacidad', book: 'Reservar una cita', poweredBy: 'Con la tecnología de Parley',
+    person: 'Hablar con una persona', question: 'Su pregunta', ticketSent: '¡Gracias! Su número de ticket es el {n}.',
+    answerTime: 'Le responderemos a esta dirección de correo electrónico lo antes posible.',
   },
 };
 

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
@@ -313,6 +314,45 @@ describe('the widget in a real browser', () => {
     leads = (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data;
     assert.deepEqual(leads.slice(0, 2).map((l) => l.moment).sort(), ['button', 'questions']);
     await patchAgent({ leadCapture: { enabled: false } });
+  });
+
+  test('tickets: a weak answer offers the ticket form with the question; a signed-in visitor does not type an address; the visitor sees the ticket number', async () => {
+    await patchAgent({ tickets: { enabled: true, privacyUrl: 'https://shop.example.com/privacy', answerTime: 'We answer within one working day.' } });
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'Do you rent out submarines for weddings?');
+    const form = page.locator('[data-parley] form.lead');
+    assert.equal(await form.getByLabel('Your question').inputValue(), 'Do you rent out submarines for weddings?');
+    await form.getByText('We answer within one working day.').waitFor();
+    assert.equal(await form.locator('a[href="https://shop.example.com/privacy"]').count(), 1);
+    await form.getByLabel('E-mail').fill('dee@bikes.example');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Thank you! Your ticket number is #1.').waitFor();
+
+    const secret = (await service.api('GET', `/agents/${agent}/identity-secret`, { key: ws.keys.manage })).body.data.secret as string;
+    const hash = createHmac('sha256', secret).update('eve@bikes.example').digest('hex');
+    const signedIn = await visit();
+    await launcher(signedIn).waitFor();
+    await signedIn.evaluate((who) => (window as any).Parley.identify(who), { email: 'eve@bikes.example', hash });
+    await launcher(signedIn).click();
+    await signedIn.getByRole('button', { name: 'Talk to a person' }).click();
+    const signedForm = signedIn.locator('[data-parley] form.lead');
+    assert.equal(await signedForm.getByLabel('E-mail').count(), 0);
+    await signedForm.getByLabel('Your question').fill('Where is my order?');
+    await signedForm.getByRole('button', { name: 'Send' }).click();
+    await signedIn.getByText('Thank you! Your ticket number is #2.').waitFor();
+    const tickets = (await service.api('GET', `/agents/${agent}/tickets`, { key: ws.keys.read })).body.data as Array<{ email: string; signedIn: boolean }>;
+    const eve = tickets.find((ticket) => ticket.email === 'eve@bikes.example');
+    assert.equal(eve?.signedIn, true);
+    await patchAgent({ tickets: { enabled: false } });
+  });
+
+  test('a text colour too light for the branding colour is replaced by a readable one', async () => {
+    await patchAgent({ branding: { color: '#fde047', textColor: '#ffffff' } });
+    const page = await visit();
+    await launcher(page).waitFor();
+    assert.equal(await launcher(page).evaluate((button) => getComputedStyle(button).color), 'rgb(0, 0, 0)');
+    await patchAgent({ branding: { color: '#2563eb', textColor: '#ffffff' } });
   });
 });
 
