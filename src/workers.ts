@@ -4,6 +4,7 @@ import { knowledgeWorker } from './modules/knowledge/reading.ts';
 import { leadsWorker } from './modules/leads/jobs.ts';
 import { mailWorker } from './modules/mail/delivery.ts';
 import { ticketsWorker } from './modules/tickets/jobs.ts';
+import { visitorFilesWorker } from './modules/visitor-files/jobs.ts';
 
 /** A background area: declares its kinds of job and works on them in worker processes. */
 export type WorkerModule = (ctx: Context) => Promise<void>;
@@ -15,6 +16,7 @@ export const workerModules: WorkerModule[] = [
   leadsWorker,
   mailWorker,
   ticketsWorker,
+  visitorFilesWorker,
 ];
 
 export async function startWorkers(ctx: Context): Promise<void> {

@@ -107,6 +107,7 @@ describe('what a question asks for', () => {
     assert.deepEqual(heldKinds('It costs 59 euros.', all), ['number', 'money']);
     assert.deepEqual(heldKinds('Open from 8:30 to 18:00 on Friday.', all), ['clock', 'when', 'number']);
     assert.deepEqual(heldKinds('Repairs take about 30 minutes.', ['duration']), ['duration']);
+    assert.deepEqual(heldKinds('It was bought in 2019.', ['when']), ['when'], 'a year says when');
     assert.deepEqual(heldKinds('Replace it every 3,000 kilometres.', ['often']), ['often']);
     assert.deepEqual(heldKinds('Call us on 050 312 4455.', ['phone']), ['phone']);
     assert.deepEqual(heldKinds('The estimate is free of charge.', ['money']), ['money']);

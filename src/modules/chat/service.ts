@@ -3,6 +3,7 @@
  * widget, the iframe page, e-mail and MCP. docs/chat.md tells the whole path.
  */
 import { createUIMessageStream, generateText, streamText, type UIMessageStreamWriter } from 'ai';
+import type { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
@@ -18,6 +19,8 @@ import { answeringModel, offlineModel, type AnsweringModel } from './models.ts';
 import { OFFLINE_PROVIDER, type OfflineContext } from './offline-model.ts';
 import { conversationMessages, systemPrompt } from './prompt.ts';
 import { pageAddress, retrieve } from './retrieval.ts';
+import type { attachmentSchema } from './schemas.ts';
+import { contentTerms, coverage } from './text.ts';
 import { appendMessages, findConversation, recentMessages, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
 
 /** Spec 8: the agent remembers the last 10 messages of a conversation. */
@@ -49,6 +52,14 @@ export interface Question {
   page?: { url: string };
   channel: Channel;
   openedBy?: 'launcher' | 'greeting' | 'nudge';
+  /** Files sent with the question, already checked by the surface (visitor files). */
+  attachments?: QuestionFile[];
+}
+
+/** A file sent with a question: what the question message shows, and the text the agent reads (null for a picture). */
+export interface QuestionFile {
+  attachment: z.infer<typeof attachmentSchema>;
+  text: string | null;
 }
 
 export interface AnswerReply {
@@ -245,7 +256,9 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
     answerLanguage(input.language, input.message, agent.language),
   ]);
   const page = pageAddress(input.page?.url);
-  const { passages, followsUp } = await retrieve(ctx, agent, input.message, history, page);
+  const { passages: found, followsUp } = await retrieve(ctx, agent, input.message, history, page);
+  // The files' text comes before the passages found: the question is about them.
+  const passages = [...filePassages(input.attachments ?? [], input.message), ...found];
   const used = passages.map((p) => ({ title: p.title, text: p.text, score: p.score }));
   const charge = await chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer);
   return {
@@ -272,7 +285,7 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
       role: 'user',
       content: input.message,
       created_at: now,
-      attachments: [],
+      attachments: (input.attachments ?? []).map((file) => file.attachment),
       page_url: page,
       confidence: null,
       grounding: null,
@@ -285,7 +298,7 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
     messages: conversationMessages(agent, history, input.message),
     offline: { question: input.message, followsUp, language, passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })) },
     passages: used,
-    sources: sourcesOf(passages),
+    sources: sourcesOf(found),
     confidence: retrievalConfidence(followsUp ? `${followsUp} ${input.message}` : input.message, used),
     model,
     charge,
@@ -296,6 +309,20 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
 function heldBy(conversation: Conversation, asker: Asker): boolean {
   if (asker.visitorToken === undefined) return true;
   return conversation.visitor_token_fingerprint !== null && equalInConstantTime(conversation.visitor_token_fingerprint, fingerprint(asker.visitorToken));
+}
+
+/** A file's text read as a passage, scored by the share of the question's terms it holds. */
+function filePassages(files: QuestionFile[], question: string): Array<{ sourceName: string; title: string; url: null; text: string; score: number }> {
+  const terms = new Map(contentTerms(question).map((term) => [term, 1]));
+  return files
+    .filter((file): file is QuestionFile & { text: string } => Boolean(file.text?.trim()))
+    .map((file) => ({
+      sourceName: file.attachment.fileName,
+      title: file.attachment.fileName,
+      url: null,
+      text: file.text,
+      score: coverage(terms, new Set(contentTerms(file.text))),
+    }));
 }
 
 /** Each source once, with its best passage's similarity. */

@@ -200,7 +200,7 @@ export const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
     kind: 'when',
     question: /^[¿¡\s]*(when|wanneer|quand|wann|cuando)\b/g,
     answer: new RegExp(
-      `\\b\\d{1,2}:\\d{2}\\b|\\b(${NUMBER_WORDS}|\\d+)\\s+(\\p{L}+\\s+)?(${TIME_UNITS})\\b|\\b(${WEEKDAYS}|${MONTHS}|today|tomorrow|weekdays?|weekends?|morning|evening|afternoon|night)\\b`,
+      `\\b\\d{1,2}:\\d{2}\\b|\\b(1[89]|20)\\d{2}\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b(${NUMBER_WORDS}|\\d+)\\s+(\\p{L}+\\s+)?(${TIME_UNITS})\\b|\\b(${WEEKDAYS}|${MONTHS}|today|tomorrow|weekdays?|weekends?|morning|evening|afternoon|night)\\b`,
       'u',
     ),
   },

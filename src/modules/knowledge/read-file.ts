@@ -29,9 +29,17 @@ export function readLimits(ctx: Context): ReadLimits {
 const WORKER_URL = new URL('./read-file.worker.ts', import.meta.url);
 
 export function readFileText(kind: FileKind, bytes: Uint8Array, limits: ReadLimits): Promise<string> {
+  return readInIsolation<string>(WORKER_URL, { kind, bytes }, limits);
+}
+
+/**
+ * Runs a reader script in a worker thread under these limits. The script posts
+ * { ok: true, value } or { ok: false, message } once; visitor files use it too.
+ */
+export function readInIsolation<T>(script: URL, workerData: unknown, limits: ReadLimits): Promise<T> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, {
-      workerData: { kind, bytes },
+    const worker = new Worker(script, {
+      workerData,
       resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, limits.memoryMb / 4)) },
       stdout: true,
       stderr: true,
@@ -48,8 +56,8 @@ export function readFileText(kind: FileKind, bytes: Uint8Array, limits: ReadLimi
       () => settle(() => reject(new FileReadError('file_too_complex', `reading took longer than ${limits.timeoutMs} ms`))),
       limits.timeoutMs,
     );
-    worker.on('message', (message: { ok: boolean; text?: string; message?: string }) =>
-      settle(() => (message.ok ? resolve(message.text ?? '') : reject(new FileReadError('file_unreadable', message.message ?? 'unreadable')))),
+    worker.on('message', (message: { ok: boolean; value?: T; message?: string }) =>
+      settle(() => (message.ok ? resolve(message.value as T) : reject(new FileReadError('file_unreadable', message.message ?? 'unreadable')))),
     );
     worker.on('error', (error: Error & { code?: string }) =>
       settle(() =>

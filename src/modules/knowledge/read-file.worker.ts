@@ -1,6 +1,6 @@
 /**
  * Runs in a worker thread with its own memory limit (see read-file.ts): turns a stored
- * file's bytes into text. Posts { ok: true, text } or { ok: false, reason, message }.
+ * file's bytes into text. Posts { ok: true, value: text } or { ok: false, reason, message }.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -26,7 +26,7 @@ async function read({ kind, bytes }: Input): Promise<string> {
 
 try {
   const text = await read(workerData as Input);
-  parentPort!.postMessage({ ok: true, text });
+  parentPort!.postMessage({ ok: true, value: text });
 } catch (error) {
   parentPort!.postMessage({ ok: false, reason: 'unreadable', message: error instanceof Error ? error.message : String(error) });
 }

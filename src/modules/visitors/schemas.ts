@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { timestamp } from '../../http/schemas.ts';
 import { chatBody, chatReply } from '../chat/schemas.ts';
+import { MAX_ATTACHMENTS } from '../visitor-files/read.ts';
 import { actionSchema, brandingSchema, languageSchema, leadCaptureSchema, proactiveSchema, ticketsSchema } from '../agents/schemas.ts';
 
 export const visitorAgentParams = z.strictObject({ agentId: z.string().max(100) });
@@ -34,6 +35,11 @@ export const visitorChatBody = z.strictObject({
   language: chatBody.shape.language,
   channel: z.enum(['widget', 'iframe']).optional().describe('widget (default) or iframe'),
   openedBy: openedBy.optional().describe('what opened the chat: the launcher, the greeting or the nudge (kept on a new conversation)'),
+  attachments: z
+    .array(z.string().min(1).max(100))
+    .max(MAX_ATTACHMENTS)
+    .optional()
+    .describe(`ids of files sent with POST /files (up to ${MAX_ATTACHMENTS}): in this conversation, or before it with the token sent in x-visitor-token`),
 });
 
 export const visitorChatReply = chatReply

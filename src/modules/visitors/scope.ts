@@ -2,7 +2,8 @@
  * The /visitor/v1 scope (docs/visitors.md): no key. Every route under
  * /agents/:agentId gets request.visitor from one hook, which counts the request
  * per address, finds the agent, admits the Origin (and then answers CORS for
- * it), and refuses a stopped workspace, a paused agent and a busy agent.
+ * it), refuses a stopped workspace and a paused agent, and counts the request
+ * against the agent.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

@@ -8,8 +8,9 @@ import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { pageAddress } from '../chat/retrieval.ts';
-import { answer, answerStream, type Asker, type Question } from '../chat/service.ts';
+import { answer, answerStream, type Asker, type Question, type QuestionFile } from '../chat/service.ts';
 import { findMessage, setAnswerFeedback } from '../chat/store.ts';
+import { filesForQuestion, tieFilesToConversation } from '../visitor-files/service.ts';
 import { requireVisitorConversation, type Visitor } from './access.ts';
 import type { eventBody, feedbackBody, feedbackReply, publicAgentSchema, visitorChatBody } from './schemas.ts';
 import { insertVisitorEvent } from './store.ts';
@@ -38,14 +39,19 @@ type VisitorChatInput = Omit<z.infer<typeof visitorChatBody>, 'stream'>;
 /** An answer as POST /chat gives it, with the new conversation's token. */
 export async function visitorAnswer(ctx: Context, visitor: Visitor, input: VisitorChatInput, token: string | undefined) {
   const { asker, newToken } = askerOf(visitor, input, token);
-  const reply = await answer(ctx, asker, visitor.agent, questionOf(input));
+  const files = await filesOf(ctx, visitor, input, token);
+  const reply = await answer(ctx, asker, visitor.agent, questionOf(input, files));
+  await tieFilesToConversation(ctx, files, reply.conversationId);
   return newToken === undefined ? reply : { ...reply, visitorToken: newToken };
 }
 
 /** The same as a stream; the new conversation's token travels in a response header. */
 export async function visitorAnswerStream(ctx: Context, visitor: Visitor, input: VisitorChatInput, token: string | undefined) {
   const { asker, newToken } = askerOf(visitor, input, token);
-  return { ...(await answerStream(ctx, asker, visitor.agent, questionOf(input))), visitorToken: newToken };
+  const files = await filesOf(ctx, visitor, input, token);
+  const answering = await answerStream(ctx, asker, visitor.agent, questionOf(input, files));
+  await tieFilesToConversation(ctx, files, answering.start.conversationId);
+  return { ...answering, visitorToken: newToken };
 }
 
 /**
@@ -62,7 +68,12 @@ function askerOf(visitor: Visitor, input: VisitorChatInput, token: string | unde
   return { asker: { ...asker, visitorToken: newToken }, newToken };
 }
 
-function questionOf(input: VisitorChatInput): Question {
+/** The files the question carries (visitor-files/service.ts checks whose they are). */
+function filesOf(ctx: Context, visitor: Visitor, input: VisitorChatInput, token: string | undefined): Promise<QuestionFile[]> {
+  return filesForQuestion(ctx, visitor, input.attachments ?? [], { conversationId: input.conversationId, token });
+}
+
+function questionOf(input: VisitorChatInput, attachments: QuestionFile[]): Question {
   return {
     message: input.message,
     conversationId: input.conversationId,
@@ -70,6 +81,7 @@ function questionOf(input: VisitorChatInput): Question {
     page: input.page,
     channel: input.channel ?? 'widget',
     openedBy: input.openedBy,
+    attachments,
   };
 }
 
