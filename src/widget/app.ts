@@ -17,6 +17,7 @@ interface Message {
   id?: string;
   sources?: string[];
   feedback?: 1 | -1 | null;
+  files?: string[];
 }
 
 interface Saved {
@@ -81,9 +82,20 @@ export function mountWidget(m: Mount): Controller {
   input.setAttribute('aria-label', input.placeholder);
   const send = el('button', { type: 'submit', className: 'primary', textContent: t.send });
   const compose = el('form', { className: 'compose' }, input, send);
+  // Files wait here until the next question carries them (docs/visitors.md, "Visitor files").
+  let files: Array<{ id: string; name: string }> = [];
+  let fileToken: string | undefined;
+  const fileList = el('div', { className: 'files' });
+  const fileInput = el('input', { type: 'file', className: 'sr', tabIndex: -1, accept: '.pdf,.docx,.txt,.md,image/png,image/jpeg,image/webp,image/gif' });
+  const attach = el('button', { type: 'button', className: 'attach', textContent: '+' });
+  attach.setAttribute('aria-label', t.attach);
+  attach.title = t.attach;
+  if (settings.attachmentsEnabled) compose.prepend(attach, fileInput);
+  attach.addEventListener('click', () => fileInput.click());
+  fileInput.addEventListener('change', () => void upload());
   const leadSlot = el('div');
 
-  const panel = el('div', { className: 'panel', hidden: true }, header, log, status, actions, leadSlot, compose);
+  const panel = el('div', { className: 'panel', hidden: true }, header, log, status, actions, leadSlot, fileList, compose);
   panel.setAttribute('role', 'dialog');
   panel.setAttribute('aria-labelledby', title.id);
   if (!settings.branding.removeBranding) panel.append(el('p', { className: 'powered', textContent: t.poweredBy }));
@@ -166,6 +178,7 @@ export function mountWidget(m: Mount): Controller {
     if (message.role === 'agent') renderMarkdown(body, message.text);
     else body.textContent = message.text;
     node.append(body);
+    if (message.files?.length) node.append(el('div', { className: 'sources', textContent: message.files.join(', ') }));
     if (message.sources?.length) {
       const list = el('ul');
       for (const name of message.sources) list.append(el('li', { textContent: name }));
@@ -197,7 +210,8 @@ export function mountWidget(m: Mount): Controller {
     busy = true;
     send.disabled = true;
     input.value = '';
-    const question: Message = { role: 'user', text: message };
+    const sending = files;
+    const question: Message = { role: 'user', text: message, ...(sending.length ? { files: sending.map((f) => f.name) } : {}) };
     saved.messages.push(question);
     log.append(bubbleOf(question));
     const answer: Message = { role: 'agent', text: '' };
@@ -209,9 +223,10 @@ export function mountWidget(m: Mount): Controller {
     try {
       const reply = await fetch(`${base}/visitor/v1/agents/${settings.id}/chat`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(saved.token ? { 'x-visitor-token': saved.token } : {}) },
+        headers: { 'content-type': 'application/json', ...tokenHeader(saved.conversationId ? saved.token : (fileToken ?? saved.token)) },
         body: JSON.stringify({
           message,
+          ...(sending.length ? { attachments: sending.map((f) => f.id) } : {}),
           stream: true,
           language,
           page: pageOf(),
@@ -222,6 +237,9 @@ export function mountWidget(m: Mount): Controller {
       if (!reply.ok || !reply.body) throw new Error(String(reply.status));
       const token = reply.headers.get('x-visitor-token');
       if (token) saved.token = token;
+      files = [];
+      fileToken = undefined;
+      fileList.replaceChildren();
       for await (const part of readParts(reply.body)) {
         if (part.type === 'start' && part.messageMetadata) {
           const meta = part.messageMetadata as { conversationId: string; messageId: string; confidence: number; sources: Array<{ name: string }> };
@@ -402,6 +420,37 @@ export function mountWidget(m: Mount): Controller {
     }
   }
 
+  // ---------------------------------------------------------------- files
+  async function upload(): Promise<void> {
+    const file = fileInput.files?.[0];
+    fileInput.value = '';
+    if (!file) return;
+    const form = new FormData();
+    form.append('file', file);
+    if (saved.conversationId) form.append('conversationId', saved.conversationId);
+    const token = saved.conversationId ? saved.token : (fileToken ?? saved.token);
+    const reply = await fetch(`${base}/visitor/v1/agents/${settings.id}/files`, { method: 'POST', headers: tokenHeader(token), body: form }).catch(() => undefined);
+    if (!reply?.ok) {
+      const failure = el('div', { className: 'msg agent', textContent: t.error });
+      failure.setAttribute('role', 'alert');
+      return void log.append(failure);
+    }
+    const { data } = (await reply.json()) as { data: { id: string; fileName: string; visitorToken?: string } };
+    if (data.visitorToken) fileToken = data.visitorToken;
+    const entry = { id: data.id, name: data.fileName };
+    files.push(entry);
+    const remove = el('button', { type: 'button', textContent: '✕' });
+    remove.setAttribute('aria-label', `${t.removeFile} ${entry.name}`);
+    const chip = el('span', { className: 'file' }, entry.name, remove);
+    remove.addEventListener('click', () => {
+      files = files.filter((f) => f !== entry);
+      chip.remove();
+      input.focus();
+    });
+    fileList.append(chip);
+    input.focus();
+  }
+
   // ---------------------------------------------------------------- storage and calls
   function load(): Saved {
     try {
@@ -429,13 +478,17 @@ export function mountWidget(m: Mount): Controller {
     try {
       return await fetch(`${base}/visitor/v1/agents/${settings.id}/${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(saved.token ? { 'x-visitor-token': saved.token } : {}) },
+        headers: { 'content-type': 'application/json', ...tokenHeader(saved.token) },
         body: JSON.stringify(body),
       });
     } catch {
       return undefined;
     }
   }
+}
+
+function tokenHeader(token: string | undefined): Record<string, string> {
+  return token ? { 'x-visitor-token': token } : {};
 }
 
 /** A thumb drawn as SVG: emoji fonts are missing on many systems. */

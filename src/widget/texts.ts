@@ -23,6 +23,8 @@ export interface WidgetTexts {
   book: string;
   poweredBy: string;
   person: string;
+  attach: string;
+  removeFile: string;
   question: string;
   /** {n}: the ticket's number. */
   ticketSent: string;
@@ -39,6 +41,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     company: 'Company', privacy: 'Privacy notice', book: 'Book a meeting', poweredBy: 'Powered by Parley',
     person: 'Talk to a person', question: 'Your question', ticketSent: 'Thank you! Your ticket number is #{n}.',
     answerTime: 'We will reply to this e-mail address as soon as we can.',
+    attach: 'Attach a file', removeFile: 'Remove',
   },
   nl: {
     welcome: 'Hallo! Waarmee kan ik u helpen?',
@@ -48,6 +51,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     phone: 'Telefoon', company: 'Bedrijf', privacy: 'Privacyverklaring', book: 'Afspraak maken', poweredBy: 'Mogelijk gemaakt door Parley',
     person: 'Met een medewerker praten', question: 'Uw vraag', ticketSent: 'Dank u wel! Uw ticketnummer is #{n}.',
     answerTime: 'We antwoorden zo snel mogelijk op dit e-mailadres.',
+    attach: 'Bestand toevoegen', removeFile: 'Verwijderen',
   },
   fr: {
     welcome: 'Bonjour ! Comment puis-je vous aider ?',
@@ -58,6 +62,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     book: 'Prendre rendez-vous', poweredBy: 'Propulsé par Parley',
     person: 'Parler à une personne', question: 'Votre question', ticketSent: 'Merci ! Votre numéro de ticket est le {n}.',
     answerTime: 'Nous vous répondrons à cette adresse e-mail dans les meilleurs délais.',
+    attach: 'Joindre un fichier', removeFile: 'Retirer',
   },
   de: {
     welcome: 'Hallo! Wie kann ich Ihnen helfen?',
@@ -67,6 +72,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     phone: 'Telefon', company: 'Firma', privacy: 'Datenschutzerklärung', book: 'Termin buchen', poweredBy: 'Bereitgestellt von Parley',
     person: 'Mit einem Menschen sprechen', question: 'Ihre Frage', ticketSent: 'Vielen Dank! Ihre Ticketnummer lautet {n}.',
     answerTime: 'Wir antworten Ihnen so bald wie möglich an diese E-Mail-Adresse.',
+    attach: 'Datei anhängen', removeFile: 'Entfernen',
   },
   es: {
     welcome: '¡Hola! ¿En qué puedo ayudarle?',
@@ -76,6 +82,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
     phone: 'Teléfono', company: 'Empresa', privacy: 'Política de privacidad', book: 'Reservar una cita', poweredBy: 'Con la tecnología de Parley',
     person: 'Hablar con una persona', question: 'Su pregunta', ticketSent: '¡Gracias! Su número de ticket es el {n}.',
     answerTime: 'Le responderemos a esta dirección de correo electrónico lo antes posible.',
+    attach: 'Adjuntar un archivo', removeFile: 'Quitar',
   },
 };
 

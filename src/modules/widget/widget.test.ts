@@ -347,6 +347,20 @@ describe('the widget in a real browser', () => {
     await patchAgent({ tickets: { enabled: false } });
   });
 
+  test('attachments: the file button sends a file that goes with the next question', async () => {
+    await patchAgent({ attachmentsEnabled: true });
+    const page = await visit();
+    await launcher(page).click();
+    await page.locator('[data-parley] input[type=file]').setInputFiles({ name: 'order.txt', mimeType: 'text/plain', buffer: Buffer.from('Order 4711: a blue bike frame, its repair is booked for Tuesday.\n') });
+    await page.locator('[data-parley] .file').getByText('order.txt').waitFor();
+    await ask(page, 'When is the repair of my order booked?');
+    assert.equal(await page.locator('[data-parley] .file').count(), 0);
+    const [latest] = await conversations();
+    const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; attachments: Array<{ fileName: string }> }>;
+    assert.deepEqual(messages[0]!.attachments.map((a) => a.fileName), ['order.txt']);
+    await patchAgent({ attachmentsEnabled: false });
+  });
+
   test('a text colour too light for the branding colour is replaced by a readable one', async () => {
     await patchAgent({ branding: { color: '#fde047', textColor: '#ffffff' } });
     const page = await visit();
