@@ -72,8 +72,9 @@ type Pending = { open?: OpenedBy; toggle?: boolean; close?: boolean };
   }
 
   void (async () => {
-    const reply = await fetch(`${base}/visitor/v1/agents/${encodeURIComponent(agent)}`);
-    if (!reply.ok) return;
+    // Refused (an origin outside allowedOrigins, a paused agent) or unreachable: the page shows nothing.
+    const reply = await fetch(`${base}/visitor/v1/agents/${encodeURIComponent(agent)}`).catch(() => undefined);
+    if (!reply?.ok) return;
     const settings = ((await reply.json()) as { data: Settings }).data;
     const language = pickLanguage(navigator.languages, settings.languages, settings.language);
     const host = document.createElement('div');

@@ -237,6 +237,8 @@ describe('the widget in a real browser', () => {
     const reply = await fetch(`${service.url}/chat/${agent}`);
     assert.equal(reply.status, 200);
     assert.match(reply.headers.get('content-security-policy')!, new RegExp(`frame-ancestors ${site.origin}(;|$)`));
+    // The page calls the visitor API from the service's own host, which allowedOrigins need not list.
+    assert.equal((await fetch(`${service.url}/visitor/v1/agents/${agent}`, { headers: { origin: service.url } })).status, 200);
     const page = await visit('/framed');
     const frame = page.frameLocator('iframe');
     await frame.locator('[data-parley] textarea').fill('When are you open on Saturday?');
