@@ -36,6 +36,7 @@ describe('sentences', () => {
       'It takes approx. 5 minutes.',
     ]);
     assert.deepEqual(sentences('Call J. Smith today. He knows.'), ['Call J. Smith today.', 'He knows.']);
+    assert.deepEqual(sentences('Do you ship abroad? No. We deliver in the Netherlands only.'), ['Do you ship abroad?', 'No.', 'We deliver in the Netherlands only.']);
   });
 
   test('bullet and number marks are dropped; a lower-case word after a full stop continues the sentence', () => {
