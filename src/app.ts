@@ -14,6 +14,7 @@ import { installRequestLog, lazyChildLogger } from './http/request-log.ts';
 import { workspaceRoutes } from './modules/workspace/routes.ts';
 import { adminRoutes } from './modules/admin/routes.ts';
 import { homeRoutes } from './http/home.ts';
+import { widgetRoutes } from './modules/widget/routes.ts';
 import { apiModules } from './modules/index.ts';
 import { VISITOR_PREFIX, visitorScope } from './modules/visitors/scope.ts';
 
@@ -92,6 +93,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
   // The front page, /health and the API reference at /docs: no key.
   await homeRoutes(app, ctx);
+  // The widget's loader and module, and the iframe page (docs/widget.md): no key.
+  await widgetRoutes(app, ctx);
   return app;
 }
 

@@ -127,7 +127,22 @@ async function fixtures(): Promise<Record<string, string>> {
   const webhook = await service.api('POST', '/webhooks', { key: own.keys.manage, body: { url: 'https://93.184.215.14/parley/secret-path', events: ['lead.created'], agentId } });
   if (webhook.status === 201) made.webhookId = webhook.body.data.id;
   else if (!isUnknownRoute(webhook)) throw new Error(`could not add a webhook: ${webhook.status} ${JSON.stringify(webhook.body)}`);
+  const file = await sendFile(agentId);
+  if (file) made.fileId = file;
   return made;
+}
+
+/** A file sent through the visitor API with the agent's attachments switched on; undefined while that route does not exist. */
+async function sendFile(agent: string): Promise<string | undefined> {
+  const patched = await service.api('PATCH', `/agents/${agent}`, { key: own.keys.manage, body: { attachmentsEnabled: true } });
+  if (patched.status !== 200) return undefined;
+  const form = new FormData();
+  form.append('file', new Blob(['Haircut voucher code 7731.']), 'voucher.txt');
+  const response = await fetch(`${service.url}/visitor/v1/agents/${agent}/files`, { method: 'POST', body: form });
+  const body = await response.json().catch(() => undefined);
+  if (response.status === 201) return body.data.id;
+  if (response.status === 404 && /^No route/.test(body?.error?.message ?? '')) return undefined;
+  throw new Error(`could not send a file: ${response.status} ${JSON.stringify(body)}`);
 }
 
 /** A ticket opened through the visitor API with the agent's tickets switched on; undefined while that route does not exist. */
@@ -261,6 +276,21 @@ describe('webhooks are reached only in their own workspace, and by a tied key on
     }
     const mine = await service.api('GET', `/webhooks/${ids.webhookId}`, { key: own.keys.manage });
     assert.equal(mine.status, 200, 'the webhook is real and visible to its own workspace');
+  });
+});
+
+describe('visitor files are the workspace’s own', () => {
+  test('a real visitor file of another workspace is 404 to a foreign key and leaks nothing; a key tied to another agent sees none', async (t) => {
+    if (ids.fileId.startsWith('file_unknown')) return t.skip('the visitor API takes no files yet');
+    const attempts: Array<[string, string]> = [['GET', foreign.keys.read], ['GET', tiedToOtherAgent], ['DELETE', foreign.keys.manage], ['DELETE', tiedToOtherAgent]];
+    for (const [method, key] of attempts) {
+      const reply = await service.api(method, `/agents/${agentId}/visitor-files/${ids.fileId}`, { key });
+      assert.equal(reply.status, 404, JSON.stringify(reply.body));
+      assert.ok(!JSON.stringify(reply.body).includes('7731'));
+    }
+    const mine = await service.api('GET', `/agents/${agentId}/visitor-files/${ids.fileId}`, { key: own.keys.read });
+    assert.equal(mine.status, 200, 'the file is real and visible to its own workspace');
+    assert.match(mine.body.data.text, /7731/);
   });
 });
 

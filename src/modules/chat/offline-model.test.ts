@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { generateText, streamText } from 'ai';
 import { LANGUAGES } from '../agents/schemas.ts';
-import { PHRASES } from './language.ts';
+import { answerLanguage, detectLanguage, PHRASES } from './language.ts';
 import { ANSWER_THRESHOLD, composeOfflineAnswer, offlineLanguageModel, type OfflineContext } from './offline-model.ts';
 import { askedFor, contentTerms, heldKinds, questionTerms, sentences, stem } from './text.ts';
 
@@ -36,6 +36,7 @@ describe('sentences', () => {
       'It takes approx. 5 minutes.',
     ]);
     assert.deepEqual(sentences('Call J. Smith today. He knows.'), ['Call J. Smith today.', 'He knows.']);
+    assert.deepEqual(sentences('Do you ship abroad? No. We deliver in the Netherlands only.'), ['Do you ship abroad?', 'No.', 'We deliver in the Netherlands only.']);
   });
 
   test('bullet and number marks are dropped; a lower-case word after a full stop continues the sentence', () => {
@@ -80,6 +81,32 @@ describe('stems and terms', () => {
   test('question terms leave out the words any question uses, unless nothing else is left', () => {
     assert.deepEqual(questionTerms('Can I bring my dog into the shop?'), ['dog', 'shop']);
     assert.deepEqual(questionTerms('Can I bring it?'), ['bring']);
+  });
+});
+
+describe('the answer’s language', () => {
+  test('a question’s language is detected from a few words; a word that could be several languages shows none', async () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['Do you sell helmets?', 'en'],
+      ['Verkopen jullie helmen?', 'nl'],
+      ['Combien coûte la révision ?', 'fr'],
+      ['Was kostet eine Inspektion?', 'de'],
+      ['¿Cuánto cuesta la revisión?', 'es'],
+      ['Bonjour', 'fr'],
+      ['Prijs?', 'nl'],
+      ['Hello', undefined],
+      ['Kosten?', undefined],
+      ['E-bike', undefined],
+      ['12:00', undefined],
+      ['???', undefined],
+    ];
+    for (const [text, language] of cases) assert.equal(await detectLanguage(text), language, text);
+  });
+
+  test('asked for, else the question’s own, else the agent’s', async () => {
+    assert.equal(await answerLanguage('de', 'Do you sell helmets?', 'en'), 'de');
+    assert.equal(await answerLanguage('it', 'Verkopen jullie helmen?', 'en'), 'nl');
+    assert.equal(await answerLanguage(undefined, 'Hello', 'nl'), 'nl');
   });
 });
 

@@ -35,7 +35,8 @@ const GREETINGS: Record<Language, string> = {
   es: '¡Hola! ¿Qué le gustaría saber?',
 };
 /** A sentence opening like this refers back to the one before it, which is quoted with it. */
-const REFERS_BACK = /^(it|its|they|their|them|this|that|these|those|he|she|each|both|het|dit|dat|deze|die|ze|zij|hij|il|elle|ils|elles|ce|cela|ceci|ces|es|sie|er|dies|diese|dieser|ello|ellos|ellas|esto|eso|estos|esta|este)\b/i;
+// Not the words that are also articles or a polite "you" ("het", "die", "Sie").
+const REFERS_BACK = /^(it|its|they|their|them|this|that|these|those|he|she|each|both|dit|dat|deze|ze|zij|hij|il|elle|ils|elles|ce|cela|ceci|ces|es|er|dies|diese|dieser|ello|ellos|ellas|esto|eso|estos|esta|este)\b/i;
 
 interface Candidate {
   text: string;

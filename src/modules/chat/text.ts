@@ -33,7 +33,7 @@ const GENERIC_WORDS = new Set(
     // en
     'hi hello hey thanks thank please should shall must bring brought get gets got getting give take takes taking took make makes made go going come coming keep keeps let put see look know want need needs like use used using visit still really actually something anything thing things happen happens happened wrong kind type sort way possible able ok okay good best someone anyone there here ever',
     // nl
-    'hallo hoi dag bedankt dank alstublieft alsjeblieft krijg krijgen krijgt neem nemen neemt breng brengen brengt maak maken maakt ga gaan gaat kom komen komt houd houden zie zien kijk kijken weet weten wil willen wilt moet moeten mag mogen nodig even graag iets soort manier mogelijk gebeurt gebeuren',
+    'hallo hoi bedankt dank alstublieft alsjeblieft krijg krijgen krijgt neem nemen neemt breng brengen brengt maak maken maakt ga gaan gaat kom komen komt houd houden zie zien kijk kijken weet weten wil willen wilt moet moeten mag mogen nodig even graag iets soort manier mogelijk gebeurt gebeuren',
     // fr
     'bonjour salut merci svp faire fait prendre prends prend apporter apporte aller vais va venir viens vient voir savoir sais veux veut vouloir faut falloir besoin chose choses genre type possible encore quelque arrive',
     // de
@@ -124,8 +124,10 @@ function termsOf(text: string, ...dropped: Array<Set<string>>): string[] {
 
 /** Abbreviations after which a full stop does not end a sentence (one-letter ones never do). */
 const ABBREVIATIONS = new Set(
-  'mr mrs ms dr prof st sr jr no nr nos vs approx incl excl ca tel fig dept ave rd dhr mevr mw bijv ong mme mlle env cf bzw evtl ggf inkl str vgl sra srta dra avda aprox pag num'.split(' '),
+  'mr mrs ms dr prof st sr jr vs approx incl excl ca fig dept ave rd dhr mevr mw bijv ong mme mlle env cf bzw evtl ggf inkl str vgl sra srta dra avda aprox pag'.split(' '),
 );
+/** These only before a number ("No. 5", "Tel. 050…"): "No." alone may be a whole answer. */
+const NUMBER_ABBREVIATIONS = new Set('no nr nos num tel'.split(' '));
 
 /**
  * Sentences of a passage: split after . ! ? followed by a capital or a digit (not inside
@@ -137,21 +139,21 @@ export function sentences(text: string): string[] {
   for (const line of text.split(/\n+/)) {
     const clean = line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim();
     if (!clean) continue;
+    const parts = clean.split(/(?<=[^\s.!?]{2}[.!?]["')\]]?)\s+(?=["'(\[]?[\p{Lu}\p{N}])/u);
     let pending = '';
-    for (const part of clean.split(/(?<=[^\s.!?]{2}[.!?]["')\]]?)\s+(?=["'(\[]?[\p{Lu}\p{N}])/u)) {
+    parts.forEach((part, i) => {
       pending = pending ? `${pending} ${part}` : part;
-      if (endsWithAbbreviation(pending)) continue;
+      if (i + 1 < parts.length && endsWithAbbreviation(pending, parts[i + 1])) return;
       if (pending.trim()) out.push(pending.trim());
       pending = '';
-    }
-    if (pending.trim()) out.push(pending.trim());
+    });
   }
   return out;
 }
 
-function endsWithAbbreviation(text: string): boolean {
-  const last = text.match(/([\p{L}]+)\.$/u)?.[1];
-  return last !== undefined && ABBREVIATIONS.has(fold(last));
+function endsWithAbbreviation(text: string, next: string): boolean {
+  const last = fold(text.match(/(\p{L}+)\.$/u)?.[1] ?? '');
+  return ABBREVIATIONS.has(last) || (NUMBER_ABBREVIATIONS.has(last) && /^\d/.test(next));
 }
 
 /** The share of `terms` (weighted) that `found` holds. */
@@ -180,7 +182,7 @@ const TIME_UNITS =
  * many" by a number, "how often" by a frequency, "phone number" by a number to call.
  * Matched on folded text; the asking words are not terms of the question.
  */
-export const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
+const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   {
     kind: 'duration',
     question: /\b(how long|hoe lang|combien de temps|wie lange?|cuanto tiempo)\b/g,

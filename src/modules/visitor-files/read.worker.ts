@@ -37,10 +37,14 @@ function cut(text: string, max: number): string {
   return (space > max * 0.8 ? head.slice(0, space) : head).trimEnd();
 }
 
+/** A page scanned at 600 dpi is about 35 megapixels. */
+const MAX_DECODED_PIXELS = 50_000_000;
+
 async function readPdf(input: Input): Promise<ReadResult> {
   const { getDocumentProxy, getResolvedPDFJS } = await import('unpdf');
   const { OPS } = await getResolvedPDFJS();
-  const pdf = await getDocumentProxy(new Uint8Array(input.bytes));
+  // A picture larger than this is not decoded at all: decoded pixels live outside the reader's heap limit.
+  const pdf = await getDocumentProxy(new Uint8Array(input.bytes), { maxImageSize: MAX_DECODED_PIXELS });
   const { caps } = input;
   const texts: string[] = [];
   let length = 0;

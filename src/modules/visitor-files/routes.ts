@@ -83,9 +83,15 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
   let conversationId: string | undefined;
   try {
     for await (const part of request.parts()) {
-      if (part.type === 'file' && part.fieldname === 'file') file = { fileName: cleanFileName(part.filename), bytes: await part.toBuffer() };
-      else if (part.type === 'field' && part.fieldname === 'conversationId') conversationId = checkedConversationId(String(part.value));
-      else throw errors.invalidField(printable(part.fieldname), 'unknown field');
+      if (part.fieldname === 'file') {
+        if (part.type !== 'file') throw errors.invalidField('file', 'must be a file (a part with a filename)');
+        file = { fileName: cleanFileName(part.filename), bytes: await part.toBuffer() };
+      } else if (part.fieldname === 'conversationId') {
+        if (part.type !== 'field') throw errors.invalidField('conversationId', 'must be text, not a file');
+        conversationId = checkedConversationId(String(part.value));
+      } else {
+        throw errors.invalidField(printable(part.fieldname), 'unknown field');
+      }
     }
   } catch (error) {
     throw uploadRefusal(error);

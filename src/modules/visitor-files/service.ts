@@ -12,7 +12,7 @@ import { requireAgent } from '../agents/access.ts';
 import type { QuestionFile } from '../chat/service.ts';
 import { FileReadError } from '../knowledge/read-file.ts';
 import { requireVisitorConversation, type Visitor } from '../visitors/access.ts';
-import { detectVisitorFile, readVisitorFile, type ReadResult } from './read.ts';
+import { detectVisitorFile, readVisitorFile, type ReadResult, type VisitorFileKind } from './read.ts';
 import type { AttachmentView, VisitorFileView } from './schemas.ts';
 import * as store from './store.ts';
 
@@ -75,7 +75,7 @@ export async function sendFile(ctx: Context, visitor: Visitor, upload: Upload, t
   return newToken === undefined ? attachment : { ...attachment, visitorToken: newToken };
 }
 
-async function readOrRefuse(ctx: Context, kind: Parameters<typeof readVisitorFile>[1], bytes: Uint8Array, languages: readonly string[]): Promise<ReadResult> {
+async function readOrRefuse(ctx: Context, kind: VisitorFileKind, bytes: Uint8Array, languages: readonly string[]): Promise<ReadResult> {
   try {
     return await readVisitorFile(ctx, kind, bytes, languages);
   } catch (error) {

@@ -277,6 +277,16 @@ describe('visitor files (spec 2.8, 2.9, 4.9)', () => {
     assert.deepEqual(question.attachments, [attachment]);
     assert.deepEqual(conversation.messages[1].attachments, []);
     assert.equal((await readFile(agent, scan.id)).body.data.conversationId, reply.body.data.conversationId, 'the file now belongs to the conversation');
+
+    // Erasing the file leaves the question's mention of it: the answer still came from a file.
+    assert.equal((await service.api('DELETE', `/agents/${agent}/visitor-files/${scan.id}`, { key: ws.keys.manage })).status, 200);
+    const after = (await service.api('GET', `/agents/${agent}/conversations/${reply.body.data.conversationId}`, { key: ws.keys.read })).body.data;
+    assert.deepEqual(after.messages[0].attachments, [attachment]);
+    const correction = await service.api('POST', `/agents/${agent}/messages/${reply.body.data.messageId}/correction`, {
+      key: ws.keys.manage,
+      body: { question: 'How much does the frame welding cost?', answer: 'Frame welding costs 85 euros.' },
+    });
+    assertError(correction, 422, 'asked_with_file');
   });
 
   test('a file sent in a conversation needs its token; the next question in it may carry the file', async () => {
@@ -452,5 +462,28 @@ describe('visitor files (spec 2.8, 2.9, 4.9)', () => {
     assertError(await readFile(agent, loose.id), 404, 'not_found');
     const conversation = (await service.api('GET', `/agents/${agent}/conversations/${visitor.conversationId}`, { key: ws.keys.read })).body.data;
     assert.ok(conversation, 'the conversation stays');
+  });
+});
+
+describe('visitor files are read within the isolated reader’s bounds', () => {
+  let service: Service;
+
+  before(async () => {
+    service = await startService({ workers: false, env: { PARLEY_FILE_READ_TIMEOUT_MS: '100' } });
+  });
+  after(async () => service?.close());
+
+  test('a file that takes longer to read than the reader may run is 413 file_too_large, and nothing is kept', async () => {
+    const ws = await service.seedWorkspace({ plan: 'studio' });
+    const agent = await seedAgent(service, ws, 'Slow reader');
+    assert.equal((await service.api('PATCH', `/agents/${agent}`, { key: ws.keys.manage, body: { attachmentsEnabled: true } })).status, 200);
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await scannedPdf([['A scan that needs text recognition.']]))]), 'scan.pdf');
+    const response = await fetch(`${service.url}/visitor/v1/agents/${agent}/files`, { method: 'POST', body: form });
+    const body = await response.json();
+    assert.equal(response.status, 413, JSON.stringify(body));
+    assert.equal(body.error.code, 'file_too_large');
+    const kept = await sql<{ n: number }>`select count(*)::int as n from visitor_files`.execute(service.ctx.db);
+    assert.equal(kept.rows[0].n, 0);
   });
 });

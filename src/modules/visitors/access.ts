@@ -7,12 +7,13 @@ import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { unstorableTextReason } from '../../http/text-guard.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
+import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import type { AgentRef } from '../agents/access.ts';
 import type { Agent } from '../agents/schemas.ts';
 import { presentAgent } from '../agents/service.ts';
 import type { Conversation } from '../chat/store.ts';
 import { planOf, type Plan } from '../workspace/plans.ts';
-import { findVisitorAgent, findVisitorConversation } from './store.ts';
+import { findAgentById, findVisitorConversation, findWorkspaceState, type WorkspaceState } from './store.ts';
 
 export { verifyIdentity } from './identity.ts';
 
@@ -53,8 +54,9 @@ export interface VisitorTarget {
 export async function findVisitorTarget(ctx: Context, agentId: string, origin: string | undefined, address: string): Promise<VisitorTarget> {
   // The path is read here before its schema is checked: an id no agent can have is not looked up.
   if (agentId.length > MAX_AGENT_ID_LENGTH || unstorableTextReason(agentId) !== undefined) throw errors.notFound('agent');
-  const row = await findVisitorAgent(ctx.db, agentId);
-  if (!row) throw errors.notFound('agent');
+  const row = await findAgentById(ctx.db, agentId);
+  const workspace = row && (await workspaceStateOf(ctx, row.workspace_id));
+  if (!row || !workspace) throw errors.notFound('agent');
   const settings = presentAgent(ctx, row);
   if (origin !== undefined && !originAdmitted(settings.allowedOrigins, origin)) {
     throw errors.forbidden('This site may not use the agent: its address is not among the agent’s allowedOrigins.');
@@ -62,14 +64,32 @@ export async function findVisitorTarget(ctx: Context, agentId: string, origin: s
   return {
     visitor: {
       workspaceId: row.workspace_id,
-      plan: planOf(row.plan),
+      plan: planOf(workspace.plan),
       agent: { id: row.id, workspaceId: row.workspace_id, status: row.status },
       settings,
       origin: origin ?? null,
       address,
     },
-    workspaceStopped: row.workspace_status === 'stopped',
+    workspaceStopped: workspace.status === 'stopped',
   };
+}
+
+const workspaceCaches = new WeakMap<Context, VersionedCache<WorkspaceState>>();
+
+/**
+ * The workspace's plan and state, kept per process while the auth version is
+ * unchanged: moving a workspace to another plan or stopping it bumps that
+ * version (platform/versions.ts), so the next visitor request sees the change.
+ */
+async function workspaceStateOf(ctx: Context, workspaceId: string): Promise<WorkspaceState | undefined> {
+  let cache = workspaceCaches.get(ctx);
+  if (!cache) workspaceCaches.set(ctx, (cache = new VersionedCache<WorkspaceState>()));
+  const [stamp] = await ctx.versions.read([versionNames.auth]);
+  const known = cache.current(workspaceId, stamp!);
+  if (known) return known;
+  const state = await findWorkspaceState(ctx.db, workspaceId);
+  if (state) cache.set(workspaceId, stamp!, state);
+  return state;
 }
 
 /** A stopped workspace answers 403 workspace_stopped and a paused agent 402 agent_paused, as the API does. */

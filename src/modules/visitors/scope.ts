@@ -2,7 +2,8 @@
  * The /visitor/v1 scope (docs/visitors.md): no key. Every route under
  * /agents/:agentId gets request.visitor from one hook, which counts the request
  * per address, finds the agent, admits the Origin (and then answers CORS for
- * it), and refuses a stopped workspace, a paused agent and a busy agent.
+ * it), refuses a stopped workspace and a paused agent, and counts the request
+ * against the agent.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -56,7 +57,8 @@ function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
     }
     reply.header('vary', 'Origin');
     const { agentId } = request.params as { agentId: string };
-    const origin = request.headers.origin;
+    // The service's own pages (the iframe page, docs/widget.md) call it from its own host: always admitted.
+    const origin = fromOwnHost(request) ? undefined : request.headers.origin;
     // The count and the agent's lookup go out together; a refused count still looks up the agent,
     // so that the 429 carries the CORS headers a page needs to read it.
     const [byAddress, found] = await Promise.all([
@@ -81,6 +83,16 @@ function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
     if (!byAgent.allowed) throw errors.rateLimited(byAgent.resetSeconds);
     request.visitor = visitor;
   };
+}
+
+function fromOwnHost(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return false;
+  try {
+    return new URL(origin).host === request.host;
+  } catch {
+    return false;
+  }
 }
 
 /** By the route's config; otherwise reads (and preflights) are light and every other method sends something. */

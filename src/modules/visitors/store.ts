@@ -28,17 +28,18 @@ declare module '../../platform/db.ts' {
   }
 }
 
-export type VisitorAgentRow = AgentRecord & { plan: string; workspace_status: string };
+/** An agent by id alone: a visitor has no workspace of its own. */
+export async function findAgentById(db: Db, agentId: string): Promise<AgentRecord | undefined> {
+  return db.selectFrom('agents').selectAll().where('id', '=', agentId).executeTakeFirst();
+}
 
-/** An agent by id alone (a visitor has no workspace of its own), with its workspace's plan and state. */
-export async function findVisitorAgent(db: Db, agentId: string): Promise<VisitorAgentRow | undefined> {
-  return db
-    .selectFrom('agents')
-    .innerJoin('workspaces', 'workspaces.id', 'agents.workspace_id')
-    .selectAll('agents')
-    .select(['workspaces.plan as plan', 'workspaces.status as workspace_status'])
-    .where('agents.id', '=', agentId)
-    .executeTakeFirst();
+export interface WorkspaceState {
+  plan: string;
+  status: string;
+}
+
+export async function findWorkspaceState(db: Db, workspaceId: string): Promise<WorkspaceState | undefined> {
+  return db.selectFrom('workspaces').select(['plan', 'status']).where('id', '=', workspaceId).executeTakeFirst();
 }
 
 export async function findVisitorConversation(db: Db, agentId: string, conversationId: string): Promise<Conversation | undefined> {

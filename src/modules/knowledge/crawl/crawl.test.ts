@@ -55,7 +55,7 @@ function featureSite(): Promise<TestSite> {
   });
 }
 
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, seconds = 20): Promise<T> {
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, seconds = 60): Promise<T> {
   const until = Date.now() + seconds * 1000;
   for (;;) {
     const value = await read();

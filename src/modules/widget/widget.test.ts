@@ -1,0 +1,381 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
+import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { seedTexts } from '../chat/test-support.ts';
+import { hostPage, launchChromium, startHostSite, type HostSite } from './browser.ts';
+
+const LOADER_BUDGET = 3 * 1024;
+const WIDGET_BUDGET = 30 * 1024;
+const SCREENSHOTS = process.env.WIDGET_SCREENSHOTS === '1';
+
+describe('the widget in a real browser', () => {
+  let service: Service;
+  let ws: SeededWorkspace;
+  let agent: string;
+  let site: HostSite;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  before(async () => {
+    service = await startService();
+    ws = await service.seedWorkspace({ plan: 'studio' });
+    agent = await seedAgent(service, ws, 'Bike shop');
+    await seedTexts(service, ws.keys.manage, agent, [
+      { title: 'Opening hours', content: 'Our workshop is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00.' },
+      { title: 'Gift cards <script>window.pwned = 1</script>', content: 'Gift cards <img src=x onerror="window.pwned=2"> can be bought in the shop <script>window.pwned = 3</script> for any amount.' },
+    ]);
+    site = await startHostSite();
+    await patchAgent({
+      allowedOrigins: [site.origin],
+      welcomeMessage: 'Hi! Ask me about repairs.',
+      languages: ['en', 'de'],
+      branding: { launcherLabel: 'Chat with us', translations: { de: { messagePlaceholder: 'Ihre Frage an uns', launcherLabel: 'Fragen Sie uns' } } },
+      calendlyUrl: 'https://calendly.com/bike-shop/repair',
+    });
+    // The snippet names PARLEY_PUBLIC_URL; the test service listens on a port of its own.
+    const embed = (await service.api('GET', `/agents/${agent}/embed`, { key: ws.keys.read })).body.data.script as string;
+    const snippet = embed.replace(service.ctx.config.publicUrl, service.url);
+    assert.match(snippet, new RegExp(`^<script src="${service.url}/widget.js" data-agent="${agent}" defer></script>$`));
+    site.page('/', { body: hostPage(snippet) });
+    site.page('/blank', { body: hostPage('') });
+    site.page('/hostile', {
+      body: hostPage(snippet, {
+        head: '<style>div{display:none!important}*{font-size:40px!important;color:#f0f!important;position:static!important;line-height:0!important}button{background:#0f0!important;width:900px!important}</style>',
+      }),
+    });
+    site.page('/strict', {
+      body: hostPage(snippet),
+      headers: { 'content-security-policy': `default-src 'none'; script-src ${service.url}; connect-src ${service.url}; img-src ${service.url} https:` },
+    });
+    site.page('/framed', { body: hostPage(`<iframe src="${service.url}/chat/${agent}" title="Chat" style="width:400px;height:600px"></iframe>`) });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    for (const context of contexts) await context.close().catch(() => {});
+    await browser?.close();
+    await site?.close();
+    await service?.close();
+  });
+
+  const patchAgent = async (body: Record<string, unknown>) => {
+    const reply = await service.api('PATCH', `/agents/${agent}`, { key: ws.keys.manage, body });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+  };
+
+  /** A fresh visitor (own storage) on a page of the site. */
+  const visit = async (path = '/', options: { origin?: string; locale?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> => {
+    const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: options.viewport ?? { width: 1280, height: 800 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${options.origin ?? site.origin}${path}`);
+    return page;
+  };
+
+  const launcher = (page: Page) => page.locator('[data-parley] >> css=button.launcher');
+  const ask = async (page: Page, question: string) => {
+    await page.locator('[data-parley] textarea').fill(question);
+    await page.locator('[data-parley] textarea').press('Enter');
+    await page.locator('[data-parley] .msg.agent .rate').last().waitFor();
+  };
+  const conversations = async () => (await service.api('GET', `/agents/${agent}/conversations`, { key: ws.keys.read })).body.data as Array<{ id: string; openedBy: string; channel: string }>;
+
+  test('the loader is at most 3 KB gzip and the whole widget at most 30 KB gzip; the loader is short-cached and the module content-hashed and cached a year', async () => {
+    const loader = await fetch(`${service.url}/widget.js`);
+    assert.equal(loader.status, 200);
+    assert.match(loader.headers.get('cache-control')!, /max-age=300/);
+    const loaderBody = Buffer.from(await loader.arrayBuffer());
+    const modulePath = /"(\/widget\/app-[0-9a-f]{12}\.js)"/.exec(loaderBody.toString())?.[1];
+    assert.ok(modulePath, 'the loader names the hashed module');
+    const module = await fetch(`${service.url}${modulePath}`);
+    assert.equal(module.status, 200);
+    assert.match(module.headers.get('cache-control')!, /max-age=31536000, immutable/);
+    assert.equal(module.headers.get('access-control-allow-origin'), '*');
+    const moduleBody = Buffer.from(await module.arrayBuffer());
+    const loaderGzip = gzipSync(loaderBody, { level: 9 }).length;
+    const totalGzip = loaderGzip + gzipSync(moduleBody, { level: 9 }).length;
+    assert.ok(loaderGzip <= LOADER_BUDGET, `loader ${loaderGzip} bytes gzip`);
+    assert.ok(totalGzip <= WIDGET_BUDGET, `widget ${totalGzip} bytes gzip`);
+    assert.equal((await fetch(`${service.url}/widget/app-000000000000.js`)).status, 404);
+  });
+
+  test('on an admitted origin the launcher opens the chat; the answer streams in with its source, feedback is recorded, and the conversation survives a reload', async () => {
+    const page = await visit();
+    await launcher(page).waitFor();
+    assert.equal(await launcher(page).getAttribute('aria-label'), 'Chat with us');
+    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-launcher.png' });
+    await launcher(page).click();
+    await page.locator('[data-parley] [role=dialog]').waitFor();
+    assert.equal(await launcher(page).getAttribute('aria-expanded'), 'true');
+    await page.getByText('Hi! Ask me about repairs.').waitFor();
+    await ask(page, 'When are you open on Saturday?');
+    const answer = page.locator('[data-parley] .msg.agent').last();
+    assert.match(await answer.innerText(), /10:00 to 16:00/);
+    assert.match(await answer.locator('.sources').innerText(), /Opening hours/);
+    assert.equal(await page.locator('[data-parley] a[href="https://calendly.com/bike-shop/repair"]').count(), 1);
+    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-answer.png' });
+
+    await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
+    const [conversation] = await conversations();
+    assert.equal(conversation!.openedBy, 'launcher');
+    assert.equal(conversation!.channel, 'widget');
+    await waitFor(async () => {
+      const messages = (await service.api('GET', `/agents/${agent}/conversations/${conversation!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; feedback: number | null }>;
+      return messages.at(-1)!.feedback === 1;
+    });
+
+    await page.reload();
+    await launcher(page).click();
+    await page.getByText('When are you open on Saturday?').waitFor();
+    await ask(page, 'And on Monday?');
+    assert.equal((await conversations()).length, 1, 'the second question continues the same conversation');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    assert.equal(await page.getByText('When are you open on Saturday?').count(), 0);
+  });
+
+  test('a source holding script tags is shown as text and runs nothing on the host page', async () => {
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'Can I buy gift cards?');
+    const answer = page.locator('[data-parley] .msg.agent').last();
+    assert.match(await answer.innerText(), /<script>window\.pwned = 1<\/script>/);
+    assert.equal(await answer.locator('script, img').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+  });
+
+  test('on a refused origin the visitor API answers 403 and no launcher is drawn', async () => {
+    const page = await visit('/', { origin: site.otherOrigin });
+    const refused = await fetch(`${service.url}/visitor/v1/agents/${agent}`, { headers: { origin: site.otherOrigin } });
+    assert.equal(refused.status, 403);
+    await page.waitForTimeout(500);
+    assert.equal(await page.locator('[data-parley]').count(), 0);
+  });
+
+  test("the widget speaks the browser's language among the agent's, with the agent's translations", async () => {
+    const page = await visit('/', { locale: 'de-AT' });
+    await launcher(page).waitFor();
+    assert.equal(await launcher(page).getAttribute('aria-label'), 'Fragen Sie uns');
+    await launcher(page).click();
+    assert.equal(await page.locator('[data-parley] textarea').getAttribute('placeholder'), 'Ihre Frage an uns');
+    await page.getByRole('button', { name: 'Neues Gespräch' }).waitFor();
+    const french = await visit('/', { locale: 'fr-FR' });
+    await launcher(french).click();
+    await french.getByRole('button', { name: 'New conversation' }).waitFor();
+  });
+
+  test('keyboard only: Tab reaches the launcher, Enter opens with focus in the message box, Escape closes and gives focus back', async () => {
+    const page = await visit();
+    await launcher(page).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.hasAttribute('data-parley')), true);
+    await page.keyboard.press('Enter');
+    await page.locator('[data-parley] [role=dialog]').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.tagName), 'TEXTAREA');
+    await page.keyboard.type('When are you open on Saturday?');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-parley] .msg.agent .rate').waitFor();
+    assert.equal(await page.locator('[data-parley] [role=log]').getAttribute('aria-live'), 'polite');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.locator('[data-parley] [role=dialog]').isHidden(), true);
+    assert.equal(await page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.className), 'launcher');
+  });
+
+  test('below 640 px the panel takes the whole screen and the page behind it does not scroll', async () => {
+    const page = await visit('/', { viewport: { width: 375, height: 667 } });
+    await launcher(page).click();
+    const box = await page.locator('[data-parley] [role=dialog]').boundingBox();
+    assert.deepEqual(box, { x: 0, y: 0, width: 375, height: 667 });
+    assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).overflow), 'hidden');
+    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-mobile.png' });
+    await page.getByRole('button', { name: 'Close chat' }).click();
+    assert.notEqual(await page.evaluate(() => getComputedStyle(document.documentElement).overflow), 'hidden');
+  });
+
+  test('hostile host CSS neither hides nor breaks the widget', async () => {
+    const page = await visit('/hostile');
+    await launcher(page).waitFor();
+    const box = (await launcher(page).boundingBox())!;
+    assert.ok(box.width < 300 && box.height < 100, JSON.stringify(box));
+    assert.ok(box.x > 900 && box.y > 650, `bottom right: ${JSON.stringify(box)}`);
+    await launcher(page).click();
+    await ask(page, 'When are you open on Saturday?');
+    const panel = (await page.locator('[data-parley] [role=dialog]').boundingBox())!;
+    assert.equal(panel.width, 380);
+  });
+
+  test('under a strict Content-Security-Policy (no inline script or style, no eval) the widget works', async () => {
+    const page = await visit('/strict');
+    const violations: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && violations.push(message.text()));
+    await launcher(page).click();
+    await ask(page, 'When are you open on Saturday?');
+    assert.deepEqual(violations.filter((v) => /Content Security Policy/i.test(v)), []);
+  });
+
+  test('the JavaScript API opens, closes and toggles the chat, and the widget adds no other global name', async () => {
+    const page = await visit();
+    await launcher(page).waitFor();
+    const names = await page.evaluate(() => Object.getOwnPropertyNames(window));
+    const blank = await visit('/blank');
+    const before = new Set(await blank.evaluate(() => Object.getOwnPropertyNames(window)));
+    assert.deepEqual(names.filter((n) => !before.has(n)), ['Parley']);
+    await page.evaluate(() => (window as any).Parley.open());
+    await page.locator('[data-parley] [role=dialog]').waitFor();
+    assert.equal(await page.evaluate(() => (window as any).Parley.isOpen()), true);
+    await page.evaluate(() => (window as any).Parley.close());
+    assert.equal(await page.evaluate(() => (window as any).Parley.isOpen()), false);
+    await page.evaluate(() => (window as any).Parley.toggle());
+    assert.equal(await page.evaluate(() => (window as any).Parley.isOpen()), true);
+  });
+
+  test('the iframe page serves the chat in its own document, framed by an admitted origin and refused by frame-ancestors elsewhere', async () => {
+    const reply = await fetch(`${service.url}/chat/${agent}`);
+    assert.equal(reply.status, 200);
+    assert.match(reply.headers.get('content-security-policy')!, new RegExp(`frame-ancestors ${site.origin}(;|$)`));
+    // The page calls the visitor API from the service's own host, which allowedOrigins need not list.
+    assert.equal((await fetch(`${service.url}/visitor/v1/agents/${agent}`, { headers: { origin: service.url } })).status, 200);
+    const page = await visit('/framed');
+    const frame = page.frameLocator('iframe');
+    await frame.locator('[data-parley] textarea').fill('When are you open on Saturday?');
+    await frame.locator('[data-parley] textarea').press('Enter');
+    await frame.locator('[data-parley] .rate').waitFor();
+    assert.ok((await conversations()).some((c) => c.channel === 'iframe'));
+
+    const refused = await visit('/framed', { origin: site.otherOrigin });
+    await refused.waitForTimeout(500);
+    const inner = refused.frames().find((f) => f !== refused.mainFrame());
+    assert.ok(inner);
+    assert.equal(await inner.locator('[data-parley]').count(), 0);
+    assert.equal((await fetch(`${service.url}/chat/ag_doesnotexist`)).status, 404);
+  });
+
+  test('the greeting bubble opens a chat recorded as openedBy greeting; the nudge opens one by itself, recorded as nudge', async () => {
+    await patchAgent({ proactive: { greeting: { enabled: true, text: 'Need a repair?', delaySeconds: 0 } } });
+    const page = await visit();
+    await page.locator('[data-parley] .bubble').getByText('Need a repair?').click();
+    await ask(page, 'When are you open on Saturday?');
+    const byGreeting = (await conversations())[0]!;
+    assert.equal(byGreeting.openedBy, 'greeting');
+
+    await patchAgent({ proactive: { greeting: { enabled: false }, nudge: { enabled: true, text: 'Can I help you find a bike?', afterSeconds: 0 } } });
+    const nudged = await visit();
+    await nudged.locator('[data-parley] [role=dialog]').getByText('Can I help you find a bike?').waitFor();
+    await ask(nudged, 'When are you open on Saturday?');
+    assert.equal((await conversations())[0]!.openedBy, 'nudge');
+    await patchAgent({ proactive: { nudge: { enabled: false } } });
+  });
+
+  test('the lead form before the first question, after N questions and behind its button, as set; a skipped form is recorded as declined', async () => {
+    await patchAgent({
+      leadCapture: {
+        enabled: true, timing: 'before_chat', skippable: true, privacyUrl: 'https://shop.example.com/privacy', fields: [{ name: 'email', required: true }, { name: 'name' }],
+        intro: 'Tell us who you are.', marketing: { enabled: true, label: 'Bike news, please' }, thanks: 'Thanks, we will write soon.',
+      },
+    });
+    const page = await visit();
+    await launcher(page).click();
+    const form = page.locator('[data-parley] form.lead');
+    await form.getByText('Tell us who you are.').waitFor();
+    await form.getByText('Bike news, please').waitFor();
+    assert.equal(await form.locator('a[href="https://shop.example.com/privacy"]').count(), 1);
+    assert.equal(await page.locator('[data-parley] form.compose').isHidden(), true);
+    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-lead-form.png' });
+    await form.getByLabel('E-mail').fill('ana@bikes.example');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Thanks, we will write soon.').waitFor();
+    let leads = (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data as Array<{ moment: string; email: string }>;
+    assert.equal(leads[0]!.moment, 'before');
+    assert.equal(leads[0]!.email, 'ana@bikes.example');
+
+    const skipper = await visit();
+    const declined = skipper.waitForRequest((r) => r.url().endsWith('/events') && /lead_form_declined/.test(r.postData() ?? ''));
+    await launcher(skipper).click();
+    await skipper.getByRole('button', { name: 'Skip' }).click();
+    await declined;
+    await skipper.locator('[data-parley] form.compose').waitFor();
+
+    await patchAgent({ leadCapture: { timing: 'during_chat', afterQuestions: 1, afterWeakAnswer: false } });
+    const later = await visit();
+    await launcher(later).click();
+    await ask(later, 'When are you open on Saturday?');
+    await later.locator('[data-parley] form.lead').getByLabel('E-mail').fill('bo@bikes.example');
+    await later.locator('[data-parley] form.lead').getByRole('button', { name: 'Send' }).click();
+    await later.getByText('Thanks, we will write soon.').waitFor();
+
+    const button = await visit();
+    await launcher(button).click();
+    await button.getByRole('button', { name: 'Leave your details' }).click();
+    await button.locator('[data-parley] form.lead').getByLabel('E-mail').fill('cy@bikes.example');
+    await button.locator('[data-parley] form.lead').getByRole('button', { name: 'Send' }).click();
+    await button.getByText('Thanks, we will write soon.').waitFor();
+    leads = (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data;
+    assert.deepEqual(leads.slice(0, 2).map((l) => l.moment).sort(), ['button', 'questions']);
+    await patchAgent({ leadCapture: { enabled: false } });
+  });
+
+  test('tickets: a weak answer offers the ticket form with the question; a signed-in visitor does not type an address; the visitor sees the ticket number', async () => {
+    await patchAgent({ tickets: { enabled: true, privacyUrl: 'https://shop.example.com/privacy', answerTime: 'We answer within one working day.' } });
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'Do you rent out submarines for weddings?');
+    const form = page.locator('[data-parley] form.lead');
+    assert.equal(await form.getByLabel('Your question').inputValue(), 'Do you rent out submarines for weddings?');
+    await form.getByText('We answer within one working day.').waitFor();
+    assert.equal(await form.locator('a[href="https://shop.example.com/privacy"]').count(), 1);
+    await form.getByLabel('E-mail').fill('dee@bikes.example');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Thank you! Your ticket number is #1.').waitFor();
+
+    const secret = (await service.api('GET', `/agents/${agent}/identity-secret`, { key: ws.keys.manage })).body.data.secret as string;
+    const hash = createHmac('sha256', secret).update('eve@bikes.example').digest('hex');
+    const signedIn = await visit();
+    await launcher(signedIn).waitFor();
+    await signedIn.evaluate((who) => (window as any).Parley.identify(who), { email: 'eve@bikes.example', hash });
+    await launcher(signedIn).click();
+    await signedIn.getByRole('button', { name: 'Talk to a person' }).click();
+    const signedForm = signedIn.locator('[data-parley] form.lead');
+    assert.equal(await signedForm.getByLabel('E-mail').count(), 0);
+    await signedForm.getByLabel('Your question').fill('Where is my order?');
+    await signedForm.getByRole('button', { name: 'Send' }).click();
+    await signedIn.getByText('Thank you! Your ticket number is #2.').waitFor();
+    const tickets = (await service.api('GET', `/agents/${agent}/tickets`, { key: ws.keys.read })).body.data as Array<{ email: string; signedIn: boolean }>;
+    const eve = tickets.find((ticket) => ticket.email === 'eve@bikes.example');
+    assert.equal(eve?.signedIn, true);
+    await patchAgent({ tickets: { enabled: false } });
+  });
+
+  test('attachments: the file button sends a file that goes with the next question', async () => {
+    await patchAgent({ attachmentsEnabled: true });
+    const page = await visit();
+    await launcher(page).click();
+    await page.locator('[data-parley] input[type=file]').setInputFiles({ name: 'order.txt', mimeType: 'text/plain', buffer: Buffer.from('Order 4711: a blue bike frame, its repair is booked for Tuesday.\n') });
+    await page.locator('[data-parley] .file').getByText('order.txt').waitFor();
+    await ask(page, 'When is the repair of my order booked?');
+    assert.equal(await page.locator('[data-parley] .file').count(), 0);
+    const [latest] = await conversations();
+    const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; attachments: Array<{ fileName: string }> }>;
+    assert.deepEqual(messages[0]!.attachments.map((a) => a.fileName), ['order.txt']);
+    await patchAgent({ attachmentsEnabled: false });
+  });
+
+  test('a text colour too light for the branding colour is replaced by a readable one', async () => {
+    await patchAgent({ branding: { color: '#fde047', textColor: '#ffffff' } });
+    const page = await visit();
+    await launcher(page).waitFor();
+    assert.equal(await launcher(page).evaluate((button) => getComputedStyle(button).color), 'rgb(0, 0, 0)');
+    await patchAgent({ branding: { color: '#2563eb', textColor: '#ffffff' } });
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
