@@ -19,7 +19,7 @@ const PAGES = 40;
 const MARKER = 'zebrafinch';
 /** PARLEY_LOST_WORK_AFTER_SECONDS of the processes: a dead worker's pages and reads are taken up after this. */
 const LOST_AFTER_SECONDS = 1;
-const DEADLINE_MS = 30_000;
+const DEADLINE_MS = 90_000;
 
 interface Api {
   url: string;
