@@ -12,9 +12,7 @@
  * event loop spent per request: the cost that bounds one process's capacity.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { eventLoopCpuMicros, freePort, load, printTable, ratio, startParley, wrkLoadGenerator, type LoadGenerator, type LoadResult } from './support.ts';
+import { eventLoopCpuMicros, freePort, load, printTable, ratio, startParley, wrkLoadGenerator, type LoadGenerator, type LoadResult, scratchDatabase } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -47,21 +45,6 @@ async function workspaceRead(name: string, env: Record<string, string>): Promise
   return { name, url: `${service.url}/api/v1/workspace`, headers: { authorization: `Bearer ${service.manageKey}` }, pid: service.child.pid!, stop: service.stop };
 }
 
-async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `parley_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
-}
 
 export async function run(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -6,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 const execFileAsync = promisify(execFile);
 
@@ -133,4 +135,21 @@ export function ratio(a: number, b: number): string {
 export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
   console.log(`\n## ${title}`);
   console.table(rows);
+}
+
+/** A database of its own on the PostgreSQL server, dropped after the run. */
+export async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `parley_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
 }

@@ -11,11 +11,9 @@
  * Redis. Its visitor limits are raised (PARLEY_VISITOR_LIMIT_FACTOR): one address
  * makes every request here.
  */
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { WORKSHOP_CORPUS } from '../src/modules/chat/quality-corpus.ts';
-import { eventLoopCpuMicros, printTable, ratio, startParley, type RunningService } from './support.ts';
+import { eventLoopCpuMicros, printTable, ratio, startParley, type RunningService, scratchDatabase } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -153,18 +151,3 @@ function rowOf(name: string, load: Load, rounds: Load[]) {
   };
 }
 
-async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `parley_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
-}

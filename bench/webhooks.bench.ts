@@ -14,10 +14,8 @@
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { Agent, request } from 'undici';
-import { printTable, startParley, type RunningService } from './support.ts';
+import { printTable, startParley, type RunningService, scratchDatabase } from './support.ts';
 
 /** The issue's target rate on PostgreSQL; the embedded store (one connection in one process) is asked for less. */
 const RATE_PER_SECOND = Number(process.env.BENCH_WEBHOOK_RATE ?? 100);
@@ -142,18 +140,3 @@ function percentile(sorted: number[], p: number): number | string {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
-async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `parley_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
-}
