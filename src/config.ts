@@ -9,6 +9,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Put before every Redis key, so several deployments (or test services) can share one Redis. */
+  redisKeyPrefix: string;
   adminToken: string | undefined;
   rateLimitPerMinute: number;
   /** Multiplies every figure of the visitor API's rate limits (docs/visitors.md); raised only for load tests and other areas' tests. */
@@ -49,6 +51,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.PARLEY_DATA_DIR ?? './data'),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisKeyPrefix: env.PARLEY_REDIS_KEY_PREFIX ?? '',
     adminToken: env.PARLEY_ADMIN_TOKEN || undefined,
     rateLimitPerMinute: intFrom(env.PARLEY_RATE_LIMIT_PER_MINUTE, 120, 'PARLEY_RATE_LIMIT_PER_MINUTE'),
     visitorLimitFactor: intFrom(env.PARLEY_VISITOR_LIMIT_FACTOR, 1, 'PARLEY_VISITOR_LIMIT_FACTOR'),

@@ -53,7 +53,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   if (testClock) closers.push(await followClockOffset(database.db, testClock));
   const queue = await createQueue(database);
   closers.push(() => queue.stop());
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
   if (redis) closers.push(() => redis.close());
   const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis) : memoryLimiter(config.rateLimitPerMinute, clock);
   closers.push(() => limiter.close());

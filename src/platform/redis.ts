@@ -33,8 +33,8 @@ interface Gathered<Item, Result> {
   calls: Array<Call<Result>>;
 }
 
-export function connectRedis(url: string): SharedRedis {
-  const client = new Redis(url, { maxRetriesPerRequest: 2 });
+export function connectRedis(url: string, keyPrefix = ''): SharedRedis {
+  const client = new Redis(url, { maxRetriesPerRequest: 2, keyPrefix });
   let turn: Array<Gathered<any, any>> | undefined;
 
   // The socket is corked while the turn's commands are issued: they leave in one write.

@@ -64,6 +64,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       PARLEY_VISITOR_LIMIT_FACTOR: '1000',
       ...(storeUnderTest() === 'postgres' && testDb.url ? { DATABASE_URL: testDb.url } : {}),
       ...(storeUnderTest() === 'postgres' && process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+      // Test files run side by side on one Redis: each service counts its own windows (the keyless ones are all 127.0.0.1's).
+      PARLEY_REDIS_KEY_PREFIX: `test-${path.basename(dataDir)}:`,
       ...options.env,
     }),
   };

@@ -37,9 +37,12 @@ describe('a worker killed mid-schedule, on PostgreSQL', { skip: storeUnderTest()
       PARLEY_DATA_DIR: dataDir,
       PARLEY_TEST_CLOCK: '1',
       PARLEY_ALLOW_PRIVATE_URLS: '1',
+      // Every lead comes from 127.0.0.1: the visitor limits are raised, and the windows are this test's own in the shared Redis.
+      PARLEY_VISITOR_LIMIT_FACTOR: '1000',
+      PARLEY_REDIS_KEY_PREFIX: `test-${path.basename(dataDir)}:`,
     };
     const api = await startMain({ ...env, PARLEY_ROLE: 'api' });
-    await waitFor(api, /Try: curl/, 10_000);
+    await waitFor(api, /Try: curl/, 120_000);
     const key = printed(api.output(), MANAGE_KEY)!;
     const operator = printed(api.output(), OPERATOR_TOKEN)!;
     let worker: Running = await startMain({ ...env, PARLEY_ROLE: 'worker' });
