@@ -153,3 +153,17 @@ export async function scratchDatabase(baseUrl: string): Promise<{ url: string; d
     },
   };
 }
+
+/** Calls the public API with the service's manage key; answers the reply's data, throws on a refusal. */
+export function manageApi(service: { url: string; manageKey: string }) {
+  return async (method: string, path: string, body?: unknown): Promise<any> => {
+    const response = await fetch(`${service.url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${service.manageKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const parsed = (await response.json()) as any;
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+    return parsed.data;
+  };
+}

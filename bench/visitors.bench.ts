@@ -13,7 +13,7 @@
  */
 import autocannon from 'autocannon';
 import { WORKSHOP_CORPUS } from '../src/modules/chat/quality-corpus.ts';
-import { eventLoopCpuMicros, printTable, ratio, startParley, type RunningService, scratchDatabase } from './support.ts';
+import { eventLoopCpuMicros, printTable, ratio, startParley, type RunningService, manageApi, scratchDatabase } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -89,16 +89,7 @@ async function measureStore(store: string, env: Record<string, string>): Promise
 
 /** An agent with the workshop corpus learnt, the lead form on, and credits for every answer the rounds ask for. */
 async function prepareAgent(service: RunningService): Promise<string> {
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${service.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${service.manageKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const parsed = (await response.json()) as any;
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-    return parsed.data;
-  };
+  const api = manageApi(service);
   const workspace = await api('GET', '/workspace');
   const credits = await fetch(`${service.url}/admin/v1/workspaces/${workspace.workspace.id}/credit-packs`, {
     method: 'POST',

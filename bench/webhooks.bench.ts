@@ -15,7 +15,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { printTable, startParley, type RunningService, scratchDatabase } from './support.ts';
+import { printTable, startParley, type RunningService, manageApi, scratchDatabase } from './support.ts';
 
 /** The issue's target rate on PostgreSQL; the embedded store (one connection in one process) is asked for less. */
 const RATE_PER_SECOND = Number(process.env.BENCH_WEBHOOK_RATE ?? 100);
@@ -103,16 +103,7 @@ async function measureStore(store: string, env: Record<string, string>, rate: nu
 }
 
 async function prepare(service: RunningService, url: string): Promise<string> {
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${service.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${service.manageKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const parsed = (await response.json()) as any;
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-    return parsed.data;
-  };
+  const api = manageApi(service);
   const agent = await api('POST', '/agents', { name: 'Workshop', useCase: 'general' });
   await api('PATCH', `/agents/${agent.id}`, { leadCapture: { enabled: true, privacyUrl: 'https://shop.example.com/privacy' } });
   await api('POST', '/webhooks', { url, events: ['lead.created'] });
