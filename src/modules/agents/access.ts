@@ -1,7 +1,9 @@
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
-import './store.ts'; // declares the agents table for the query below
+import type { Agent } from './schemas.ts';
+import { presentAgent } from './service.ts';
+import { getAgentRow } from './store.ts';
 
 export interface AgentRef {
   id: string;
@@ -14,6 +16,18 @@ export interface AgentRef {
  * and, for a key tied to one agent, be that agent; anything else is the same
  * 404 (tied-key rule 1). `active: true` refuses a paused agent with 402 agent_paused.
  */
+/**
+ * requireAgent's checks and the agent's settings in one read, for verbs that need the
+ * whole agent (answering): the same 404 and 402 as requireAgent.
+ */
+export async function requireAgentSettings(ctx: Context, auth: Auth, agentId: string, options: { active?: boolean } = {}): Promise<Agent> {
+  if (auth.agentId !== null && auth.agentId !== agentId) throw errors.notFound('agent');
+  const row = await getAgentRow(ctx.db, auth.workspaceId, agentId);
+  if (!row) throw errors.notFound('agent');
+  if (options.active && row.status === 'paused') throw errors.agentPaused();
+  return presentAgent(ctx, row);
+}
+
 export async function requireAgent(ctx: Context, auth: Auth, agentId: string, options: { active?: boolean } = {}): Promise<AgentRef> {
   if (auth.agentId !== null && auth.agentId !== agentId) throw errors.notFound('agent');
   const row = await ctx.db

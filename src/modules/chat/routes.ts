@@ -5,7 +5,7 @@ import { pipeUIMessageStreamToResponse, type UIMessageChunk } from 'ai';
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { commonErrors, list, single } from '../../http/schemas.ts';
-import { requireAgent } from '../agents/access.ts';
+import { requireAgent, requireAgentSettings } from '../agents/access.ts';
 import { agentParams } from '../agents/schemas.ts';
 import { answer, answerStream, type Asker } from './service.ts';
 import { deleteConversation, getConversation, listConversations } from './conversations.ts';
@@ -33,7 +33,7 @@ export async function chatRoutes(parent: FastifyInstance, ctx: Context): Promise
       },
     },
     async (request, reply) => {
-      const agent = await requireAgent(ctx, request.auth, request.params.id, { active: true });
+      const agent = await requireAgentSettings(ctx, request.auth, request.params.id, { active: true });
       const { stream, test, ...rest } = request.body;
       const question = { ...rest, channel: test ? ('playground' as const) : ('api' as const) };
       if (!stream) return { data: await answer(ctx, askerOf(request.auth), agent, question) };

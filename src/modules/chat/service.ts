@@ -8,9 +8,7 @@ import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
-import type { AgentRef } from '../agents/access.ts';
 import type { Agent } from '../agents/schemas.ts';
-import { loadAgent } from '../agents/service.ts';
 import type { Plan } from '../workspace/plans.ts';
 import { chargeCredits, refundCredits, type Charge } from './credits.ts';
 import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, type Grounding, type UsedPassage } from './grounding.ts';
@@ -92,8 +90,8 @@ interface Prepared {
 }
 
 /** The answer as one reply. */
-export async function answer(ctx: Context, asker: Asker, agentRef: AgentRef, input: Question): Promise<AnswerReply> {
-  const prepared = await prepare(ctx, asker, agentRef, input);
+export async function answer(ctx: Context, asker: Asker, agent: Agent, input: Question): Promise<AnswerReply> {
+  const prepared = await prepare(ctx, asker, agent, input);
   const { text, model, charge } = await generateWithFallback(ctx, asker, prepared);
   const grounding = await checkGrounding(model, text, prepared.passages);
   const confidence = cappedConfidence(prepared.confidence, grounding);
@@ -129,8 +127,8 @@ export interface StreamStart {
  * not the client is still reading. Grounding is checked after the text: lexically before
  * the stream's finish, or by a second model call after it.
  */
-export async function answerStream(ctx: Context, asker: Asker, agentRef: AgentRef, input: Question) {
-  const prepared = await prepare(ctx, asker, agentRef, input);
+export async function answerStream(ctx: Context, asker: Asker, agent: Agent, input: Question) {
+  const prepared = await prepare(ctx, asker, agent, input);
   await appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
   const start: StreamStart = {
     conversationId: prepared.conversationId,
@@ -237,8 +235,7 @@ function answerMessage(ctx: Context, prepared: Prepared, made: { text: string; m
 
 // ---------------------------------------------------------------- before the model
 
-async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Question): Promise<Prepared> {
-  const agent = await loadAgent(ctx, agentRef);
+async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question): Promise<Prepared> {
   if (agent.status === 'paused') throw errors.agentPaused();
   // The plan is checked against the agent's own model, also when the offline model stands in for it.
   const chosen = ctx.models.find(agent.model);
@@ -251,16 +248,21 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
     if (!conversation || !heldBy(conversation, asker)) throw errors.notFound('conversation');
   }
   const conversationId = conversation?.id ?? newId('conv');
-  const [history, language] = await Promise.all([
-    conversation ? recentMessages(ctx.db, conversation.id, MEMORY) : Promise.resolve([]),
-    answerLanguage(input.language, input.message, agent.language),
-  ]);
-  const page = pageAddress(input.page?.url);
-  const { passages: found, followsUp } = await retrieve(ctx, agent, input.message, history, page);
+  // The credits are taken while the passages are found: both need only the agent.
+  const charging = chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer);
+  const found = await whileCharging(ctx, charging, async () => {
+    const [history, language] = await Promise.all([
+      conversation ? recentMessages(ctx.db, conversation.id, MEMORY) : Promise.resolve([]),
+      answerLanguage(input.language, input.message, agent.language),
+    ]);
+    const page = pageAddress(input.page?.url);
+    return { history, language, page, ...(await retrieve(ctx, agent, input.message, history, page)) };
+  });
+  const { history, language, page, followsUp } = found;
+  const charge = await charging;
   // The files' text comes before the passages found: the question is about them.
-  const passages = [...filePassages(input.attachments ?? [], input.message), ...found];
+  const passages = [...filePassages(input.attachments ?? [], input.message), ...found.passages];
   const used = passages.map((p) => ({ title: p.title, text: p.text, score: p.score }));
-  const charge = await chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer);
   return {
     agent,
     conversationId,
@@ -298,11 +300,23 @@ async function prepare(ctx: Context, asker: Asker, agentRef: AgentRef, input: Qu
     messages: conversationMessages(agent, history, input.message),
     offline: { question: input.message, followsUp, language, passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })) },
     passages: used,
-    sources: sourcesOf(found),
+    sources: sourcesOf(found.passages),
     confidence: retrievalConfidence(followsUp ? `${followsUp} ${input.message}` : input.message, used),
     model,
     charge,
   };
+}
+
+/** Runs `work` while the charge is being taken; when the work fails, the charge (if it was taken) is given back. */
+async function whileCharging<T>(ctx: Context, charging: Promise<Charge>, work: () => Promise<T>): Promise<T> {
+  // A refused charge (credits_exhausted) is thrown where the caller awaits it, not reported as unhandled meanwhile.
+  charging.catch(() => {});
+  try {
+    return await work();
+  } catch (error) {
+    await charging.then((charge) => refundCredits(ctx, charge)).catch(() => {});
+    throw error;
+  }
 }
 
 /** Whether the asker may continue the conversation: anyone with a key may; a visitor only with its token. */

@@ -50,13 +50,21 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   if (!query || input.topK <= 0) return [];
   const candidates = Math.max(input.topK * 4, 20);
   const language = input.language ?? (await agentLanguage(ctx.db, input.agentId));
-  const lexical = await lexicalSearch(ctx, input.agentId, query, textSearchConfig(language), candidates, input.minSimilarity);
-  let ranked: Ranked[] = lexical;
-  if (embeddingsEnabled(ctx)) {
-    const vector = (await vectorSearch(ctx, input.agentId, query, candidates)).filter((hit) => hit.score >= input.minSimilarity);
-    ranked = fuse([lexical, vector]);
+  const config = textSearchConfig(language);
+  if (!embeddingsEnabled(ctx)) {
+    // Lexical ranking is exact, so its first topK are the answer: no wider candidate list, no second read of the texts.
+    return (await lexicalSearch(ctx, input.agentId, query, config, input.topK, input.minSimilarity)).map(rounded);
   }
-  return withPassages(ctx, input.agentId, ranked.slice(0, input.topK));
+  const [lexical, vector] = await Promise.all([
+    lexicalSearch(ctx, input.agentId, query, config, candidates, input.minSimilarity),
+    vectorSearch(ctx, input.agentId, query, candidates),
+  ]);
+  const ranked = fuse([lexical, vector.filter((hit) => hit.score >= input.minSimilarity)]).slice(0, input.topK);
+  return withPassages(ctx, input.agentId, ranked, new Map(lexical.map((hit) => [hit.passageId, hit])));
+}
+
+function rounded(hit: PassageHit): PassageHit {
+  return { ...hit, score: Math.round(hit.score * 10_000) / 10_000 };
 }
 
 interface QueryTerm {
@@ -74,7 +82,7 @@ interface QueryTerm {
  * query's selective terms are read; the common terms are added only for the passages
  * that could still reach the top.
  */
-export async function lexicalSearch(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore = 0): Promise<Ranked[]> {
+export async function lexicalSearch(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore = 0): Promise<PassageHit[]> {
   const found = await queryTerms(ctx, agentId, query, config);
   if (!found) return [];
   const idfSum = found.terms.reduce((sum, term) => sum + term.idf, 0);
@@ -83,19 +91,22 @@ export async function lexicalSearch(ctx: Context, agentId: string, query: string
   // Passages below minScore are dropped anyway, so it is a threshold from the start (with rounding slack).
   const floor = minScore * idfSum * (1 - 1e-9);
   const rows = await topPassages(ctx, indexed, found.avgdl, limit, floor);
-  return rows.map((row) => ({ passageId: row.id, score: Math.min(1, row.score / idfSum) })).filter((hit) => hit.score >= minScore);
+  return rows
+    .map((row) => ({ passageId: row.id, sourceId: row.source_id, sourceName: row.source_name, url: row.url, title: row.title, text: row.text, score: Math.min(1, row.score / idfSum) }))
+    .filter((hit) => hit.score >= minScore);
 }
 
-/** The query's distinct lexemes with their idf and bound, and the agent's average passage length. */
+/** The query's distinct lexemes with their idf and bound, and the agent's average passage length, in one statement. */
 async function queryTerms(ctx: Context, agentId: string, query: string, config: string): Promise<{ terms: QueryTerm[]; avgdl: number } | undefined> {
-  const stats = await ctx.db.selectFrom('agent_stats').select(['passage_count', 'total_length']).where('agent_id', '=', agentId).executeTakeFirst();
-  const n = Number(stats?.passage_count ?? 0);
+  const result = await sql<{ passage_count: number; total_length: number; term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null }>`
+    select a.passage_count, a.total_length, s.term_id, s.df, s.max_tf, s.min_length
+    from agent_stats a
+    cross join (select distinct lexeme as term from unnest(to_tsvector(${config}::regconfig, ${query}))) q
+    left join agent_term_stats s on s.agent_id = a.agent_id and s.term = q.term
+    where a.agent_id = ${agentId}`.execute(ctx.db);
+  const n = Number(result.rows[0]?.passage_count ?? 0);
   if (n <= 0) return undefined;
-  const avgdl = Math.max(Number(stats!.total_length) / n, 1);
-  const result = await sql<{ term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null }>`
-    select s.term_id, s.df, s.max_tf, s.min_length
-    from (select distinct lexeme as term from unnest(to_tsvector(${config}::regconfig, ${query}))) q
-    left join agent_term_stats s on s.agent_id = ${agentId} and s.term = q.term`.execute(ctx.db);
+  const avgdl = Math.max(Number(result.rows[0].total_length) / n, 1);
   const terms = result.rows.map((row) => {
     const df = Number(row.df ?? 0);
     const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
@@ -129,7 +140,7 @@ function termList(terms: QueryTerm[]) {
  * the rest's bounds, so the answer is exact once the k-th best score is above that.
  * A first, cheap pass over the most selective terms gives the threshold that picks e.
  */
-async function topPassages(ctx: Context, terms: QueryTerm[], avgdl: number, k: number, floor: number): Promise<Array<{ id: string; score: number }>> {
+async function topPassages(ctx: Context, terms: QueryTerm[], avgdl: number, k: number, floor: number): Promise<ScoredPassage[]> {
   const rest = (e: number) => terms.slice(e).reduce((sum, term) => sum + term.bound, 0) * (1 + 1e-9);
   let probe = 1;
   // Enough selective terms that, overlaps aside, k passages hold one of them.
@@ -159,8 +170,8 @@ async function kthPartialScore(ctx: Context, terms: QueryTerm[], avgdl: number, 
  * scores from the essential terms' postings; the other terms looked up (index probes)
  * only for passages whose partial score plus `restBound` reaches the k-th best partial.
  */
-async function scoreWithPruning(ctx: Context, essential: QueryTerm[], others: QueryTerm[], avgdl: number, k: number, floor: number, restBound: number): Promise<Array<{ id: string; score: number }>> {
-  const result = await sql<{ id: string; score: number }>`
+async function scoreWithPruning(ctx: Context, essential: QueryTerm[], others: QueryTerm[], avgdl: number, k: number, floor: number, restBound: number): Promise<ScoredPassage[]> {
+  const result = await sql<ScoredPassage>`
     with partial as materialized (
       select p.passage_seq, sum(${contribution(avgdl)}) as score
       from passage_postings p join ${termList(essential)} on p.term_id = w.term_id
@@ -176,9 +187,21 @@ async function scoreWithPruning(ctx: Context, essential: QueryTerm[], others: Qu
     ), top as (
       select passage_seq, score from candidates order by score desc, passage_seq limit ${k}
     )
-    select p.id, top.score::float8 as score from top join passages p on p.seq = top.passage_seq
+    select p.id, p.source_id, s.name as source_name, p.url, p.title, p.text, top.score::float8 as score
+    from top join passages p on p.seq = top.passage_seq join sources s on s.id = p.source_id
     order by top.score desc, top.passage_seq`.execute(ctx.db);
-  return result.rows.map((row) => ({ id: row.id, score: Number(row.score) }));
+  return result.rows.map((row) => ({ ...row, score: Number(row.score) }));
+}
+
+interface ScoredPassage {
+  id: string;
+  source_id: string;
+  source_name: string;
+  url: string | null;
+  title: string;
+  text: string;
+  /** The raw BM25 score (not yet normalised). */
+  score: number;
 }
 /** Nearest passages by cosine similarity (0..1, negative similarities read as 0). */
 export async function vectorSearch(ctx: Context, agentId: string, query: string, limit: number): Promise<Ranked[]> {
@@ -213,23 +236,23 @@ export function fuse(lists: Ranked[][]): Ranked[] {
     .sort((a, b) => b.score - a.score || (a.passageId < b.passageId ? -1 : 1));
 }
 
-async function withPassages(ctx: Context, agentId: string, ranked: Ranked[]): Promise<PassageHit[]> {
-  if (ranked.length === 0) return [];
-  const rows = await ctx.db
-    .selectFrom('passages as p')
-    .innerJoin('sources as s', 's.id', 'p.source_id')
-    .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
-    .where('p.agent_id', '=', agentId)
-    .where(
-      'p.id',
-      'in',
-      ranked.map((r) => r.passageId),
-    )
-    .execute();
-  const byId = new Map(rows.map((row) => [row.id, row]));
+/** The ranked passages with their texts: those the lexical search already read are not read again. */
+async function withPassages(ctx: Context, agentId: string, ranked: Ranked[], known: Map<string, PassageHit>): Promise<PassageHit[]> {
+  const missing = ranked.filter((hit) => !known.has(hit.passageId)).map((hit) => hit.passageId);
+  const rows =
+    missing.length === 0
+      ? []
+      : await ctx.db
+          .selectFrom('passages as p')
+          .innerJoin('sources as s', 's.id', 'p.source_id')
+          .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
+          .where('p.agent_id', '=', agentId)
+          .where('p.id', 'in', missing)
+          .execute();
+  const read = new Map<string, PassageHit>(known);
+  for (const row of rows) read.set(row.id, { passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score: 0 });
   return ranked.flatMap((hit) => {
-    const row = byId.get(hit.passageId);
-    if (!row) return [];
-    return [{ passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score: Math.round(hit.score * 10_000) / 10_000 }];
+    const passage = read.get(hit.passageId);
+    return passage ? [rounded({ ...passage, score: hit.score })] : [];
   });
 }

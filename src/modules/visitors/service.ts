@@ -40,7 +40,7 @@ type VisitorChatInput = Omit<z.infer<typeof visitorChatBody>, 'stream'>;
 export async function visitorAnswer(ctx: Context, visitor: Visitor, input: VisitorChatInput, token: string | undefined) {
   const { asker, newToken } = askerOf(visitor, input, token);
   const files = await filesOf(ctx, visitor, input, token);
-  const reply = await answer(ctx, asker, visitor.agent, questionOf(input, files));
+  const reply = await answer(ctx, asker, visitor.settings, questionOf(input, files));
   await tieFilesToConversation(ctx, files, reply.conversationId);
   return newToken === undefined ? reply : { ...reply, visitorToken: newToken };
 }
@@ -49,7 +49,7 @@ export async function visitorAnswer(ctx: Context, visitor: Visitor, input: Visit
 export async function visitorAnswerStream(ctx: Context, visitor: Visitor, input: VisitorChatInput, token: string | undefined) {
   const { asker, newToken } = askerOf(visitor, input, token);
   const files = await filesOf(ctx, visitor, input, token);
-  const answering = await answerStream(ctx, asker, visitor.agent, questionOf(input, files));
+  const answering = await answerStream(ctx, asker, visitor.settings, questionOf(input, files));
   await tieFilesToConversation(ctx, files, answering.start.conversationId);
   return { ...answering, visitorToken: newToken };
 }
