@@ -73,11 +73,6 @@ declare module '../../platform/db.ts' {
 export type Conversation = Selectable<ConversationRow>;
 export type Message = Selectable<MessageRow>;
 
-/** jsonb goes in as text cast on the server: the two drivers encode an inferred jsonb parameter differently. */
-function asJsonb<T>(value: T) {
-  return sql<T>`cast(${JSON.stringify(value)}::text as jsonb)`;
-}
-
 export async function findConversation(db: Db, agentId: string, conversationId: string, includeTests: boolean): Promise<Conversation | undefined> {
   let query = db.selectFrom('conversations').selectAll().where('id', '=', conversationId).where('agent_id', '=', agentId);
   if (!includeTests) query = query.where('channel', '!=', TEST_CHANNEL);
@@ -98,53 +93,35 @@ export async function recentMessages(db: Db, conversationId: string, limit: numb
 
 export type NewMessage = Omit<MessageRow, 'conversation_id' | 'position' | 'feedback' | 'held' | 'correction_source_id'> & { held?: boolean };
 
-/**
- * Appends messages to a conversation (making it first when `create` is given), in one
- * transaction. Positions come from the conversation's own counter, taken under its row
- * lock, so two questions sent at once to one conversation cannot collide.
- */
 export type NewConversation = Omit<ConversationRow, 'message_count' | 'last_confidence' | 'visitor_token_fingerprint'> & { visitor_token_fingerprint?: string | null };
 
+/**
+ * Appends messages to a conversation (making it first when `create` is given), in one
+ * statement. Positions come from the conversation's own counter, taken under its row
+ * lock, so two questions sent at once to one conversation cannot collide. A
+ * conversation erased meanwhile gets nothing appended. The messages go in as one jsonb
+ * parameter, sent as text: the two drivers encode an inferred jsonb parameter differently.
+ */
 export async function appendMessages(db: Db, conversation: { id: string; create?: NewConversation }, messages: NewMessage[]): Promise<void> {
-  const last = messages[messages.length - 1];
+  const count = messages.length;
   const lastConfidence = [...messages].reverse().find((m) => m.role === 'assistant')?.confidence ?? null;
-  await db.transaction().execute(async (trx) => {
-    let end: number;
-    if (conversation.create) {
-      await trx.insertInto('conversations').values({ ...conversation.create, message_count: messages.length, last_confidence: lastConfidence }).execute();
-      end = messages.length;
-    } else {
-      const updated = await trx
-        .updateTable('conversations')
-        .set((eb) => ({
-          message_count: eb('message_count', '+', messages.length),
-          last_message_at: last.created_at,
-          ...(lastConfidence !== null ? { last_confidence: lastConfidence } : {}),
-        }))
-        .where('id', '=', conversation.id)
-        .returning('message_count')
-        .executeTakeFirst();
-      // Erased while the answer was being written: nothing to append to.
-      if (!updated) return;
-      end = updated.message_count;
-    }
-    const start = end - messages.length;
-    await trx
-      .insertInto('messages')
-      .values(
-        messages.map((m, i) => ({
-          ...m,
-          conversation_id: conversation.id,
-          position: start + i,
-          held: m.held ?? false,
-          feedback: null,
-          correction_source_id: null,
-          attachments: asJsonb(m.attachments),
-          sources: asJsonb(m.sources),
-        })),
-      )
-      .execute();
-  });
+  const rows = messages.map((m, ord) => ({ ...m, ord, held: m.held ?? false }));
+  const counter = conversation.create
+    ? sql`insert into conversations (id, workspace_id, agent_id, channel, user_id, opened_by, from_address, started_at, last_message_at, first_message, visitor_token_fingerprint, message_count, last_confidence)
+        values (${conversation.create.id}, ${conversation.create.workspace_id}, ${conversation.create.agent_id}, ${conversation.create.channel}, ${conversation.create.user_id},
+          ${conversation.create.opened_by}, ${conversation.create.from_address}, ${conversation.create.started_at}, ${conversation.create.last_message_at},
+          ${conversation.create.first_message}, ${conversation.create.visitor_token_fingerprint ?? null}, ${count}, ${lastConfidence}::integer)
+        returning message_count`
+    : sql`update conversations set message_count = message_count + ${count}, last_message_at = ${messages[count - 1].created_at},
+          last_confidence = coalesce(${lastConfidence}::integer, last_confidence)
+        where id = ${conversation.id} returning message_count`;
+  await sql`
+    with counter as (${counter})
+    insert into messages (id, conversation_id, agent_id, position, role, content, created_at, attachments, page_url, confidence, grounding, sources, model, credits, held)
+    select m.id, ${conversation.id}, m.agent_id, counter.message_count - ${count}::integer + m.ord, m.role, m.content, m.created_at, m.attachments,
+      m.page_url, m.confidence, m.grounding, m.sources, m.model, m.credits, m.held
+    from counter, jsonb_to_recordset(cast(${JSON.stringify(rows)}::text as jsonb)) as m(id text, agent_id text, ord integer, role text, content text,
+      created_at timestamptz, attachments jsonb, page_url text, confidence integer, grounding text, sources jsonb, model text, credits integer, held boolean)`.execute(db);
 }
 
 /** A check made after the answer was recorded; the conversation's lastConfidence follows when it is still the last answer. */
