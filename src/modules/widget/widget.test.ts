@@ -140,7 +140,6 @@ describe('the widget in a real browser', () => {
     assert.match(await answer.locator('.sources').innerText(), /Opening hours/);
     assert.equal(await answer.locator('.sources a').count(), 0, 'a text source has no address: its name is text');
     assert.equal(await page.locator('[data-parley] a[href="https://calendly.com/bike-shop/repair"]').count(), 1);
-    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-answer.png' });
 
     await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
     const [conversation] = await conversations();
@@ -169,6 +168,7 @@ describe('the widget in a real browser', () => {
     assert.equal(await linked.getAttribute('target'), '_blank');
     const rel = (await linked.getAttribute('rel'))!.split(' ');
     assert.ok(rel.includes('noopener') && rel.includes('noreferrer'), rel.join(' '));
+    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-answer.png' });
 
     await page.getByRole('button', { name: 'New conversation' }).click();
     await ask(page, 'Where can customers leave their bicycles?');
