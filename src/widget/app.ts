@@ -7,7 +7,8 @@
 import { FORM_TEXTS } from '../modules/leads/texts.ts';
 import css from './widget.css';
 import { link, renderMarkdown, safeLink } from './markdown.ts';
-import type { Controller, Mount, OpenedBy } from './shared.ts';
+import { asksForPerson } from './handoff.ts';
+import { isWeakAnswer, type Controller, type Mount, type OpenedBy } from './shared.ts';
 import { readParts } from './stream.ts';
 import { WIDGET_TEXTS } from './texts.ts';
 
@@ -15,7 +16,7 @@ interface Message {
   role: 'user' | 'agent';
   text: string;
   id?: string;
-  sources?: string[];
+  sources?: Source[];
   feedback?: 1 | -1 | null;
   files?: string[];
 }
@@ -29,10 +30,11 @@ interface Saved {
   proactiveShown?: boolean;
 }
 
+/** A source of an answer: its address when it is a website or file source. Storage from before addresses holds names only. */
+type Source = { name: string; url: string | null } | string;
+
 type Moment = 'before' | 'questions' | 'weak_answer' | 'button';
 
-/** An answer below this confidence, or without sources, is weak: the lead form may follow it. */
-const WEAK_CONFIDENCE = 50;
 const MOBILE_WIDTH = 640;
 
 export function mountWidget(m: Mount): Controller {
@@ -181,7 +183,7 @@ export function mountWidget(m: Mount): Controller {
     if (message.files?.length) node.append(el('div', { className: 'sources', textContent: message.files.join(', ') }));
     if (message.sources?.length) {
       const list = el('ul');
-      for (const name of message.sources) list.append(el('li', { textContent: name }));
+      for (const source of message.sources) list.append(el('li', {}, sourceOf(source)));
       node.append(el('div', { className: 'sources' }, el('span', { textContent: `${t.sources}:` }), list));
     }
     if (message.id) node.append(ratingOf(message));
@@ -207,6 +209,7 @@ export function mountWidget(m: Mount): Controller {
   async function ask(text: string): Promise<void> {
     const message = text.trim();
     if (!message || busy) return;
+    if (settings.tickets.enabled && asksForPerson(message)) return askForPerson(message);
     busy = true;
     send.disabled = true;
     input.value = '';
@@ -242,10 +245,10 @@ export function mountWidget(m: Mount): Controller {
       fileList.replaceChildren();
       for await (const part of readParts(reply.body)) {
         if (part.type === 'start' && part.messageMetadata) {
-          const meta = part.messageMetadata as { conversationId: string; messageId: string; confidence: number; sources: Array<{ name: string }> };
+          const meta = part.messageMetadata as { conversationId: string; messageId: string; confidence: number; sources: Array<{ name: string; url?: string | null }> };
           saved.conversationId = meta.conversationId;
           answer.id = meta.messageId;
-          answer.sources = meta.sources.map((s) => s.name);
+          answer.sources = meta.sources.map((s) => ({ name: s.name, url: s.url ?? null }));
           confidence = meta.confidence;
         } else if (part.type === 'text-delta' && part.delta) {
           answer.text += part.delta;
@@ -271,7 +274,7 @@ export function mountWidget(m: Mount): Controller {
       log.scrollTop = log.scrollHeight;
     }
     if (!answer.id) return;
-    const weak = confidence < WEAK_CONFIDENCE || !answer.sources?.length;
+    const weak = isWeakAnswer(confidence, answer.sources?.length ?? 0);
     const lead = settings.leadCapture;
     if (lead.enabled && !saved.lead && lead.timing === 'during_chat') {
       if (lead.afterWeakAnswer && weak) return showLeadForm('weak_answer');
@@ -279,6 +282,17 @@ export function mountWidget(m: Mount): Controller {
     }
     // The agent could not help: a person can, by ticket.
     if (weak && settings.tickets.enabled) showTicketForm(message);
+  }
+
+  /** The visitor asked for a person in words: the ticket form, not the agent, answers (with their last question, if any). */
+  function askForPerson(message: string): void {
+    input.value = '';
+    const request: Message = { role: 'user', text: message };
+    const earlier = saved.messages.filter((m) => m.role === 'user' && !asksForPerson(m.text)).at(-1);
+    saved.messages.push(request);
+    store();
+    log.append(bubbleOf(request));
+    showTicketForm(earlier?.text ?? '');
   }
 
   // ---------------------------------------------------------------- the lead form
@@ -485,6 +499,16 @@ export function mountWidget(m: Mount): Controller {
       return undefined;
     }
   }
+}
+
+/** A source's name, as a link when its address is https (a website or a file the agent read). */
+function sourceOf(source: Source): Node {
+  const { name, url } = typeof source === 'string' ? { name: source, url: null } : source;
+  if (url && /^https:\/\//i.test(url)) {
+    const href = safeLink(url);
+    if (href) return link(href, name);
+  }
+  return document.createTextNode(name);
 }
 
 function tokenHeader(token: string | undefined): Record<string, string> {

@@ -85,3 +85,14 @@ export interface Controller {
   toggle(): void;
   isOpen(): boolean;
 }
+
+/**
+ * Our own rule (docs/widget.md, "Weak answers"): an answer below this confidence, or
+ * without any source, is weak. The widget then offers the lead form (afterWeakAnswer)
+ * or the ticket form; analytics counts weak answers by the same rule.
+ */
+export const WEAK_CONFIDENCE = 50;
+
+export function isWeakAnswer(confidence: number, sourceCount: number): boolean {
+  return confidence < WEAK_CONFIDENCE || sourceCount === 0;
+}

@@ -44,6 +44,7 @@ describe('chat with the offline model', () => {
     assert.equal(data.grounding, 'supported');
     assert.ok(data.confidence >= 50, `confidence ${data.confidence}`);
     assert.equal(data.sources[0].name, 'Opening hours');
+    assert.equal(data.sources[0].url, null, 'a text source has no address');
   });
 
   test('a question the material does not cover is declined, with low confidence', async () => {
@@ -79,6 +80,7 @@ describe('chat with the offline model', () => {
     const metadata = message.metadata as any;
     assert.match(metadata.conversationId, /^conv_/);
     assert.equal(metadata.sources[0].name, 'Shipping costs');
+    assert.deepEqual(metadata.sources, json.body.data.sources, 'the stream names the sources as the JSON reply does, url included');
     assert.equal(typeof metadata.confidence, 'number');
     const conversation = await service.api('GET', `/agents/${agent}/conversations/${metadata.conversationId}`, { key: ws.keys.read });
     assert.equal(conversation.status, 200);
@@ -105,8 +107,10 @@ describe('chat with the offline model', () => {
     const reply = await ask({ message: 'How long do refunds take after I send a parcel back?', page: { url: `${page}?token=secret#top` } });
     assert.equal(reply.status, 200);
     assert.equal(reply.body.data.sources[0].name, 'Returns help');
+    assert.equal(reply.body.data.sources[0].url, page, 'a website source carries its address');
     const conversation = await service.api('GET', `/agents/${agent}/conversations/${reply.body.data.conversationId}`, { key: ws.keys.read });
     assert.deepEqual(conversation.body.data.messages[0].page, { url: page, title: 'Returns help' });
+    assert.deepEqual(conversation.body.data.messages[1].sources, reply.body.data.sources);
     const ignored = await ask({ message: 'How long do refunds take?', page: { url: 'javascript:alert(1)' } });
     const read = await service.api('GET', `/agents/${agent}/conversations/${ignored.body.data.conversationId}`, { key: ws.keys.read });
     assert.equal(read.body.data.messages[0].page, null);

@@ -207,7 +207,8 @@ describe('conversations: list, read, erase (spec 2.8, 4.8)', () => {
     assert.equal(answer.confidence, asked.confidence);
     assert.equal(answer.grounding, 'supported');
     assert.equal(answer.sources[0].id, sourceId);
-    assert.deepEqual(Object.keys(answer.sources[0]).sort(), ['id', 'name', 'similarity']);
+    assert.deepEqual(Object.keys(answer.sources[0]).sort(), ['id', 'name', 'similarity', 'url']);
+    assert.equal(answer.sources[0].url, page, 'a website source carries its address');
     assert.equal(answer.feedback, null);
     assert.equal(answer.model, 'parley-offline');
     assert.equal(answer.held, false);

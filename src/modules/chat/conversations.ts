@@ -82,7 +82,8 @@ function messageView(row: store.Message, titles: Map<string, string>): z.infer<t
     page: row.page_url ? { url: row.page_url, title: titles.get(row.page_url) ?? null } : null,
     confidence: row.confidence,
     grounding: row.grounding,
-    sources: row.sources,
+    // Answers stored before sources kept their address read as null.
+    sources: row.sources.map((source) => ({ ...source, url: source.url ?? null })),
     feedback: row.feedback === 1 || row.feedback === -1 ? row.feedback : null,
     model: row.model,
     held: row.held,

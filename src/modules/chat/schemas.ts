@@ -28,7 +28,12 @@ export const chatBody = z.strictObject({
   page: z.strictObject({ url: z.string().max(2000) }).optional().describe('the page the person is looking at'),
 });
 
-const messageSource = z.object({ id: z.string(), name: z.string(), similarity: z.number() });
+const messageSource = z.object({
+  id: z.string(),
+  name: z.string(),
+  similarity: z.number(),
+  url: z.string().nullable().describe('the web address of a website source, the file address of a file source; null for text and Q&A'),
+});
 const grounding = z.enum(['supported', 'partial', 'unsupported']).nullable();
 
 export const chatReply = z

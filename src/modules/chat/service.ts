@@ -340,11 +340,11 @@ function filePassages(files: QuestionFile[], question: string): Array<{ sourceNa
 }
 
 /** Each source once, with its best passage's similarity. */
-function sourcesOf(passages: Array<{ sourceId: string; sourceName: string; score: number }>): MessageSource[] {
+function sourcesOf(passages: Array<{ sourceId: string; sourceName: string; url: string | null; score: number }>): MessageSource[] {
   const byId = new Map<string, MessageSource>();
   for (const p of passages) {
     const known = byId.get(p.sourceId);
-    if (!known || known.similarity < p.score) byId.set(p.sourceId, { id: p.sourceId, name: p.sourceName, similarity: p.score });
+    if (!known || known.similarity < p.score) byId.set(p.sourceId, { id: p.sourceId, name: p.sourceName, similarity: p.score, url: p.url });
   }
   return [...byId.values()];
 }

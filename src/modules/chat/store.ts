@@ -28,6 +28,8 @@ export interface MessageSource {
   id: string;
   name: string;
   similarity: number;
+  /** The address of a website or file source; null for text and Q&A. Answers stored before it was kept lack it. */
+  url: string | null;
 }
 
 export interface MessageRow {

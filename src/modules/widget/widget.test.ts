@@ -6,11 +6,18 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { seedTexts } from '../chat/test-support.ts';
+import { ingestWebsitePage } from '../knowledge/ingest.ts';
+import { waitForSource } from '../knowledge/test-support.ts';
+import { WEAK_CONFIDENCE } from '../../widget/shared.ts';
 import { hostPage, launchChromium, startHostSite, type HostSite } from './browser.ts';
 
 const LOADER_BUDGET = 3 * 1024;
 const WIDGET_BUDGET = 30 * 1024;
 const SCREENSHOTS = process.env.WIDGET_SCREENSHOTS === '1';
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 375, height: 667 };
+const REPAIR_PRICES = 'https://bikes.example/repairs/prices';
+const PARKING = 'http://bikes.example/old/parking';
 
 describe('the widget in a real browser', () => {
   let service: Service;
@@ -28,6 +35,14 @@ describe('the widget in a real browser', () => {
       { title: 'Opening hours', content: 'Our workshop is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00.' },
       { title: 'Gift cards <script>window.pwned = 1</script>', content: 'Gift cards <img src=x onerror="window.pwned=2"> can be bought in the shop <script>window.pwned = 3</script> for any amount.' },
     ]);
+    // Website sources: one at an https address (shown as a link), one at plain http (shown as its name).
+    for (const [url, title, text] of [
+      [REPAIR_PRICES, 'Repair prices', 'Mending a flat tyre costs 12 euros, a new chain 35 euros including fitting.'],
+      [PARKING, 'Parking', 'Customers can leave their bicycles in the courtyard behind the workshop while they wait.'],
+    ] as const) {
+      const { sourceId } = await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId: agent, crawlId: 'crawl_widget', url, title, text });
+      await waitForSource(service, ws.keys.read, agent, sourceId);
+    }
     site = await startHostSite();
     await patchAgent({
       allowedOrigins: [site.origin],
@@ -42,6 +57,8 @@ describe('the widget in a real browser', () => {
     assert.match(snippet, new RegExp(`^<script src="${service.url}/widget.js" data-agent="${agent}" defer></script>$`));
     site.page('/', { body: hostPage(snippet) });
     site.page('/blank', { body: hostPage('') });
+    site.page('/bikes/city', { body: hostPage(snippet) });
+    site.page('/contact', { body: hostPage(snippet) });
     site.page('/hostile', {
       body: hostPage(snippet, {
         head: '<style>div{display:none!important}*{font-size:40px!important;color:#f0f!important;position:static!important;line-height:0!important}button{background:#0f0!important;width:900px!important}</style>',
@@ -68,10 +85,15 @@ describe('the widget in a real browser', () => {
   };
 
   /** A fresh visitor (own storage) on a page of the site. */
-  const visit = async (path = '/', options: { origin?: string; locale?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> => {
-    const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: options.viewport ?? { width: 1280, height: 800 } });
+  const visit = async (path = '/', options: { origin?: string; locale?: string; viewport?: { width: number; height: number }; clock?: boolean } = {}): Promise<Page> => {
+    const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: options.viewport ?? DESKTOP });
     contexts.push(context);
     const page = await context.newPage();
+    if (options.clock) {
+      // The page's own clock, paused: its timers fire only when the test moves it (page.clock.runFor), never by waiting.
+      await context.clock.install({ time: new Date('2026-03-02T09:00:00Z') });
+      await page.clock.pauseAt(new Date('2026-03-02T09:00:01Z'));
+    }
     await page.goto(`${options.origin ?? site.origin}${path}`);
     return page;
   };
@@ -116,8 +138,8 @@ describe('the widget in a real browser', () => {
     const answer = page.locator('[data-parley] .msg.agent').last();
     assert.match(await answer.innerText(), /10:00 to 16:00/);
     assert.match(await answer.locator('.sources').innerText(), /Opening hours/);
+    assert.equal(await answer.locator('.sources a').count(), 0, 'a text source has no address: its name is text');
     assert.equal(await page.locator('[data-parley] a[href="https://calendly.com/bike-shop/repair"]').count(), 1);
-    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-answer.png' });
 
     await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
     const [conversation] = await conversations();
@@ -135,6 +157,33 @@ describe('the widget in a real browser', () => {
     assert.equal((await conversations()).length, 1, 'the second question continues the same conversation');
     await page.getByRole('button', { name: 'New conversation' }).click();
     assert.equal(await page.getByText('When are you open on Saturday?').count(), 0);
+  });
+
+  test('sources with an https address are links (new tab, noopener noreferrer); a source at an http address is its name as text; a reload draws them again', async () => {
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'What does mending a flat tyre cost?');
+    const linked = page.locator('[data-parley] .msg.agent').last().locator('.sources').getByRole('link', { name: 'Repair prices' });
+    assert.equal(await linked.getAttribute('href'), REPAIR_PRICES);
+    assert.equal(await linked.getAttribute('target'), '_blank');
+    const rel = (await linked.getAttribute('rel'))!.split(' ');
+    assert.ok(rel.includes('noopener') && rel.includes('noreferrer'), rel.join(' '));
+    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-answer.png' });
+
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await ask(page, 'Where can customers leave their bicycles?');
+    const plain = page.locator('[data-parley] .msg.agent').last().locator('.sources');
+    await plain.getByText('Parking', { exact: true }).waitFor();
+    assert.equal(await plain.getByRole('link', { name: 'Parking' }).count(), 0, 'an http address is no link');
+    const [latest] = await conversations();
+    const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ sources: Array<{ name: string; url: string | null }> }>;
+    assert.equal(messages[1]!.sources.find((s) => s.name === 'Parking')?.url, PARKING);
+
+    await page.reload();
+    await launcher(page).click();
+    await page.getByRole('button', { name: 'New conversation' }).waitFor();
+    assert.equal(await page.locator('[data-parley] .sources a[href="https://bikes.example/repairs/prices"]').count(), 0, 'the new conversation holds only its own answers');
+    await page.locator('[data-parley] .sources').getByText('Parking', { exact: true }).waitFor();
   });
 
   test('a source holding script tags is shown as text and runs nothing on the host page', async () => {
@@ -270,6 +319,56 @@ describe('the widget in a real browser', () => {
     await patchAgent({ proactive: { nudge: { enabled: false } } });
   });
 
+  test('proactive on the page clock: the greeting and the nudge wait their delays, show only on the paths set, not on a phone unless mobile, once per visitor', async () => {
+    await patchAgent({ proactive: { greeting: { enabled: true, text: 'Need a repair?', delaySeconds: 30 }, nudge: { enabled: false }, pages: 'only', paths: ['/bikes/*'], mobile: false } });
+    const bubble = (page: Page) => page.locator('[data-parley] .bubble');
+    const dialog = (page: Page) => page.locator('[data-parley] [role=dialog]');
+    /** The module is mounted and its timers set: the loader fetches it when the page is idle. */
+    const mounted = async (page: Page) => {
+      await launcher(page).waitFor();
+      await page.clock.runFor(5_000);
+      await dialog(page).waitFor({ state: 'attached' });
+    };
+    const page = await visit('/bikes/city', { clock: true });
+    await mounted(page);
+    await page.clock.runFor(29_000);
+    assert.equal(await bubble(page).count(), 0, 'no greeting before its 30 s');
+    await page.clock.runFor(2_000);
+    await bubble(page).getByText('Need a repair?').waitFor();
+    await page.reload();
+    await mounted(page);
+    await page.clock.runFor(60_000);
+    assert.equal(await bubble(page).count(), 0, 'once per visitor: not again after a reload');
+
+    const elsewhere = await visit('/contact', { clock: true });
+    await mounted(elsewhere);
+    await elsewhere.clock.runFor(60_000);
+    assert.equal(await bubble(elsewhere).count(), 0, 'not on a path outside paths');
+
+    const phone = await visit('/bikes/city', { clock: true, viewport: PHONE });
+    await mounted(phone);
+    await phone.clock.runFor(60_000);
+    assert.equal(await bubble(phone).count(), 0, 'mobile false: not on a phone');
+    await patchAgent({ proactive: { mobile: true } });
+    const phoneAllowed = await visit('/bikes/city', { clock: true, viewport: PHONE });
+    await mounted(phoneAllowed);
+    await phoneAllowed.clock.runFor(31_000);
+    await bubble(phoneAllowed).getByText('Need a repair?').waitFor();
+
+    await patchAgent({ proactive: { greeting: { enabled: false }, nudge: { enabled: true, text: 'Looking for a city bike?', afterSeconds: 45 }, pages: 'except', paths: ['/contact'] } });
+    const nudged = await visit('/bikes/city', { clock: true });
+    await mounted(nudged);
+    await nudged.clock.runFor(44_000);
+    assert.equal(await dialog(nudged).isHidden(), true, 'no nudge before its 45 s');
+    await nudged.clock.runFor(2_000);
+    await dialog(nudged).getByText('Looking for a city bike?').waitFor();
+    const excepted = await visit('/contact', { clock: true });
+    await mounted(excepted);
+    await excepted.clock.runFor(60_000);
+    assert.equal(await dialog(excepted).isHidden(), true, 'pages except: not on the path excepted');
+    await patchAgent({ proactive: { nudge: { enabled: false }, pages: 'all', paths: [], mobile: false } });
+  });
+
   test('the lead form before the first question, after N questions and behind its button, as set; a skipped form is recorded as declined', async () => {
     await patchAgent({
       leadCapture: {
@@ -347,6 +446,62 @@ describe('the widget in a real browser', () => {
     const eve = tickets.find((ticket) => ticket.email === 'eve@bikes.example');
     assert.equal(eve?.signedIn, true);
     await patchAgent({ tickets: { enabled: false } });
+  });
+
+  test(`afterWeakAnswer: an answer below confidence ${WEAK_CONFIDENCE} or without a source brings the lead form, and the lead records moment weak_answer`, async () => {
+    await patchAgent({ leadCapture: { enabled: true, timing: 'during_chat', afterQuestions: 20, afterWeakAnswer: true, skippable: true, privacyUrl: 'https://shop.example.com/privacy', fields: [{ name: 'email', required: true }] } });
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'When are you open on Saturday?');
+    assert.equal(await page.locator('[data-parley] form.lead').count(), 0, 'a strong answer brings no form');
+    await ask(page, 'Do you rent out submarines for weddings?');
+    const form = page.locator('[data-parley] form.lead');
+    await form.getByLabel('E-mail').fill('fay@bikes.example');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await form.waitFor({ state: 'detached' });
+    const [latest] = await conversations();
+    const answers = ((await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; confidence: number; sources: unknown[] }>).filter((m) => m.role === 'assistant');
+    assert.ok(answers[0]!.confidence >= WEAK_CONFIDENCE && answers[0]!.sources.length > 0, `strong: ${JSON.stringify(answers[0])}`);
+    assert.ok(answers[1]!.confidence < WEAK_CONFIDENCE || answers[1]!.sources.length === 0, `weak: ${JSON.stringify(answers[1])}`);
+    const leads = (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data as Array<{ moment: string; email: string; conversationId: string }>;
+    const lead = leads.find((l) => l.email === 'fay@bikes.example');
+    assert.equal(lead?.moment, 'weak_answer');
+    assert.equal(lead?.conversationId, latest!.id);
+    await patchAgent({ leadCapture: { enabled: false } });
+  });
+
+  test('asking for a person in words, in each of the five languages, brings the ticket form (with the last question) instead of an answer', async () => {
+    await patchAgent({ tickets: { enabled: true, privacyUrl: 'https://shop.example.com/privacy' } });
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'When are you open on Saturday?');
+    const box = page.locator('[data-parley] textarea');
+    const form = page.locator('[data-parley] form.lead[aria-label="Talk to a person"]');
+    for (const words of ['I want to talk to a person', 'Ik wil een mens spreken', 'Je voudrais parler à une personne, s’il vous plaît', 'Ich möchte mit einem Menschen sprechen', 'Quiero hablar con una persona']) {
+      await box.fill(words);
+      await box.press('Enter');
+      await form.waitFor();
+      assert.equal(await form.getByLabel('Your question').inputValue(), 'When are you open on Saturday?', words);
+      if (words.startsWith('Quiero')) break;
+      await form.getByRole('button', { name: 'Close chat' }).click();
+      await form.waitFor({ state: 'detached' });
+    }
+    await form.getByLabel('E-mail').fill('gus@bikes.example');
+    await form.getByRole('button', { name: 'Send' }).click();
+    await page.getByText(/Your ticket number is #\d+\./).waitFor();
+    const [latest] = await conversations();
+    const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as unknown[];
+    assert.equal(messages.length, 2, 'the requests for a person went to the ticket form, not to the agent');
+    const tickets = (await service.api('GET', `/agents/${agent}/tickets`, { key: ws.keys.read })).body.data as Array<{ email: string; conversationId: string | null; question: string }>;
+    const ticket = tickets.find((t) => t.email === 'gus@bikes.example');
+    assert.equal(ticket?.conversationId, latest!.id);
+    assert.equal(ticket?.question, 'When are you open on Saturday?');
+
+    await patchAgent({ tickets: { enabled: false } });
+    const untouched = await visit();
+    await launcher(untouched).click();
+    await ask(untouched, 'I want to talk to a person');
+    assert.equal(await untouched.locator('[data-parley] form.lead').count(), 0, 'without tickets the agent answers');
   });
 
   test('attachments: the file button sends a file that goes with the next question', async () => {
