@@ -17,6 +17,8 @@ import { homeRoutes } from './http/home.ts';
 import { widgetRoutes } from './modules/widget/routes.ts';
 import { apiModules } from './modules/index.ts';
 import { VISITOR_PREFIX, visitorScope } from './modules/visitors/scope.ts';
+import { RouteCatalog } from './mcp/catalog.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 
 export type App = FastifyInstance;
 export type ApiPlugin = (app: FastifyInstance, ctx: Context) => Promise<void> | void;
@@ -27,7 +29,7 @@ export interface AppOptions {
   checkResponses?: boolean;
 }
 
-/** Builds the HTTP app from a context: the public API under /api/v1, the visitor API under /visitor/v1, the operator API under /admin/v1, the front page, /health and /docs. */
+/** Builds the HTTP app from a context: the public API under /api/v1, the visitor API under /visitor/v1, the operator API under /admin/v1, the MCP server at /mcp, the front page, /health and /docs. */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   // Written asynchronously: lines logged while a write is under way go out together in the next one,
   // instead of one blocking write to stdout per request.
@@ -75,9 +77,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     hideUntagged: false,
   });
 
+  // The MCP tools reuse the API's routes: their schemas, scopes and audit actions.
+  const apiRoutes = new RouteCatalog('/api/v1');
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticate(ctx));
+      api.addHook('onRoute', apiRoutes.record);
       // Unknown routes under /api/v1 pass through this scope's hooks too (request id, rate-limit headers).
       api.setNotFoundHandler(notFound);
       api.addHook('onRoute', auditRoutes(ctx));
@@ -88,6 +93,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     { prefix: '/api/v1' },
   );
 
+  // The MCP server at /mcp, beside /api/v1, on the same keys and limit (docs/mcp.md).
+  await app.register(async (mcp) => mcpRoutes(mcp, ctx, apiRoutes));
   // The keyless visitor API the widget and the iframe page call (docs/visitors.md).
   await app.register(async (visitors) => visitorScope(visitors, ctx), { prefix: VISITOR_PREFIX });
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });

@@ -33,7 +33,8 @@ function auditHook(ctx: Context) {
   };
 }
 
-function targetOf(params: Record<string, string> | undefined, payload: unknown): string | null {
+/** The ids in the path, followed by the id of what was created (from the reply as written). */
+export function targetOf(params: Record<string, string> | undefined, payload: unknown): string | null {
   const ids = params ? Object.values(params) : [];
   const created = createdIdOf(payload);
   if (created && !ids.includes(created)) ids.push(created);

@@ -4,7 +4,7 @@ import { API_KEY_PATTERN, equalInConstantTime, fingerprint } from '../platform/c
 import { findKeyByFingerprint, type KeyWithWorkspace } from '../modules/workspace/store.ts';
 import type { LimitResult } from '../platform/limiter.ts';
 import { planOf, type Plan } from '../modules/workspace/plans.ts';
-import { errors } from './errors.ts';
+import { errors, type ApiError } from './errors.ts';
 import { VersionedCache, versionNames } from '../platform/versions.ts';
 
 export type Scope = 'read' | 'chat' | 'manage';
@@ -44,44 +44,70 @@ export function scopeAllows(keyScope: Scope, routeScope: Scope): boolean {
   return keyScope === 'manage' || keyScope === routeScope;
 }
 
+/** 403 forbidden when the key's scope does not cover what is asked (spec 5). */
+export function requireScope(auth: Auth, needed: Scope): void {
+  if (!scopeAllows(auth.scope, needed)) throw errors.forbidden(`A key with ${auth.scope} scope may not do this; it needs ${needed}.`);
+}
+
 /**
  * Authentication, the rate limit and the scope check, in the order the spec
  * implies: a bad key is 401, then the window is counted, then the workspace's
  * state and plan, then the scope.
  */
 export function authenticate(ctx: Context) {
-  const lookUpKey = cachedKeyLookup(ctx);
+  const { countRequest, admit } = keyCheck(ctx);
   return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { scope: routeScope, rateLimited } = request.routeOptions.config;
+    const { scope: routeScope, rateLimited, integrations } = request.routeOptions.config;
     if (!routeScope && rateLimited === false) return;
-    const presented = presentedKey(request);
-    const found = presented ? await lookUpKey(presented) : undefined;
-    // Every response carries the limit headers: public and unknown routes count against the key when one
-    // is given, else against the caller's address.
-    setLimitHeaders(reply, found ? found.limit : await ctx.limiter.hit(`ip:${request.ip}`));
+    const found = await countRequest(request, reply);
     if (!routeScope) {
       // Which routes exist is a check of the path: without a usable key it comes after the 401.
       if (!found && request.is404) throw errors.unauthorized();
       return;
     }
+    const auth = admit(found, integrations ? errors.integrationsNotInPlan : errors.apiNotInPlan);
+    requireScope(auth, routeScope);
+    request.auth = auth;
+  };
+}
+
+/**
+ * The key check every keyed surface shares (the REST API and the MCP server):
+ * a request is counted against its key (or, without a usable one, its
+ * address) with the limit headers set, then a missing, malformed or revoked
+ * key is 401, a stopped workspace 403 and a plan without the API 402. The
+ * scope is the caller's to check against what is asked.
+ */
+export function keyCheck(ctx: Context) {
+  const lookUpKey = cachedKeyLookup(ctx);
+  /** Counts the request and sets the limit headers (throws rate_limited over the limit); the key when it is usable. */
+  async function countRequest(request: FastifyRequest, reply: FastifyReply): Promise<FoundKey | undefined> {
+    const presented = presentedKey(request);
+    const found = presented ? await lookUpKey(presented) : undefined;
+    // Every response carries the limit headers: public and unknown routes count against the key when one
+    // is given, else against the caller's address.
+    setLimitHeaders(reply, found ? found.limit : await ctx.limiter.hit(`ip:${request.ip}`));
+    return found;
+  }
+  /** The principal of a counted request, or the refusal of its key, workspace or plan. */
+  function admit(found: FoundKey | undefined, notInPlan: () => ApiError = errors.apiNotInPlan): Auth {
     if (!found) throw errors.unauthorized();
     const { row, workspaceVersion } = found;
     if (row.status === 'stopped') throw errors.workspaceStopped();
     const plan = planOf(row.plan);
-    if (!plan.api) throw request.routeOptions.config.integrations ? errors.integrationsNotInPlan() : errors.apiNotInPlan();
-    const scope = row.scope as Scope;
-    if (!scopeAllows(scope, routeScope)) throw errors.forbidden(`A key with ${scope} scope may not do this; it needs ${routeScope}.`);
-    request.auth = {
+    if (!plan.api) throw notInPlan();
+    return {
       keyId: row.key_id,
       keyName: row.name,
       keyPrefix: row.prefix,
       workspaceId: row.workspace_id,
-      scope,
+      scope: row.scope as Scope,
       agentId: row.agent_id,
       plan,
       workspaceVersion,
     };
-  };
+  }
+  return { countRequest, admit };
 }
 
 /**
@@ -91,12 +117,9 @@ export function authenticate(ctx: Context) {
  * before the path is judged.
  */
 export function authenticateUnrouted(ctx: Context) {
-  const lookUpKey = cachedKeyLookup(ctx);
+  const { countRequest } = keyCheck(ctx);
   return async function authenticateUnroutedRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const presented = presentedKey(request);
-    const found = presented ? await lookUpKey(presented) : undefined;
-    setLimitHeaders(reply, found ? found.limit : await ctx.limiter.hit(`ip:${request.ip}`));
-    if (!found) throw errors.unauthorized();
+    if (!(await countRequest(request, reply))) throw errors.unauthorized();
   };
 }
 

@@ -120,14 +120,14 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
 }
 
 /** One zod issue as fastify-type-provider-zod hands it over: the issue's path as instancePath, its other members as params. */
-interface ValidationEntry {
+export interface ValidationEntry {
   keyword: string;
   instancePath: string;
   message?: string;
   params: { keys?: unknown };
 }
 
-function detailsOfIssue(where: string, entry: ValidationEntry, part: unknown): ErrorDetail[] {
+export function detailsOfIssue(where: string, entry: ValidationEntry, part: unknown): ErrorDetail[] {
   const path = entry.instancePath.split('/').filter(Boolean);
   const base = path.join('.');
   const keys = entry.params?.keys;

@@ -8,6 +8,8 @@ export interface AuditEntry {
   target: string | null;
   requestId: string | null;
   at: Date;
+  /** Set for a change made through the MCP server; the REST API and the operator leave it out. */
+  via?: 'mcp';
 }
 
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
@@ -21,6 +23,7 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
       target: entry.target,
       request_id: entry.requestId,
       created_at: entry.at,
+      via: entry.via ?? null,
     })
     .execute();
 }
@@ -28,7 +31,7 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
 export async function listAudit(db: Db, workspaceId: string, limit: number) {
   return db
     .selectFrom('audit_log')
-    .select(['id', 'key_id', 'action', 'target', 'request_id', 'created_at'])
+    .select(['id', 'key_id', 'action', 'target', 'request_id', 'created_at', 'via'])
     .where('workspace_id', '=', workspaceId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')

@@ -44,6 +44,8 @@ declare module '../../platform/db.ts' {
       target: string | null;
       request_id: string | null;
       created_at: Date;
+      /** 'mcp' for a change made through the MCP server (migration 017); null otherwise. */
+      via: string | null;
     };
   }
 }
