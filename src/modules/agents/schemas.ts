@@ -10,6 +10,11 @@ import { USE_CASES } from '../workspace/setup-guide.ts';
 export const LANGUAGES = ['en', 'nl', 'fr', 'de', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const languageSchema = z.enum(LANGUAGES);
+
+/** A stored language as one of the five, English for anything else. */
+export function languageOrEnglish(value: string | null | undefined): Language {
+  return LANGUAGES.find((l) => l === value) ?? 'en';
+}
 export const useCaseSchema = z.enum(USE_CASES);
 
 export const LEAD_FIELDS = ['name', 'email', 'phone', 'company'] as const;

@@ -12,7 +12,7 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';
 import { requireAgent } from '../agents/access.ts';
-import { LANGUAGES, type Agent, type Language } from '../agents/schemas.ts';
+import { LANGUAGES, languageOrEnglish, type Agent, type Language } from '../agents/schemas.ts';
 import { pageAddress } from '../chat/retrieval.ts';
 import { pageTitles } from '../chat/store.ts';
 import { requireVisitorConversation, type Visitor } from '../visitors/access.ts';
@@ -153,7 +153,7 @@ async function saveWithNotice(ctx: Context, agentName: string, lead: store.LeadR
     await store.insertLead(trx, lead);
     await recordDomainEvent(trx, { workspaceId: lead.workspace_id, agentId: lead.agent_id, type: 'lead.created', data: leadView(lead), at: lead.created_at });
     if (!owner?.email) return null;
-    const notice = leadNoticeMail(languageOr(owner.language), {
+    const notice = leadNoticeMail(languageOrEnglish(owner.language), {
       agentName,
       name: lead.name,
       email: lead.email,
@@ -168,10 +168,6 @@ async function saveWithNotice(ctx: Context, agentName: string, lead: store.LeadR
     return ctx.mailer.record(trx, { to: owner.email, ...notice });
   });
   await ctx.mailer.dispatch([mailId]);
-}
-
-function languageOr(value: string): Language {
-  return LANGUAGES.find((l) => l === value) ?? 'en';
 }
 
 // ---------------------------------------------------------------- the team's API

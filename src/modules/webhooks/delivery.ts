@@ -11,6 +11,8 @@ import type { Context } from '../../context.ts';
 import type { Db } from '../../platform/db.ts';
 import { SafeFetchError } from '../../platform/safe-fetch.ts';
 import * as store from './store.ts';
+import { languageOrEnglish } from '../agents/schemas.ts';
+import { switchedOffMail } from './mails.ts';
 
 /** The wait after each failed attempt: 7 attempts over about 22 hours. */
 export const RETRY_DELAYS_SECONDS = [5 * 60, 15 * 60, 3600, 3 * 3600, 6 * 3600, 12 * 3600];
@@ -105,15 +107,6 @@ async function switchOff(ctx: Context, { webhook }: store.Outgoing): Promise<voi
 async function mailOwner(ctx: Context, db: Db, webhook: store.Outgoing['webhook']): Promise<string | null> {
   const owner = await store.workspaceOwner(db, webhook.workspace_id);
   if (!owner?.email) return null;
-  const host = new URL(webhook.url).host;
-  return ctx.mailer.record(db, {
-    to: owner.email,
-    subject: `Webhook switched off: ${host}`,
-    text: [
-      `Deliveries to your webhook ${webhook.id} at ${host} failed for almost a day (7 attempts), so it has been switched off.`,
-      '',
-      'Nothing more is sent to it, and the leads and tickets of that time will not be sent later.',
-      'Once the receiver answers again, switch the webhook on in the dashboard or add it again over the API.',
-    ].join('\n'),
-  });
+  const mail = switchedOffMail(languageOrEnglish(owner.language), { id: webhook.id, host: new URL(webhook.url).host });
+  return ctx.mailer.record(db, { to: owner.email, ...mail });
 }

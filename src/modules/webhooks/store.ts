@@ -204,9 +204,9 @@ export async function deleteWebhookById(db: Db, webhookId: string): Promise<void
   await db.deleteFrom('webhooks').where('id', '=', webhookId).execute();
 }
 
-export async function workspaceOwner(db: Db, workspaceId: string): Promise<{ email: string | null } | undefined> {
-  const row = await db.selectFrom('workspaces').select(['owner_email']).where('id', '=', workspaceId).executeTakeFirst();
-  return row && { email: row.owner_email };
+export async function workspaceOwner(db: Db, workspaceId: string): Promise<{ email: string | null; language: string } | undefined> {
+  const row = await db.selectFrom('workspaces').select(['owner_email', 'language']).where('id', '=', workspaceId).executeTakeFirst();
+  return row && { email: row.owner_email, language: row.language };
 }
 
 /** Delivery records delivered or given up that were made before `before`, then the events nothing refers to any more. */
