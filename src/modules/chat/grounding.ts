@@ -7,7 +7,7 @@
  *   confidence capped by the result (partial: 60, unsupported: 20).
  */
 import { generateText, type LanguageModel } from 'ai';
-import { contentTerms, sentences } from './text.ts';
+import { contentTerms, questionTerms, sentences } from './text.ts';
 
 export type Grounding = 'supported' | 'partial' | 'unsupported';
 
@@ -20,11 +20,15 @@ export interface UsedPassage {
 /** A sentence is supported when this share of its terms occurs in the passages. */
 const SENTENCE_SUPPORT = 0.7;
 
+/**
+ * Before the answer: half the best passage's score, half the share of the question's
+ * own terms (not the words any question uses, such as "how" or "can") the passages hold.
+ */
 export function retrievalConfidence(question: string, passages: UsedPassage[]): number {
   if (passages.length === 0) return 0;
-  const questionTerms = new Set(contentTerms(question));
+  const asked = new Set(questionTerms(question));
   const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`)));
-  const share = questionTerms.size === 0 ? 0 : [...questionTerms].filter((t) => held.has(t)).length / questionTerms.size;
+  const share = asked.size === 0 ? 0 : [...asked].filter((t) => held.has(t)).length / asked.size;
   const best = Math.min(1, Math.max(...passages.map((p) => p.score)));
   return Math.round(100 * (0.5 * best + 0.5 * share));
 }

@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { cappedConfidence, retrievalConfidence } from './grounding.ts';
+
+const kettle = { title: 'Descaling', text: 'Descale the kettle with vinegar once a month.', score: 0.8 };
+
+test('confidence counts the question’s own terms, not the words any question uses ("please", "need", "know")', () => {
+  const plain = retrievalConfidence('descale kettle', [kettle]);
+  const padded = retrievalConfidence('Hi, please, I need to know: descale kettle?', [kettle]);
+  assert.equal(plain, 90);
+  assert.equal(padded, plain);
+});
+
+test('confidence is 0 without passages and half the best score when the passages hold none of the question’s terms', () => {
+  assert.equal(retrievalConfidence('descale kettle', []), 0);
+  assert.equal(retrievalConfidence('parking garage', [kettle]), 40);
+});
+
+test('an answer found unsupported is capped at 20, a partly supported one at 60', () => {
+  assert.equal(cappedConfidence(90, 'unsupported'), 20);
+  assert.equal(cappedConfidence(90, 'partial'), 60);
+  assert.equal(cappedConfidence(90, 'supported'), 90);
+  assert.equal(cappedConfidence(90, null), 90);
+});
