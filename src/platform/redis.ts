@@ -35,6 +35,16 @@ interface Gathered<Item, Result> {
 
 export function connectRedis(url: string, keyPrefix = ''): SharedRedis {
   const client = new Redis(url, { maxRetriesPerRequest: 2, keyPrefix });
+  // Without a listener ioredis reports "Unhandled error event" on every reconnect attempt; the
+  // commands themselves fail and are reported by their callers (GET /health says 503 meanwhile).
+  let reported = false;
+  client.on('error', (error: Error) => {
+    if (!reported) console.error('[redis]', error.message);
+    reported = true;
+  });
+  client.on('ready', () => {
+    reported = false;
+  });
   let turn: Array<Gathered<any, any>> | undefined;
 
   // The socket is corked while the turn's commands are issued: they leave in one write.
