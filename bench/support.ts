@@ -105,7 +105,7 @@ export async function startParley(env: Record<string, string> = {}): Promise<Run
   });
   const manageKey = await new Promise<string>((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`Parley did not start: ${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`Parley did not start: ${output}`)), 180_000);
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       const key = output.match(/Manage key[^:]*:\s+(cl_\w+)/)?.[1];

@@ -217,7 +217,16 @@ export async function findMessage(db: Db, agentId: string, messageId: string): P
   return db.selectFrom('messages').select(['id', 'conversation_id', 'role']).where('id', '=', messageId).where('agent_id', '=', agentId).executeTakeFirst();
 }
 
+/**
+ * The conversation's row is locked before anything is deleted: the analytics triggers
+ * take its figures out before the row goes, and a message being added at that moment
+ * must not hold the day's figures while it waits for the conversation (a deadlock).
+ */
 export async function deleteConversation(db: Db, agentId: string, conversationId: string): Promise<boolean> {
-  const deleted = await db.deleteFrom('conversations').where('id', '=', conversationId).where('agent_id', '=', agentId).executeTakeFirst();
-  return Number(deleted.numDeletedRows) > 0;
+  return db.transaction().execute(async (trx) => {
+    const found = await trx.selectFrom('conversations').select('id').where('id', '=', conversationId).where('agent_id', '=', agentId).forUpdate().executeTakeFirst();
+    if (!found) return false;
+    const deleted = await trx.deleteFrom('conversations').where('id', '=', conversationId).executeTakeFirst();
+    return Number(deleted.numDeletedRows) > 0;
+  });
 }
