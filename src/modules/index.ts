@@ -9,6 +9,7 @@ import { identityRoutes } from './visitors/routes.ts';
 import { visitorFileRoutes } from './visitor-files/routes.ts';
 import { ticketRoutes } from './tickets/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { clientRoutes } from './clients/routes.ts';
 
 /**
  * The public API's areas, each a plugin registered under /api/v1.
@@ -25,4 +26,5 @@ export const apiModules: ApiPlugin[] = [
   visitorFileRoutes,
   ticketRoutes,
   webhookRoutes,
+  clientRoutes,
 ];
