@@ -38,7 +38,7 @@ create table client_reports (
   workspace_id text not null references workspaces(id) on delete cascade,
   agent_id text not null references agents(id) on delete cascade,
   month text not null,                 -- YYYY-MM, the month the report is about
-  status text not null,                -- pending, making, held, sent
+  status text not null,                -- pending, making, held, sent, failed (after the last attempt)
   language text not null,
   attempts integer not null default 0,
   -- A claim: a worker that dies while making the report leaves it to be made again after this.

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db.ts';
 import '../agents/store.ts'; // declares the agents table read below
 import '../tickets/store.ts'; // declares the tickets table counted below
 
-export const REPORT_STATUSES = ['pending', 'making', 'held', 'sent'] as const;
+export const REPORT_STATUSES = ['pending', 'making', 'held', 'sent', 'failed'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
 export interface ClientRow {
@@ -87,12 +87,17 @@ export async function deleteClient(db: Db, workspaceId: string, agentId: string)
 
 /**
  * Claims the report of a client and month: the row is written once, whoever asks
- * first; undefined when it already exists.
+ * first; undefined when it already exists. The claimer queues its job: until
+ * `queuedUntil` the sweep leaves the row to that job.
  */
-export async function claimReport(db: Db, row: Pick<ClientReportRow, 'id' | 'client_id' | 'workspace_id' | 'agent_id' | 'month' | 'language' | 'created_at'>): Promise<string | undefined> {
+export async function claimReport(
+  db: Db,
+  row: Pick<ClientReportRow, 'id' | 'client_id' | 'workspace_id' | 'agent_id' | 'month' | 'language' | 'created_at'>,
+  queuedUntil: Date,
+): Promise<string | undefined> {
   const inserted = await db
     .insertInto('client_reports')
-    .values({ ...row, status: 'pending', attempts: 0, lease_until: null, last_error: null, pdf: null, finished_at: null })
+    .values({ ...row, status: 'pending', attempts: 0, lease_until: queuedUntil, last_error: null, pdf: null, finished_at: null })
     .onConflict((oc) => oc.columns(['client_id', 'month']).doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -100,15 +105,35 @@ export async function claimReport(db: Db, row: Pick<ClientReportRow, 'id' | 'cli
 }
 
 /**
- * Takes the making of a report for one attempt: only a pending report, or one whose
- * last attempt's lease has run out (its worker died), is taken.
+ * Reports whose job was lost or whose attempt died (their lease has run out), taken
+ * back to pending for a new job in one statement, so two sweeps never both queue one.
  */
-export async function startMaking(db: Db, reportId: string, now: Date, leaseUntil: Date): Promise<ClientReport | undefined> {
+export async function requeueStale(db: Db, now: Date, queuedUntil: Date, limit: number): Promise<string[]> {
+  const stale = db
+    .selectFrom('client_reports')
+    .select('id')
+    .where('status', 'in', ['pending', 'making'])
+    .where('lease_until', '<=', now)
+    .orderBy('created_at')
+    .limit(limit);
+  const rows = await db
+    .updateTable('client_reports')
+    .set({ status: 'pending', lease_until: queuedUntil })
+    .where('id', 'in', stale)
+    .where('status', 'in', ['pending', 'making'])
+    .where('lease_until', '<=', now)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Takes a pending report for one attempt, under a lease; undefined when it is not pending (made, or taken by another attempt). */
+export async function startMaking(db: Db, reportId: string, leaseUntil: Date): Promise<ClientReport | undefined> {
   return db
     .updateTable('client_reports')
     .set((eb) => ({ status: 'making', attempts: eb('attempts', '+', 1), lease_until: leaseUntil }))
     .where('id', '=', reportId)
-    .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'making'), eb('lease_until', '<=', now)])]))
+    .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
 }
@@ -125,21 +150,26 @@ export async function finishReport(db: Db, reportId: string, attempt: number, st
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/** A failed attempt leaves the report to be tried again once its lease runs out. */
-export async function recordReportFailure(db: Db, reportId: string, message: string, retryAt: Date): Promise<void> {
-  await db.updateTable('client_reports').set({ last_error: message.slice(0, 1000), lease_until: retryAt }).where('id', '=', reportId).where('status', '=', 'making').execute();
+/** A failed attempt leaves the report to be queued again once `retryAt` has come. */
+export async function recordReportFailure(db: Db, reportId: string, attempt: number, message: string, retryAt: Date): Promise<void> {
+  await db
+    .updateTable('client_reports')
+    .set({ last_error: message.slice(0, 1000), lease_until: retryAt })
+    .where('id', '=', reportId)
+    .where('status', '=', 'making')
+    .where('attempts', '=', attempt)
+    .execute();
 }
 
-/** Reports still to be made: pending ones, and attempts whose lease has run out. */
-export async function unfinishedReports(db: Db, now: Date, limit: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom('client_reports')
-    .select('id')
-    .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'making'), eb('lease_until', '<=', now)])]))
-    .orderBy('created_at')
-    .limit(limit)
+/** After the last attempt the report is given up; the error stays on the row for the operator. */
+export async function giveUpReport(db: Db, reportId: string, attempt: number, message: string): Promise<void> {
+  await db
+    .updateTable('client_reports')
+    .set({ status: 'failed', last_error: message.slice(0, 1000), lease_until: null })
+    .where('id', '=', reportId)
+    .where('status', '=', 'making')
+    .where('attempts', '=', attempt)
     .execute();
-  return rows.map((r) => r.id);
 }
 
 export async function findReport(db: Db, reportId: string): Promise<ClientReport | undefined> {
