@@ -25,6 +25,8 @@ function dejaVuFiles(): string[] {
   return fontFiles;
 }
 
+/** The title is the image's accessible name; the report and the mail show it as a heading above the image. */
+
 /** An SVG as PNG at twice its size, sharp on high-density screens and in print. */
 export function toPng(svg: string): Buffer {
   const resvg = new Resvg(svg, {
@@ -48,7 +50,7 @@ export function conversationsChart(title: string, series: Array<{ date: string; 
   const height = 300;
   const left = 48;
   const right = 16;
-  const top = 44;
+  const top = 16;
   const bottom = 36;
   const plotWidth = WIDTH - left - right;
   const plotHeight = height - top - bottom;
@@ -79,7 +81,7 @@ export function conversationsChart(title: string, series: Array<{ date: string; 
 /** One horizontal bar per confidence band, with its count. */
 export function bandsChart(title: string, bands: Array<{ key: keyof typeof BAND_COLOURS; label: string; answers: number }>, unit: string): string {
   const rowHeight = 40;
-  const top = 48;
+  const top = 8;
   const labelWidth = 200;
   const barLeft = 24 + labelWidth;
   const barSpace = WIDTH - barLeft - 140;
@@ -102,7 +104,6 @@ function svgDocument(height: number, title: string, parts: string[]): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="${FONT}" role="img">
 <title>${escapeHtml(title)}</title>
 <rect width="${WIDTH}" height="${height}" fill="#ffffff"/>
-<text x="24" y="28" font-size="16" font-weight="bold" fill="${INK}">${escapeHtml(title)}</text>
 ${parts.filter(Boolean).join('\n')}
 </svg>`;
 }

@@ -100,8 +100,11 @@ export async function renderReportPdf(report: ReportContent): Promise<Buffer> {
 
 function drawFigures(doc: PDFKit.PDFDocument, report: ReportContent, width: number): void {
   const t = report.texts;
-  const columns = [width * 0.52, width * 0.16, width * 0.16, width * 0.16];
+  const columns = [width * 0.46, width * 0.18, width * 0.18, width * 0.18];
   const row = (cells: string[], font: 'regular' | 'bold', color = INK) => {
+    doc.font(font).fontSize(10);
+    const height = Math.max(...cells.map((cell, index) => doc.heightOfString(cell, { width: columns[index]! - 6 })));
+    if (doc.page.maxY() - doc.y < height + 8) doc.addPage();
     const y = doc.y;
     let x = MARGIN;
     cells.forEach((cell, index) => {
@@ -109,8 +112,8 @@ function drawFigures(doc: PDFKit.PDFDocument, report: ReportContent, width: numb
       x += columns[index]!;
     });
     doc.x = MARGIN;
-    doc.y = y + 18;
-    doc.save().moveTo(MARGIN, doc.y - 4).lineTo(MARGIN + width, doc.y - 4).lineWidth(0.5).strokeColor(RULE).stroke().restore();
+    doc.y = y + height + 6;
+    doc.save().moveTo(MARGIN, doc.y - 3).lineTo(MARGIN + width, doc.y - 3).lineWidth(0.5).strokeColor(RULE).stroke().restore();
   };
   row(['', t.thisMonth, t.monthBefore, t.change], 'bold', MUTED);
   for (const figure of report.figures) row([figure.label, figure.current, figure.previous, figure.change], 'regular');

@@ -2,15 +2,14 @@
  * What a monthly report says and how it is sent (docs/clients.md): the month's figures
  * from analytics beside the month before's, two charts, top questions and start pages,
  * as a PDF and as a mail with the charts inline; with transcripts on, the month's
- * conversations as a second PDF drawn by the conversations export's own code.
+ * conversations as a second PDF drawn by the conversations export's own renderer.
  */
 import type { Context } from '../../context.ts';
 import type { MailAttachment } from '../../platform/mail.ts';
 import type { Language } from '../agents/schemas.ts';
 import { periodFigures, type AgentFigures } from '../analytics/service.ts';
 import { withMessagesOf } from '../chat/conversations.ts';
-import { EXPORT_MAX_CONVERSATIONS } from '../chat/export.ts';
-import { renderConversationsPdf } from '../chat/export-pdf.ts';
+import { EXPORT_MAX_CONVERSATIONS, renderOffThread } from '../chat/export.ts';
 import { countConversations, latestConversations, type ConversationFilter } from '../chat/store.ts';
 import { escapeHtml } from '../mail/compose.ts';
 import { bandsChart, conversationsChart, toPng } from './charts.ts';
@@ -157,7 +156,8 @@ export async function transcriptsPdf(ctx: Context, client: store.Client, month: 
       yield await withMessagesOf(ctx, client.agent_id, conversations.slice(start, start + TRANSCRIPT_BATCH));
     }
   }
-  const doc = renderConversationsPdf(
+  // Drawn by the export's renderer in a worker thread: seconds of CPU for 500 conversations that the event loop does not pay.
+  const pdf = renderOffThread(
     {
       agentName,
       period: monthPeriod(month),
@@ -171,7 +171,7 @@ export async function transcriptsPdf(ctx: Context, client: store.Client, month: 
     batches(),
   );
   const chunks: Buffer[] = [];
-  for await (const chunk of doc) chunks.push(chunk as Buffer);
+  for await (const chunk of pdf) chunks.push(chunk as Buffer);
   return { pdf: Buffer.concat(chunks), conversations: conversations.length, inMonth };
 }
 
@@ -220,7 +220,9 @@ function reportHtml(report: ReportContent, subject: string, notes: string[]): st
     report.intro.trim() ? p(report.intro) : '',
     h(t.figures),
     `<table style="border-collapse:collapse;width:100%;margin:0 0 16px"><thead><tr><td></td><th scope="col" style="text-align:right;${cell}">${escapeHtml(t.thisMonth)}</th><th scope="col" style="text-align:right;${cell}">${escapeHtml(t.monthBefore)}</th></tr></thead><tbody>${figureRows}</tbody></table>`,
+    h(report.charts.conversations.title),
     image(CHART_IDS.conversations, report.charts.conversations),
+    h(report.charts.bands.title),
     image(CHART_IDS.bands, report.charts.bands),
     h(t.topQuestions),
     list(report.topQuestions.map((q) => `${escapeHtml(q.text)} (${q.count})`)),
