@@ -2,6 +2,8 @@
 -- transaction as the conversations, messages and widget events they count, so a period of a year
 -- is read from at most 366 rows per agent. Test conversations (channel playground) count only in
 -- test_conversations. Erasing a conversation takes its whole contribution back out.
+-- Every message updates its day's row, so the tables leave room on each page (fillfactor) for
+-- heap-only updates, which the next reader of the page prunes without waiting for a vacuum.
 
 create table analytics_days (
   agent_id text not null references agents(id) on delete cascade,
@@ -29,7 +31,7 @@ create table analytics_days (
   opened_nudge integer not null default 0,
   lead_forms_declined integer not null default 0,
   primary key (agent_id, day)
-);
+) with (fillfactor = 50);
 
 -- Questions per day grouped by their key (analytics_question_key); text is one of the group's questions.
 create table analytics_questions (
@@ -39,7 +41,7 @@ create table analytics_questions (
   text text not null,
   count integer not null,
   primary key (agent_id, day, key)
-);
+) with (fillfactor = 50);
 
 -- The page each widget conversation started on (its first question's page), per day.
 create table analytics_start_pages (
@@ -48,7 +50,7 @@ create table analytics_start_pages (
   url text not null,
   count integer not null,
   primary key (agent_id, day, url)
-);
+) with (fillfactor = 50);
 
 -- The weakest answers are read from messages, lowest confidence first.
 create index messages_agent_weakest on messages (agent_id, confidence, created_at desc)

@@ -8,6 +8,7 @@ import { waitForSource } from '../knowledge/test-support.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { visitorRequest } from '../visitors/test-support.ts';
 import { WEAK_CONFIDENCE } from './rules.ts';
+import { periodFigures } from './service.ts';
 
 const HOURS = { title: 'Opening hours', content: 'The shop is open on Saturday from 10:00 to 16:00. It is closed on Sundays.' };
 const PAGE = 'https://shop.example.com/hours';
@@ -210,6 +211,27 @@ describe('analytics (spec 2.14, 4.13)', () => {
     assert.equal(afterDelete.widget.conversations, 2);
     assert.deepEqual(afterDelete.widget.startPages.map((p: any) => p.conversations), [1, 1]);
     assert.ok(!afterDelete.weakest.some((w: any) => w.conversationId === v1.conversationId));
+
+    // Feedback cleared no longer counts; a corrected answer leaves weakest.
+    await visitorPost(agent, '/feedback', { messageId: v2b.messageId, value: null }, v2.token);
+    const weakestBefore = afterDelete.weakest[0];
+    const corrected = await service.api('POST', `/agents/${agent}/messages/${weakestBefore.messageId}/correction`, {
+      key: ws.keys.manage,
+      body: { question: 'What is the capital of Peru?', answer: 'We only know about our shop.' },
+    });
+    assert.equal(corrected.status, 201, JSON.stringify(corrected.body));
+    const afterChanges = await figures(agent, '?from=2026-03-09&to=2026-03-12');
+    assert.equal(afterChanges.notHelpful, 0);
+    assert.equal(afterChanges.answers, afterDelete.answers);
+    assert.ok(!afterChanges.weakest.some((w: any) => w.messageId === weakestBefore.messageId));
+    assert.deepEqual(afterChanges.weakest.map((w: any) => w.messageId), afterDelete.weakest.slice(1).map((w: any) => w.messageId));
+
+    // The report builder's verb gives the same object without testConversations, and only in the agent's workspace.
+    const { testConversations, ...withoutTests } = afterChanges;
+    assert.equal(testConversations, 1);
+    assert.deepEqual(await periodFigures(service.ctx, ws.id, agent, { from: '2026-03-09', to: '2026-03-12' }), withoutTests);
+    const stranger = await service.seedWorkspace({ plan: 'enterprise' });
+    await assert.rejects(periodFigures(service.ctx, stranger.id, agent, { from: '2026-03-09', to: '2026-03-12' }), { code: 'not_found' });
   });
 
   test('the period: the last 30 days by default, at most 366 days, from not after to, days written YYYY-MM-DD', async () => {
