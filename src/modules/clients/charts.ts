@@ -25,8 +25,6 @@ function dejaVuFiles(): string[] {
   return fontFiles;
 }
 
-/** The title is the image's accessible name; the report and the mail show it as a heading above the image. */
-
 /** An SVG as PNG at twice its size, sharp on high-density screens and in print. */
 export function toPng(svg: string): Buffer {
   const resvg = new Resvg(svg, {
@@ -100,6 +98,7 @@ export function bandsChart(title: string, bands: Array<{ key: keyof typeof BAND_
   return svgDocument(height, title, parts);
 }
 
+/** The title is the image's accessible name; the report and the mail show it as a heading above the image. */
 function svgDocument(height: number, title: string, parts: string[]): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="${FONT}" role="img">
 <title>${escapeHtml(title)}</title>

@@ -154,6 +154,17 @@ describe('clients (spec 2.12, 4.12)', () => {
     assert.equal((await get(agent)).body.data.client.name, FIRST.name);
   });
 
+  test('a key tied to another agent gets 404 not_found on all four, as everywhere (tied-key rule 1)', async () => {
+    const agent = await seedAgent(service, ws);
+    await put(agent, FIRST);
+    const tied = await ws.addKey('manage', await seedAgent(service, ws));
+    assertError(await get(agent, tied.key), 404, 'not_found');
+    assertError(await put(agent, { name: 'x' }, tied.key), 404, 'not_found');
+    assertError(await service.api('DELETE', `/agents/${agent}/client`, { key: tied.key }), 404, 'not_found');
+    assertError(await service.api('POST', `/agents/${agent}/client/report-link`, { key: tied.key }), 404, 'not_found');
+    assert.equal((await get(agent)).body.data.client.name, FIRST.name);
+  });
+
   test('scopes: read may only GET; chat may do nothing', async () => {
     const agent = await seedAgent(service, ws);
     assertError(await get(agent, ws.keys.chat), 403, 'forbidden');

@@ -26,12 +26,16 @@ export const ARCHIVE_PREFIX = '/reports';
 export const DEFAULT_REPORT_SETTINGS = { enabled: false, day: 1, transcripts: false, holdForReview: false, intro: '', signature: '' };
 
 /**
- * The four client routes' gate (spec 4.12, 5): the plan first (402), then a key tied to
- * one agent is refused with 403 forbidden, whatever agent it names, then the agent (404).
+ * The four client routes' gate (spec 4.12, 5): the plan first (402); a key tied to one
+ * agent is refused with 403 forbidden on its own agent, while any other agent stays the
+ * 404 it is to such a key everywhere (tied-key rule 1); then the agent (404).
  */
 async function requireClientAgent(ctx: Context, auth: Auth, agentId: string) {
   if (!auth.plan.clients) throw errors.clientsNotInPlan();
-  if (auth.agentId !== null) throw errors.forbidden('A key tied to one agent may not see or change clients.');
+  if (auth.agentId !== null) {
+    if (auth.agentId !== agentId) throw errors.notFound('agent');
+    throw errors.forbidden('A key tied to one agent may not see or change clients.');
+  }
   return requireAgent(ctx, auth, agentId);
 }
 
