@@ -9,6 +9,7 @@ import { identityRoutes } from './visitors/routes.ts';
 import { visitorFileRoutes } from './visitor-files/routes.ts';
 import { ticketRoutes } from './tickets/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { analyticsRoutes } from './analytics/routes.ts';
 import { clientRoutes } from './clients/routes.ts';
 
 /**
@@ -26,5 +27,6 @@ export const apiModules: ApiPlugin[] = [
   visitorFileRoutes,
   ticketRoutes,
   webhookRoutes,
+  analyticsRoutes,
   clientRoutes,
 ];
