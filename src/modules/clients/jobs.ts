@@ -55,9 +55,10 @@ export async function sweepReports(ctx: Context): Promise<number> {
   for (;;) {
     const clients = await store.clientsWithReportsOn(ctx.db, after, BATCH);
     for (const client of clients) {
+      // A workspace stopped or below the agency plan gets no report; back before the next report day, it gets the month's.
       const due = latestReportDay(now, client.report_day);
       // Only report days after reports were switched on: switching on does not make last month's report at once.
-      if (!client.reports_enabled_at || client.reports_enabled_at >= due.at) continue;
+      if (!client.runs || !client.reports_enabled_at || client.reports_enabled_at >= due.at) continue;
       if (await store.reportExists(ctx.db, client.id, due.month)) continue;
       const claimed = await store.claimReport(
         ctx.db,

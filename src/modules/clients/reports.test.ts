@@ -259,6 +259,28 @@ describe('monthly reports (spec 4.12): made on reportDay by a durable job, maile
     await sweepReports(service.ctx);
     assert.deepEqual((await reportsOf(agent)).map((r) => r.month), ['2027-09']);
   });
+
+  test('a workspace below the agency plan (or stopped) gets no report and its archive link is 404; back on the plan, both return', async () => {
+    await setClock('2027-10-20T10:00:00.000Z');
+    const other = await service.seedWorkspace({ plan: 'agency' });
+    const agent = await seedAgent(service, other);
+    const put = await service.api('PUT', `/agents/${agent}/client`, { key: other.keys.manage, body: { name: 'Downgraded', email: 'down@clients.example', reportsEnabled: true } });
+    const link = put.body.data.report.link as string;
+    assert.equal((await open(link)).status, 200);
+    assert.equal((await service.admin('PATCH', `/workspaces/${other.id}`, { plan: 'studio' })).status, 200);
+    assert.equal((await open(link)).status, 404);
+    await setClock('2027-11-01T00:00:30.000Z');
+    await sweepReports(service.ctx);
+    assert.deepEqual(await reportsOf(agent), []);
+    assert.equal((await service.admin('PATCH', `/workspaces/${other.id}`, { status: 'stopped', plan: 'agency' })).status, 200);
+    assert.equal((await open(link)).status, 404);
+    await sweepReports(service.ctx);
+    assert.deepEqual(await reportsOf(agent), []);
+    assert.equal((await service.admin('PATCH', `/workspaces/${other.id}`, { status: 'active' })).status, 200);
+    assert.equal((await open(link)).status, 200);
+    await sweepReports(service.ctx);
+    assert.deepEqual((await reportsOf(agent)).map((r) => r.month), ['2027-10']);
+  });
 });
 
 describe('a report day missed while the service was down is caught up when it starts', () => {

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 import '../agents/store.ts'; // declares the agents table read below
 import '../tickets/store.ts'; // declares the tickets table counted below
+import { planOf } from '../workspace/plans.ts';
 
 export const REPORT_STATUSES = ['pending', 'making', 'held', 'sent', 'failed'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
@@ -65,9 +66,26 @@ export async function findClientById(db: Db, clientId: string): Promise<Client |
   return db.selectFrom('clients').selectAll().where('id', '=', clientId).executeTakeFirst();
 }
 
-/** The client whose archive link has this fingerprint: a rotated or deleted link finds none. */
+/**
+ * The client whose archive link has this fingerprint: a rotated or deleted link finds
+ * none, nor does one of a workspace that is stopped or no longer on a plan with clients.
+ */
 export async function findClientByLink(db: Db, linkFingerprint: string): Promise<Client | undefined> {
-  return db.selectFrom('clients').selectAll().where('link_fingerprint', '=', linkFingerprint).executeTakeFirst();
+  const row = await db
+    .selectFrom('clients as c')
+    .innerJoin('workspaces as w', 'w.id', 'c.workspace_id')
+    .selectAll('c')
+    .select(['w.plan as workspace_plan', 'w.status as workspace_status'])
+    .where('c.link_fingerprint', '=', linkFingerprint)
+    .executeTakeFirst();
+  if (!row || !runsClients(row.workspace_plan, row.workspace_status)) return undefined;
+  const { workspace_plan: _plan, workspace_status: _status, ...client } = row;
+  return client;
+}
+
+/** A stopped workspace does nothing, and one below the agency plan has no clients (their records wait for its return). */
+function runsClients(plan: string, status: string): boolean {
+  return status !== 'stopped' && planOf(plan).clients;
 }
 
 export async function insertClient(db: Db, row: ClientRow): Promise<Client> {
@@ -176,11 +194,17 @@ export async function findReport(db: Db, reportId: string): Promise<ClientReport
   return db.selectFrom('client_reports').selectAll().where('id', '=', reportId).executeTakeFirst();
 }
 
-/** Clients with reports on whose report month has no report row yet; the caller decides which are due. */
-export async function clientsWithReportsOn(db: Db, afterId: string | null, limit: number): Promise<Client[]> {
-  let query = db.selectFrom('clients').selectAll().where('reports_enabled', '=', true);
-  if (afterId) query = query.where('id', '>', afterId);
-  return query.orderBy('id').limit(limit).execute();
+/** Clients with reports on, a batch at a time, and whether their workspace runs clients now; the caller decides which are due. */
+export async function clientsWithReportsOn(db: Db, afterId: string | null, limit: number): Promise<Array<Client & { runs: boolean }>> {
+  let query = db
+    .selectFrom('clients as c')
+    .innerJoin('workspaces as w', 'w.id', 'c.workspace_id')
+    .selectAll('c')
+    .select(['w.plan as workspace_plan', 'w.status as workspace_status'])
+    .where('c.reports_enabled', '=', true);
+  if (afterId) query = query.where('c.id', '>', afterId);
+  const rows = await query.orderBy('c.id').limit(limit).execute();
+  return rows.map(({ workspace_plan, workspace_status, ...client }) => ({ ...client, runs: runsClients(workspace_plan, workspace_status) }));
 }
 
 export async function reportExists(db: Db, clientId: string, month: string): Promise<boolean> {
