@@ -19,6 +19,7 @@ import { apiModules } from './modules/index.ts';
 import { VISITOR_PREFIX, visitorScope } from './modules/visitors/scope.ts';
 import { RouteCatalog } from './mcp/catalog.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { clientArchiveRoutes } from './modules/clients/archive.ts';
 
 export type App = FastifyInstance;
 export type ApiPlugin = (app: FastifyInstance, ctx: Context) => Promise<void> | void;
@@ -102,6 +103,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await homeRoutes(app, ctx);
   // The widget's loader and module, and the iframe page (docs/widget.md): no key.
   await widgetRoutes(app, ctx);
+  // The client's archive of monthly reports behind its link (docs/clients.md): no key.
+  await clientArchiveRoutes(app, ctx);
   return app;
 }
 

@@ -6,6 +6,7 @@ import { mailWorker } from './modules/mail/delivery.ts';
 import { ticketsWorker } from './modules/tickets/jobs.ts';
 import { visitorFilesWorker } from './modules/visitor-files/jobs.ts';
 import { webhooksWorker } from './modules/webhooks/jobs.ts';
+import { clientsWorker } from './modules/clients/jobs.ts';
 
 /** A background area: declares its kinds of job and works on them in worker processes. */
 export type WorkerModule = (ctx: Context) => Promise<void>;
@@ -19,6 +20,7 @@ export const workerModules: WorkerModule[] = [
   ticketsWorker,
   visitorFilesWorker,
   webhooksWorker,
+  clientsWorker,
 ];
 
 export async function startWorkers(ctx: Context): Promise<void> {

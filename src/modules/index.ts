@@ -9,6 +9,8 @@ import { identityRoutes } from './visitors/routes.ts';
 import { visitorFileRoutes } from './visitor-files/routes.ts';
 import { ticketRoutes } from './tickets/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { analyticsRoutes } from './analytics/routes.ts';
+import { clientRoutes } from './clients/routes.ts';
 
 /**
  * The public API's areas, each a plugin registered under /api/v1.
@@ -25,4 +27,6 @@ export const apiModules: ApiPlugin[] = [
   visitorFileRoutes,
   ticketRoutes,
   webhookRoutes,
+  analyticsRoutes,
+  clientRoutes,
 ];

@@ -22,6 +22,17 @@ export interface Mail {
   html?: string;
   /** Display name of the sender, such as the agent's name; the address is the service's own. */
   fromName?: string;
+  /** Where replies go (Reply-To), when not to the service's no-reply address. */
+  replyTo?: string;
+  /** Files sent with the mail; an image with a contentId is shown inline by the HTML part (cid:<contentId>). */
+  attachments?: MailAttachment[];
+}
+
+export interface MailAttachment {
+  fileName: string;
+  contentType: string;
+  contentId?: string;
+  content: Uint8Array;
 }
 
 export interface Mailer {
@@ -59,11 +70,22 @@ export interface MailRow {
   last_error: string | null;
   created_at: Date;
   sent_at: Date | null;
+  reply_to: string | null;
+}
+
+export interface MailAttachmentRow {
+  mail_id: string;
+  position: number;
+  file_name: string;
+  content_type: string;
+  content_id: string | null;
+  content: Uint8Array;
 }
 
 declare module './db.ts' {
   interface Tables {
     mails: MailRow;
+    mail_attachments: MailAttachmentRow;
   }
 }
 
@@ -91,8 +113,15 @@ export function createMailer(smtpUrl: string | undefined, db: Db, clock: Clock, 
         last_error: null,
         created_at: now,
         sent_at: null,
+        reply_to: mail.replyTo ?? null,
       })
       .execute();
+    for (const [position, file] of (mail.attachments ?? []).entries()) {
+      await within
+        .insertInto('mail_attachments')
+        .values({ mail_id: id, position, file_name: file.fileName, content_type: file.contentType, content_id: file.contentId ?? null, content: file.content })
+        .execute();
+    }
     return id;
   };
   const dispatch = async (mailIds: Array<string | null>): Promise<void> => {

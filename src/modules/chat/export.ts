@@ -195,7 +195,7 @@ async function* inBatches(ctx: Context, agentId: string, conversations: Conversa
  * of conversations as it needs it; the PDF streams back as it is drawn. A reader that
  * goes away stops the worker.
  */
-function renderOffThread(cover: ExportCover, batches: AsyncIterator<ExportedConversation[]>): Readable {
+export function renderOffThread(cover: ExportCover, batches: AsyncIterator<ExportedConversation[]>): Readable {
   const pdf = new Readable({ read() {} });
   const worker = new Worker(RENDERER_URL, { workerData: { cover }, resourceLimits: { maxOldGenerationSizeMb: RENDER_MEMORY_MB } });
   let finished = false;

@@ -38,12 +38,24 @@ export function mailTransport(ctx: Context): MailTransport {
   ctx.onClose(async () => transport.close());
   return {
     deliver: async (mail) => {
+      const attachments = await ctx.db.selectFrom('mail_attachments').selectAll().where('mail_id', '=', mail.id).orderBy('position').execute();
       await transport.sendMail({
         from: senderOf(ctx.config.publicUrl, mail.from_name),
         to: mail.recipient,
         subject: mail.subject,
         text: mail.text_body,
         ...(mail.html_body ? { html: mail.html_body } : {}),
+        ...(mail.reply_to ? { replyTo: mail.reply_to } : {}),
+        ...(attachments.length > 0
+          ? {
+              attachments: attachments.map((file) => ({
+                filename: file.file_name,
+                contentType: file.content_type,
+                content: Buffer.from(file.content),
+                ...(file.content_id ? { cid: file.content_id } : {}),
+              })),
+            }
+          : {}),
       });
     },
   };

@@ -1,0 +1,34 @@
+/**
+ * The analytics' rules in one place (docs/analytics.md). The daily figures are kept by
+ * triggers in migrations/015_analytics.sql, which apply the same numbers; the tests
+ * compare the two.
+ */
+
+/** An answer below this confidence, or without sources, is weak (the widget's rule, src/widget/app.ts). */
+export const WEAK_CONFIDENCE = 50;
+
+export function isWeakAnswer(answer: { confidence: number | null; sourceCount: number }): boolean {
+  return (answer.confidence !== null && answer.confidence < WEAK_CONFIDENCE) || answer.sourceCount === 0;
+}
+
+/** The three confidence bands, inclusive bounds: high 80-100, medium 50-79, low 0-49. */
+export const BANDS = {
+  high: { min: 80, max: 100 },
+  medium: { min: WEAK_CONFIDENCE, max: 79 },
+  low: { min: 0, max: WEAK_CONFIDENCE - 1 },
+} as const;
+
+export type Band = keyof typeof BANDS;
+
+export function bandOf(confidence: number): Band {
+  if (confidence >= BANDS.high.min) return 'high';
+  return confidence >= BANDS.medium.min ? 'medium' : 'low';
+}
+
+export const DEFAULT_PERIOD_DAYS = 30;
+export const MAX_PERIOD_DAYS = 366;
+export const TOP_QUESTIONS = 10;
+export const WEAKEST_ANSWERS = 10;
+export const START_PAGES = 10;
+/** Characters of an answer shown in weakest. */
+export const EXCERPT_LENGTH = 200;

@@ -1,0 +1,95 @@
+/**
+ * The client's archive (docs/clients.md, "The archive link"): a keyless page at the
+ * service's root, GET /reports/{token}, listing every sent report of that client with
+ * its PDF at GET /reports/{token}/{reportId}.pdf, in the client's language. The token
+ * is the credential: a rotated or deleted link is 404 at once, also where it is written
+ * in a mail already sent. Held reports are not listed until they are sent.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Context } from '../../context.ts';
+import { fingerprint } from '../../platform/crypto.ts';
+import type { Language } from '../agents/schemas.ts';
+import { escapeHtml } from '../mail/compose.ts';
+import { ARCHIVE_PREFIX, languageOr, LINK_TOKEN_PATTERN } from './service.ts';
+import * as store from './store.ts';
+import { monthName, REPORT_TEXTS } from './texts.ts';
+
+const hidden = { hide: true } as const;
+const PDF_NAME = /^(rep_[0-9A-Za-z]{20})\.pdf$/;
+
+export async function clientArchiveRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get(`${ARCHIVE_PREFIX}/:token`, { schema: { ...hidden, params: z.strictObject({ token: z.string().max(100) }) } }, async (request, reply) => {
+    const client = await clientOfLink(ctx, request.params.token);
+    if (!client) return gone(reply);
+    const language = languageOr(client.language);
+    const reports = await store.sentReports(ctx.db, client.id);
+    return page(reply, 200, language, REPORT_TEXTS[language].archiveTitle(client.name), archiveBody(language, client.name, request.params.token, reports));
+  });
+
+  routes.get(
+    `${ARCHIVE_PREFIX}/:token/:file`,
+    { schema: { ...hidden, params: z.strictObject({ token: z.string().max(100), file: z.string().max(100) }) } },
+    async (request, reply) => {
+      const client = await clientOfLink(ctx, request.params.token);
+      const reportId = PDF_NAME.exec(request.params.file)?.[1];
+      const report = client && reportId ? await store.sentReportPdf(ctx.db, client.id, reportId) : undefined;
+      if (!report) return gone(reply);
+      return privateHeaders(reply)
+        .header('content-type', 'application/pdf')
+        .header('content-disposition', `inline; filename="report-${report.month}.pdf"`)
+        .send(Buffer.from(report.pdf));
+    },
+  );
+}
+
+async function clientOfLink(ctx: Context, token: string): Promise<store.Client | undefined> {
+  if (!LINK_TOKEN_PATTERN.test(token)) return undefined;
+  return store.findClientByLink(ctx.db, fingerprint(token));
+}
+
+function archiveBody(language: Language, clientName: string, token: string, reports: Array<{ id: string; month: string }>): string {
+  const t = REPORT_TEXTS[language];
+  const items = reports
+    .map((report) => `<li><a href="${ARCHIVE_PREFIX}/${token}/${report.id}.pdf">${escapeHtml(t.download(monthName(language, report.month)))}</a></li>`)
+    .join('\n');
+  return `<h1>${escapeHtml(t.archiveTitle(clientName))}</h1>
+<p>${escapeHtml(t.archiveIntro)}</p>
+${reports.length > 0 ? `<ul>\n${items}\n</ul>` : `<p>${escapeHtml(t.archiveEmpty)}</p>`}`;
+}
+
+/** Unknown, rotated and deleted links look the same: 404 with a short page (in English: whose link it was is not known). */
+function gone(reply: FastifyReply) {
+  return page(reply, 404, 'en', 'Not found', `<h1>Not found</h1>\n<p>${escapeHtml(REPORT_TEXTS.en.gone)}</p>`);
+}
+
+function page(reply: FastifyReply, status: number, language: Language, title: string, body: string) {
+  return privateHeaders(reply)
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+    .send(`<!doctype html>
+<html lang="${language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1f2328}a{color:#1d4ed8}li{margin:.4rem 0}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`);
+}
+
+/** The link is a credential: not cached, not passed on as a referrer, not indexed. */
+function privateHeaders(reply: FastifyReply) {
+  return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff').header('x-robots-tag', 'noindex');
+}
