@@ -4,12 +4,10 @@
  * compare the two.
  */
 
-/** An answer below this confidence, or without sources, is weak (the widget's rule, src/widget/app.ts). */
-export const WEAK_CONFIDENCE = 50;
+import { WEAK_CONFIDENCE } from '../../widget/shared.ts';
 
-export function isWeakAnswer(answer: { confidence: number | null; sourceCount: number }): boolean {
-  return (answer.confidence !== null && answer.confidence < WEAK_CONFIDENCE) || answer.sourceCount === 0;
-}
+/** An answer below this confidence, or without sources, is weak: the rule the widget offers its forms by (src/widget/shared.ts). */
+export { WEAK_CONFIDENCE };
 
 /** The three confidence bands, inclusive bounds: high 80-100, medium 50-79, low 0-49. */
 export const BANDS = {
