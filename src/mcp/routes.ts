@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.ts';
@@ -18,6 +18,8 @@ const INSTRUCTIONS =
   "agent's id: find it with list_agents. A refused call returns the API's error body { error: { code, message, details } }.";
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const SERVER_INFO = { name: 'parley', version: VERSION };
+const CAPABILITIES = { tools: { listChanged: false } };
 
 /**
  * The MCP server (spec 1.6, operator contract "MCP server"): Streamable HTTP,
@@ -31,24 +33,35 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
   const { countRequest, admit } = keyCheck(ctx);
   // The SDK would make an Ajv instance for each server; the tools never ask it to validate, so one is shared.
   const validator = new AjvJsonSchemaValidator();
+  // The address the transport is shown: the service's own, not the Host header (which the host-name rule has judged).
+  const origin = new URL(ctx.config.publicUrl).origin;
 
   app.addHook('onRequest', async (request, reply) => {
     request.auth = admit(await countRequest(request, reply));
   });
 
   app.post(MCP_PATH, async (request, reply) => {
-    const server = new Server({ name: 'parley', version: VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
+    const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.listFor(request.auth) }));
     server.setRequestHandler(CallToolRequestSchema, (call) => {
       if (!tools.has(call.params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}`);
       return tools.call({ auth: request.auth, requestId: request.id, name: call.params.name, args: call.params.arguments, log: request.log });
     });
     // Stateless: no session id, and one JSON reply instead of an event stream (no tool sends progress).
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
-    handOver(reply);
-    reply.raw.on('close', () => void server.close());
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    // A client that leaves before the answer: its handler is aborted. After a reply there is nothing to close (no stream,
+    // no timer), and closing would cost an error object with its stack on every request.
+    let answered = false;
+    reply.raw.once('close', () => {
+      if (!answered) void server.close();
+    });
+    const response = await transport.handleRequest(webRequestOf(request, origin), { parsedBody: request.body });
+    const body = await response.text();
+    answered = true;
+    reply.status(response.status);
+    response.headers.forEach((value, name) => void reply.header(name, value));
+    return reply.send(body);
   });
 
   // Stateless: no stream to open and no session to end (what the SDK's stateless examples answer).
@@ -58,8 +71,16 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
   app.delete(MCP_PATH, methodNotAllowed);
 }
 
-/** The transport writes the reply itself: the headers this request already has (request id, rate limit) go with it. */
-function handOver(reply: FastifyReply): void {
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-  reply.hijack();
+/**
+ * The request as the SDK's web-standard transport reads it: method, address
+ * and headers. The body is not copied: Fastify has parsed it (within its body
+ * limit) and the transport takes it as `parsedBody`.
+ */
+function webRequestOf(request: FastifyRequest, origin: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return new Request(`${origin}${request.url}`, { method: request.method, headers });
 }
