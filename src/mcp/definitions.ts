@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.ts';
-import { requireScope, scopeAllows, type Auth, type Scope } from '../http/auth.ts';
+import { requireScope, scopeAllows, type Auth } from '../http/auth.ts';
 import { targetOf } from '../http/audit-hook.ts';
 import { detailsOfIssue, type ValidationEntry } from '../http/error-handler.ts';
 import { ApiError, errors } from '../http/errors.ts';
@@ -67,12 +67,12 @@ export class McpTools {
     return [...this.#byName.keys()];
   }
 
-  /** The tools this key may call: its scope covers them, and REST does not refuse its tie to one agent. */
+  /** The tools this key may call: its scope covers them, REST does not refuse its tie to one agent, and the plan has them. */
   listFor(auth: Auth): Tool[] {
-    const kind = `${auth.scope}:${auth.agentId === null ? 'workspace' : 'agent'}`;
+    const kind = `${auth.scope}:${auth.agentId === null ? 'workspace' : 'agent'}:${auth.plan.clients ? 'clients' : ''}`;
     let tools = this.#lists.get(kind);
     if (!tools) {
-      tools = [...this.#byName.values()].filter((tool) => visibleTo(tool, auth.scope, auth.agentId !== null)).map((tool) => tool.listed);
+      tools = [...this.#byName.values()].filter((tool) => visibleTo(tool, auth)).map((tool) => tool.listed);
       this.#lists.set(kind, tools);
     }
     return tools;
@@ -115,8 +115,9 @@ export class McpTools {
   }
 }
 
-function visibleTo(tool: ToolDefinition, scope: Scope, tied: boolean): boolean {
-  return scopeAllows(scope, tool.route.scope) && !(tied && tool.spec.untiedOnly);
+function visibleTo(tool: ToolDefinition, auth: Auth): boolean {
+  const { untiedOnly, planFeature } = tool.spec;
+  return scopeAllows(auth.scope, tool.route.scope) && !(auth.agentId !== null && untiedOnly) && (!planFeature || auth.plan[planFeature]);
 }
 
 /** A refusal as a tool result: isError, with the spec's error body as its text (no structuredContent, which an output schema would judge). */

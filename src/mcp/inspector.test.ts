@@ -20,7 +20,7 @@ describe('the MCP Inspector (CLI mode) against the running service', () => {
 
   before(async () => {
     service = await startService({ env: { PARLEY_RATE_LIMIT_PER_MINUTE: '100000' } });
-    ws = await service.seedWorkspace();
+    ws = await service.seedWorkspace({ plan: 'agency' });
   });
   after(async () => service?.close());
 

@@ -126,6 +126,29 @@ describe('MCP access: the API\'s keys, scopes, plans, audit and rate limit (spec
     assert.equal((await service.api('GET', `/agents/${agent}`, { key: ws.keys.manage })).status, 200, 'nothing was deleted');
   });
 
+  test('client tools: shown from the agency plan up; below it a call gives clients_not_in_plan, and a tied key is refused, as REST', async () => {
+    const clientTools = ['get_client', 'set_client', 'remove_client', 'new_report_link'];
+    const studio = await service.seedWorkspace({ plan: 'studio' });
+    const studioAgent = await seedAgent(service, studio);
+    const listed = await namesOf(studio.keys.manage);
+    for (const name of clientTools) assert.ok(!listed.includes(name), `${name} not listed on studio`);
+    assert.ok(listed.includes('get_analytics'));
+    const session = await connect(service, studio.keys.manage);
+    const refused = await session.refused('get_client', { id: studioAgent });
+    assert.equal(refused.code, 'clients_not_in_plan');
+    assert.deepEqual(refused, (await service.api('GET', `/agents/${studioAgent}/client`, { key: studio.keys.manage })).body.error);
+    await session.close();
+
+    const mine = await seedAgent(service, ws, 'Client agent');
+    const tied = await ws.addKey('manage', mine);
+    const tiedNames = await namesOf(tied.key);
+    for (const name of clientTools) assert.ok(!tiedNames.includes(name), `${name} not listed for a tied key`);
+    const tiedSession = await connect(service, tied.key);
+    const tiedRefused = await tiedSession.refused('set_client', { id: mine, name: 'X', email: 'x@example.com' });
+    assert.deepEqual(tiedRefused, (await service.api('PUT', `/agents/${mine}/client`, { key: tied.key, body: { name: 'X', email: 'x@example.com' } })).body.error);
+    await tiedSession.close();
+  });
+
   test('a key tied to one agent reaches only that agent, and is not shown create_agent', async () => {
     const mine = await seedAgent(service, ws, 'Mine');
     const other = await seedAgent(service, ws, 'Other');

@@ -163,6 +163,18 @@ describe('MCP tools (spec 1.6): each API operation as a tool, answering as REST 
     assert.equal(note.data.kind, 'note');
     assert.deepEqual(await ok('get_ticket', { id: agent, ticketId: ticket.id }), await rest('GET', `/agents/${agent}/tickets/${ticket.id}`));
 
+    // Clients and analytics (an enterprise workspace: clients are in its plan)
+    const client = await ok('set_client', { id: agent, name: 'Bakery Jansen', email: 'owner@bakery.example', language: 'nl', reportDay: 3 });
+    assert.equal(client.data.client.name, 'Bakery Jansen');
+    assert.equal(client.data.report.enabled, false, 'a first client gets no reports unless asked');
+    assert.deepEqual(await ok('get_client', { id: agent }), await rest('GET', `/agents/${agent}/client`));
+    const newLink = await ok('new_report_link', { id: agent });
+    assert.notEqual(newLink.data.report.link, client.data.report.link);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.deepEqual(await ok('get_analytics', { id: agent, from: today, to: today }), await rest('GET', `/agents/${agent}/analytics?from=${today}&to=${today}`));
+    const clientRemoved = await ok('remove_client', { id: agent });
+    assert.equal(clientRemoved.data.client, null);
+
     // Erasing
     assert.deepEqual((await ok('delete_conversation', { id: agent, conversationId: asked.data.conversationId })).data, { id: asked.data.conversationId, deleted: true });
     assert.deepEqual((await ok('delete_source', { id: agent, sourceId: qa.data.id })).data, { id: qa.data.id, deleted: true });

@@ -11,6 +11,8 @@ import { McpTools } from './definitions.ts';
 import { TOOLS } from './tools.ts';
 
 export const MCP_PATH = '/mcp';
+/** /mcp is JSON-RPC beside the REST API, described by its own tools/list (docs/mcp.md), not by the REST API's OpenAPI document. */
+const notInTheApiDocument = { schema: { hide: true } };
 
 const INSTRUCTIONS =
   'Parley hosts chat agents that answer visitors from their own material. These tools manage the agents, their sources, ' +
@@ -40,7 +42,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
     request.auth = admit(await countRequest(request, reply));
   });
 
-  app.post(MCP_PATH, async (request, reply) => {
+  app.post(MCP_PATH, notInTheApiDocument, async (request, reply) => {
     const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.listFor(request.auth) }));
     server.setRequestHandler(CallToolRequestSchema, (call) => {
@@ -67,8 +69,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
   // Stateless: no stream to open and no session to end (what the SDK's stateless examples answer).
   const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.status(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed.' }, id: null });
-  app.get(MCP_PATH, methodNotAllowed);
-  app.delete(MCP_PATH, methodNotAllowed);
+  app.get(MCP_PATH, notInTheApiDocument, methodNotAllowed);
+  app.delete(MCP_PATH, notInTheApiDocument, methodNotAllowed);
 }
 
 /**

@@ -4,7 +4,9 @@ import { requireAgent, requireAgentSettings } from '../modules/agents/access.ts'
 import { removeImage, setImage } from '../modules/agents/branding.ts';
 import * as agents from '../modules/agents/service.ts';
 import { deleteConversation, getConversation, listConversations } from '../modules/chat/conversations.ts';
+import { agentAnalytics } from '../modules/analytics/service.ts';
 import { correctAnswer } from '../modules/chat/correction.ts';
+import { deleteClient, getClient, putClient, rotateReportLink } from '../modules/clients/service.ts';
 import { createExport } from '../modules/chat/export.ts';
 import { askerOf } from '../modules/chat/routes.ts';
 import { answer } from '../modules/chat/service.ts';
@@ -45,6 +47,8 @@ export interface ToolSpec {
   omit?: string[];
   /** REST refuses keys tied to one agent here: such keys are not shown the tool. */
   untiedOnly?: boolean;
+  /** The plan feature REST requires (402 below it): keys of a plan without it are not shown the tool. */
+  planFeature?: 'clients';
   /** The REST reply body ({ data } or { data, pagination }) for this principal. */
   run(ctx: Context, auth: Auth, input: ToolInput): Promise<unknown>;
 }
@@ -381,5 +385,57 @@ export const TOOLS: ToolSpec[] = [
     description: 'Adds a note to a ticket that only the team sees (up to 10,000 characters); the visitor is not mailed. Returns the note.',
     hints: add,
     run: async (ctx, auth, { params, payload }) => single(await addNote(ctx, auth, params.id, params.ticketId, payload.body)),
+  },
+
+  // ------------------------------------------------------------ clients (agency plan and up; not for keys tied to one agent)
+  {
+    name: 'get_client',
+    route: 'GET /agents/:id/client',
+    description:
+      'Returns the client an agency runs this agent for (name, e-mail, language, since; the fees only for a manage key), or client null, and the monthly report settings with the client\'s archive link. Use it before changing the client or its reports.',
+    hints: read,
+    untiedOnly: true,
+    planFeature: 'clients',
+    run: async (ctx, auth, { params }) => single(await getClient(ctx, auth, params.id)),
+  },
+  {
+    name: 'set_client',
+    route: 'PUT /agents/:id/client',
+    description:
+      'Records the agent\'s client or changes it: any of name, email, language, fees, intro, signature, reportDay (1 to 28), transcripts, reportsEnabled and holdForReview; omitted fields stay. A first client needs name and email, and its monthly reports stay off unless reportsEnabled is true. Returns what get_client returns.',
+    hints: replace,
+    untiedOnly: true,
+    planFeature: 'clients',
+    run: async (ctx, auth, { params, payload }) => single(await putClient(ctx, auth, params.id, payload)),
+  },
+  {
+    name: 'remove_client',
+    route: 'DELETE /agents/:id/client',
+    description:
+      'Takes the client off the agent: its archive link stops at once and no more reports are made; the agent and its conversations stay. Use it when the agency no longer runs the agent for that client.',
+    hints: erase,
+    untiedOnly: true,
+    planFeature: 'clients',
+    run: async (ctx, auth, { params }) => single(await deleteClient(ctx, auth, params.id)),
+  },
+  {
+    name: 'new_report_link',
+    route: 'POST /agents/:id/client/report-link',
+    description:
+      'Makes a new link to the client\'s report archive; the old link stops at once, also in reports already sent. Use it when a link was shared too widely. Returns the client with the new report.link.',
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    untiedOnly: true,
+    planFeature: 'clients',
+    run: async (ctx, auth, { params }) => single(await rotateReportLink(ctx, auth, params.id)),
+  },
+
+  // ------------------------------------------------------------ analytics
+  {
+    name: 'get_analytics',
+    route: 'GET /agents/:id/analytics',
+    description:
+      'Returns an agent\'s figures for a period of UTC days (from and to as YYYY-MM-DD, default the last 30 days, at most 366): conversations, questions, feedback, average confidence, the share of weak answers, a series per day, confidence bands, top questions, the weakest answers worth a correction, and the widget\'s figures. Test conversations are left out.',
+    hints: read,
+    run: async (ctx, auth, { params, payload }) => single(await agentAnalytics(ctx, auth, params.id, payload)),
   },
 ];
