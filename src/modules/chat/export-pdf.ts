@@ -65,7 +65,7 @@ const LABEL_ROOM = 36;
 let fonts: { regular: Buffer; bold: Buffer } | undefined;
 
 /** The DejaVu fonts, found through their package (not a fixed path), read once. */
-function dejaVu(): { regular: Buffer; bold: Buffer } {
+export function dejaVu(): { regular: Buffer; bold: Buffer } {
   if (!fonts) {
     const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
     fonts = { regular: readFileSync(path.join(dir, 'DejaVuSans.ttf')), bold: readFileSync(path.join(dir, 'DejaVuSans-Bold.ttf')) };

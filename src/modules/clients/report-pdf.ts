@@ -4,26 +4,14 @@
  * month before, the two charts as images, top questions, start pages and the
  * agency's signature, with a page number on every page.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import PDFDocument from 'pdfkit';
+import { dejaVu } from '../chat/export-pdf.ts';
 import type { ReportContent } from './report.ts';
 
 const MARGIN = 56;
 const INK = '#1a1a1a';
 const MUTED = '#5f6368';
 const RULE = '#d0d4d9';
-
-let fonts: { regular: Buffer; bold: Buffer } | undefined;
-
-function dejaVu(): { regular: Buffer; bold: Buffer } {
-  if (!fonts) {
-    const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-    fonts = { regular: readFileSync(path.join(dir, 'DejaVuSans.ttf')), bold: readFileSync(path.join(dir, 'DejaVuSans-Bold.ttf')) };
-  }
-  return fonts;
-}
 
 export async function renderReportPdf(report: ReportContent): Promise<Buffer> {
   const { regular, bold } = dejaVu();
