@@ -4,10 +4,10 @@ import { startService, type Service, type SeededWorkspace } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { assertError } from '../../../test/support/assertions.ts';
 import { ingestWebsitePage } from '../knowledge/ingest.ts';
-import { waitForSource } from '../knowledge/test-support.ts';
+import { serve, startServer, waitForSource } from '../knowledge/test-support.ts';
 import { readStream, seedTexts } from './test-support.ts';
 
-const env = { PARLEY_RATE_LIMIT_PER_MINUTE: '100000' };
+const env = { PARLEY_RATE_LIMIT_PER_MINUTE: '100000', PARLEY_ALLOW_PRIVATE_URLS: '1' };
 
 const KNOWLEDGE = [
   { title: 'Opening hours', content: 'Our shop in Utrecht is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00. It is closed on Sundays and public holidays.' },
@@ -98,6 +98,23 @@ describe('chat with the offline model', () => {
     assert.match(other.body.data.answer, /^I'm sorry/);
     const none = await ask({ message: '???' });
     assert.match(none.body.data.answer, /^I'm sorry/);
+  });
+
+  test('a file source is named without its address, which can carry a credential, in the answer and in the model\'s material', async () => {
+    const files = await startServer({ '/price-list.md': serve('# Price list\n\nA tandem bicycle rents for forty euros a day, helmets included.', 'text/markdown') });
+    try {
+      const added = await service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: { type: 'file', url: `${files.url}/price-list.md?token=s3cret` } });
+      assert.equal(added.status, 201, JSON.stringify(added.body));
+      await waitForSource(service, ws.keys.read, agent, added.body.data.id);
+      const reply = await ask({ message: 'How much does a tandem bicycle cost to rent per day?' });
+      assert.equal(reply.status, 200);
+      const source = reply.body.data.sources.find((s: { id: string }) => s.id === added.body.data.id);
+      assert.ok(source, JSON.stringify(reply.body.data.sources));
+      assert.equal(source.url, null);
+      assert.doesNotMatch(JSON.stringify(reply.body.data), /s3cret/);
+    } finally {
+      await files.close();
+    }
   });
 
   test('with page, the passages of that page come first; its query and fragment are not read', async () => {

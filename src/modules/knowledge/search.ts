@@ -33,6 +33,7 @@ export interface PassageHit {
   passageId: string;
   sourceId: string;
   sourceName: string;
+  /** A website source's page address; null for other sources (a file's address may carry a credential, and answers show it). */
   url: string | null;
   title: string;
   text: string;
@@ -187,11 +188,14 @@ async function scoreWithPruning(ctx: Context, essential: QueryTerm[], others: Qu
     ), top as (
       select passage_seq, score from candidates order by score desc, passage_seq limit ${k}
     )
-    select p.id, p.source_id, s.name as source_name, p.url, p.title, p.text, top.score::float8 as score
+    select p.id, p.source_id, s.name as source_name, ${publicUrl}, p.title, p.text, top.score::float8 as score
     from top join passages p on p.seq = top.passage_seq join sources s on s.id = p.source_id
     order by top.score desc, top.passage_seq`.execute(ctx.db);
   return result.rows.map((row) => ({ ...row, score: Number(row.score) }));
 }
+
+/** The passage's address as answers may show it: only a website source's page (see PassageHit.url). */
+const publicUrl = sql<string | null>`case when s.type = 'website' then p.url end`.as('url');
 
 interface ScoredPassage {
   id: string;
@@ -245,7 +249,7 @@ async function withPassages(ctx: Context, agentId: string, ranked: Ranked[], kno
       : await ctx.db
           .selectFrom('passages as p')
           .innerJoin('sources as s', 's.id', 'p.source_id')
-          .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
+          .select(['p.id', 'p.source_id', 's.name', publicUrl, 'p.title', 'p.text'])
           .where('p.agent_id', '=', agentId)
           .where('p.id', 'in', missing)
           .execute();
