@@ -64,7 +64,7 @@ const open = createSafeFetch({ allowPrivate: true });
 
 test('loopback, private, link-local, mapped and unspecified addresses are refused when private URLs are not allowed', async () => {
   const local = await serve((_req, res) => res.end('secret'));
-  const hosts = ['127.0.0.1', 'localhost', '[::1]', '10.0.0.1', '169.254.169.254', '[::ffff:127.0.0.1]', '0.0.0.0'];
+  const hosts = ['127.0.0.1', 'localhost', '[::1]', '10.0.0.1', '169.254.169.254', '[::ffff:127.0.0.1]', '0.0.0.0', '[::7f00:1]', '[::a00:1]'];
   for (const host of hosts) {
     const url = `http://${host}:${local.port}/`;
     await assert.rejects(guarded.check(url), failsWith('unsafe_url'), url);

@@ -117,8 +117,20 @@ function parseUrl(raw: string, base?: URL): URL {
 function isAllowedAddress(address: string, allowPrivate: boolean): boolean {
   if (!ipaddr.isValid(address)) return false;
   // process() turns ::ffff:a.b.c.d into a.b.c.d so mapped addresses get the IPv4 verdict.
-  const range = ipaddr.process(address).range();
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range === 'unicast' && isIPv4Compatible(parsed)) return false;
   return range === 'unicast' || (allowPrivate && PRIVATE_RANGES.has(range));
+}
+
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * ::a.b.c.d (IPv4-compatible, deprecated) is "unicast" to ipaddr.js, yet a system with
+ * the automatic tunnel (sit0) sends it to a.b.c.d, whatever that is: no receiver needs one.
+ */
+function isIPv4Compatible(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).match(IPV4_COMPATIBLE);
 }
 
 /** Every address the host stands for, all of them checked; throws when any one is refused. */
