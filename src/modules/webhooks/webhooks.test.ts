@@ -92,7 +92,8 @@ describe('the webhook resource (spec 2.13, 4.14)', () => {
       'https://127.0.0.1/hook', 'https://localhost/hook', 'https://10.0.0.1/hook', 'https://172.16.5.4/hook', 'https://192.168.1.1/hook',
       'https://169.254.169.254/latest', 'https://100.64.0.1/hook', 'https://224.0.0.1/hook', 'https://0.0.0.0/hook', 'https://[::1]/hook',
       'https://[::ffff:127.0.0.1]/hook', 'https://[::ffff:8.8.8.8]/hook', 'https://[fd00::1]/hook', 'https://[fe80::1]/hook', 'https://255.255.255.255/hook',
-      'https://198.18.0.1/hook',
+      'https://198.18.0.1/hook', 'https://192.0.2.1/hook', 'https://240.0.0.1/hook', 'https://[::7f00:1]/hook', 'https://[::a00:1]/hook',
+      'https://[64:ff9b::a00:1]/hook', 'https://[2002:a00:1::]/hook', 'https://[2001:db8::1]/hook', 'https://[ff02::1]/hook',
     ];
     for (const url of unsafe) {
       const reply = await add({ url });
@@ -295,6 +296,34 @@ describe('deliveries (spec 6, 3.4)', () => {
     await advance(service, 13 * 3600);
     await sleep(QUIET_MS);
     assert.equal(receiver.received.length, 7);
+  });
+
+  test('a lead of the failing day still waiting when the webhook is switched off is given up: it is not sent later', async () => {
+    const { hook, agentId } = await setUp();
+    receiver.answer = 'fail';
+    await leaveLead(service.url, agentId, 'First');
+    await receiver.waitFor(1);
+    // The first lead's schedule up to its sixth failure; then a second lead arrives (and fails).
+    for (const [i, delay] of RETRY_DELAYS_SECONDS.slice(0, -1).entries()) {
+      await advance(service, delay + Math.ceil(delay * 0.01) + 1);
+      await receiver.waitFor(i + 2);
+    }
+    const second = await leaveLead(service.url, agentId, 'Second');
+    await receiver.waitFor(7);
+    // The first lead's seventh failure switches the webhook off while the second's retries wait.
+    await advance(service, 12 * 3600 + Math.ceil(12 * 36) + 1);
+    await smtp.waitFor((m) => m.subject.includes('Webhook switched off') && m.text.includes(hook.id));
+    await sleep(QUIET_MS);
+    const arrived = receiver.received.length;
+    const secondDelivery = String(receiver.received.find((r) => r.body.data.id === second)!.headers['service-delivery']);
+    receiver.answer = 'ok';
+    for (const step of [3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400]) await advance(service, step);
+    await sleep(QUIET_MS);
+    assert.equal(receiver.received.length, arrived, 'nothing arrives after the switch-off');
+    assert.ok(receiver.received.every((r) => r.answeredWith === 'fail'), 'the receiver never got a lead through');
+    const [row] = (await sql<{ status: string; attempts: number }>`select status, attempts from webhook_deliveries where id = ${secondDelivery}`.execute(service.ctx.db)).rows;
+    assert.equal(row!.status, 'failed', 'the second lead is given up');
+    assert.ok(row!.attempts < 7, `given up after ${row!.attempts} attempts, before its own schedule ran out`);
   });
 
   test('a redirect is not followed and counts as a failure', async () => {
