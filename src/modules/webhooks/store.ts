@@ -133,20 +133,34 @@ export async function fanOut(db: Db, now: Date, newDeliveryId: () => string, lim
  * Claims due deliveries for one attempt each: at most `perWebhook` running per
  * webhook across all workers, so a slow receiver holds up only its own
  * deliveries. The claim lasts until `claimUntil` (real time).
+ *
+ * The webhooks with waiting deliveries are found by skipping through the index one
+ * webhook at a time (a loose index scan), and for each the running ones are counted
+ * and its first due ones read in order, all through migrations/018's indexes: the
+ * cost follows the webhooks with work, not the number of deliveries waiting.
  */
 export async function claimDue(db: Db, now: Date, realNow: Date, claimUntil: Date, perWebhook: number, limit: number): Promise<DeliveryRow[]> {
   const result = await sql<DeliveryRow>`
-    with running as (
-      select webhook_id, count(*)::int as n from webhook_deliveries
-      where status = 'pending' and claimed_until > ${realNow}
-      group by webhook_id
-    ), due as (
-      select id, webhook_id, row_number() over (partition by webhook_id order by next_attempt_at, id) as place
-      from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= ${now} and (claimed_until is null or claimed_until <= ${realNow})
+    with recursive hooks(webhook_id) as (
+      (select webhook_id from webhook_deliveries where status = 'pending' order by webhook_id limit 1)
+      union all
+      select (select d.webhook_id from webhook_deliveries d
+              where d.status = 'pending' and d.webhook_id > hooks.webhook_id order by d.webhook_id limit 1)
+      from hooks where hooks.webhook_id is not null
     ), picked as (
-      select due.id from due left join running using (webhook_id)
-      where due.place + coalesce(running.n, 0) <= ${perWebhook}
+      select due.id from hooks
+      cross join lateral (
+        select count(*)::int as n from webhook_deliveries r
+        where r.webhook_id = hooks.webhook_id and r.status = 'pending' and r.claimed_until is not null and r.claimed_until > ${realNow}
+      ) running
+      cross join lateral (
+        select d.id from webhook_deliveries d
+        where d.webhook_id = hooks.webhook_id and d.status = 'pending' and d.next_attempt_at <= ${now}
+          and (d.claimed_until is null or d.claimed_until <= ${realNow})
+        order by d.next_attempt_at, d.id
+        limit greatest(cast(${perWebhook} as integer) - running.n, 0)
+      ) due
+      where hooks.webhook_id is not null
       limit ${limit}
     )
     update webhook_deliveries d set claimed_until = ${claimUntil}, attempts = d.attempts + 1
