@@ -9,6 +9,8 @@ import { startSmtpCapture, type ReceivedMail, type SmtpCapture } from '../mail/t
 import { mailWorker } from '../mail/delivery.ts';
 import { clientsWorker, makeReport, sweepReports } from './jobs.ts';
 import { attachmentsOf } from './test-support.ts';
+import { visitorRequest } from '../visitors/test-support.ts';
+import { enableLeads, leaveLead } from '../webhooks/test-support.ts';
 
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
 
@@ -98,6 +100,11 @@ describe('monthly reports (spec 4.12): made on reportDay by a durable job, maile
     await converse(agent, '2027-03-10T15:00:00.000Z', 'Hebben jullie glutenvrij brood?');
     await converse(agent, '2027-03-20T08:00:00.000Z', 'Wat kost een verjaardagstaart?');
     await converse(agent, '2027-03-12T08:00:00.000Z', 'Een testvraag uit de speeltuin', 'playground');
+    // On the 25th of March (the clock): a visitor starts a conversation on a page, and a lead is left.
+    const chat = await visitorRequest(service, 'POST', `/agents/${agent}/chat`, { body: { message: 'Waar vind ik jullie winkel?', openedBy: 'launcher', page: { url: 'https://jansen.example/contact' } } });
+    assert.equal(chat.status, 200, JSON.stringify(chat.body));
+    await enableLeads(service, ws, agent);
+    await leaveLead(service.url, agent, 'Anna de Vries');
 
     // The last minute of March: nothing is due yet.
     await setClock('2027-03-31T23:59:00.000Z');
@@ -110,11 +117,13 @@ describe('monthly reports (spec 4.12): made on reportDay by a durable job, maile
     assert.match(mail.headers.get('reply-to') ?? '', /owner@example\.com/);
     assert.match(mail.text, /^Beste Bakkerij Jansen,/);
     assert.match(mail.text, /Hierbij het overzicht van uw chatassistent\./);
-    assert.match(mail.text, /Gesprekken: 4 \(Maand ervoor: 1\)/);
-    assert.match(mail.text, /Vragen: 4 \(Maand ervoor: 1\)/);
+    assert.match(mail.text, /Gesprekken: 5 \(Maand ervoor: 1\)/);
+    assert.match(mail.text, /Vragen: 5 \(Maand ervoor: 1\)/);
+    assert.match(mail.text, /Leads: 1 \(Maand ervoor: 0\)/);
     assert.match(mail.text, /Tickets: 0 \(Maand ervoor: 0\)/);
+    assert.match(mail.text, /Pagina's waar gesprekken begonnen\n.*https:\/\/jansen\.example\/contact \(1\)/);
     assert.match(mail.text, /1\. Hebben jullie glutenvrij brood\? \(2\)/);
-    assert.match(mail.text, /De 4 gesprekken van deze maand zijn bijgevoegd als pdf\./);
+    assert.match(mail.text, /De 5 gesprekken van deze maand zijn bijgevoegd als pdf\./);
     assert.match(mail.text, /Met vriendelijke groet, Webbureau Zuid/);
     assert.match(mail.html ?? '', /<html lang="nl">/);
     assert.match(mail.html ?? '', /<img src="cid:conversations-chart@parley" alt="Gesprekken per dag"/);
@@ -128,11 +137,11 @@ describe('monthly reports (spec 4.12): made on reportDay by a durable job, maile
     assert.deepEqual(pdfs.map((a) => a.fileName), ['report-2027-03.pdf', 'conversations-2027-03.pdf']);
 
     const report = await pdfText(pdfs[0]!.content);
-    for (const words of ['Maandrapport', 'maart 2027 · Bakkerij Jansen', 'Chatassistent: Assistent Jansen', 'Hierbij het overzicht van uw chatassistent.', 'De maand in cijfers', 'Gesprekken per dag', 'Antwoorden naar zekerheid', 'Meest gestelde vragen', '1. Hebben jullie glutenvrij brood? (2)', 'Met vriendelijke groet, Webbureau Zuid', 'Pagina 1']) {
+    for (const words of ['Maandrapport', 'maart 2027 · Bakkerij Jansen', 'Chatassistent: Assistent Jansen', 'Hierbij het overzicht van uw chatassistent.', 'De maand in cijfers', 'Gesprekken per dag', 'Antwoorden naar zekerheid', 'Meest gestelde vragen', '1. Hebben jullie glutenvrij brood? (2)', "Pagina's waar gesprekken begonnen", 'https://jansen.example/contact (1)', 'Met vriendelijke groet, Webbureau Zuid', 'Pagina 1']) {
       assert.ok(report.includes(words), `the report PDF says "${words}": ${report}`);
     }
     const transcripts = await pdfText(pdfs[1]!.content);
-    for (const question of ['Bezorgen jullie ook in Utrecht?', 'Hebben jullie glutenvrij brood?', 'Wat kost een verjaardagstaart?']) assert.ok(transcripts.includes(question), question);
+    for (const question of ['Bezorgen jullie ook in Utrecht?', 'Hebben jullie glutenvrij brood?', 'Wat kost een verjaardagstaart?', 'Waar vind ik jullie winkel?']) assert.ok(transcripts.includes(question), question);
     assert.ok(!transcripts.includes('testvraag'), 'test conversations stay out');
     assert.ok(!transcripts.includes('zondag'), 'only the month of the report');
 
@@ -168,6 +177,13 @@ describe('monthly reports (spec 4.12): made on reportDay by a durable job, maile
     assert.equal(conversations.status, 200);
     assert.ok(conversations.body.data.length >= 5);
     assert.deepEqual(await reportsOf(agent), []);
+
+    // No more reports: the next report day passes without one.
+    await setClock('2027-05-01T00:00:30.000Z');
+    await sweepReports(service.ctx);
+    await settle(service);
+    assert.deepEqual(await reportsOf(agent), []);
+    assert.equal(smtp.received.filter((m) => m.to.includes(email)).length, 1);
   });
 
   test('the report is in the client’s language: en, nl, fr, de, es', async () => {
