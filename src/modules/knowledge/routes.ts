@@ -5,13 +5,13 @@ import type { Context } from '../../context.ts';
 import { commonErrors, errorBody, list, single, timestamp } from '../../http/schemas.ts';
 import { pageQuery } from '../../http/paging.ts';
 import { requireAgent } from '../agents/access.ts';
+import { agentParams } from '../agents/schemas.ts';
 import { crawlSchema } from './crawl/schemas.ts';
 import { addSource, deleteSource, getSource, listSources, retrain } from './service.ts';
 import type { SourceRow, SourceSummary } from './store.ts';
 
 const tags = ['sources'];
-const agentParams = z.strictObject({ id: z.string() });
-const sourceParams = z.strictObject({ id: z.string(), sourceId: z.string() });
+const sourceParams = agentParams.extend({ sourceId: z.string().max(100) });
 
 const url = z.string().min(1).max(2000);
 export const newSourceBody = z.discriminatedUnion('type', [
