@@ -70,6 +70,26 @@ describe('MCP tools (spec 1.6): each API operation as a tool, answering as REST 
     assert.deepEqual(Object.keys((byName.add_qa_source!.inputSchema as any).properties).sort(), ['answer', 'id', 'question']);
   });
 
+  test('annotations agree with what each operation does: only reads are read-only, removals and overwrites are destructive, fetching is open-world', async () => {
+    const { tools } = await mcp.client.listTools();
+    for (const spec of TOOLS) {
+      const hints = tools.find((tool) => tool.name === spec.name)!.annotations!;
+      const method = spec.route.split(' ')[0];
+      const fields = Object.keys(tools.find((tool) => tool.name === spec.name)!.inputSchema.properties ?? {});
+      if (hints.readOnlyHint) {
+        assert.equal(method, 'GET', `${spec.name}: a read-only tool is a GET`);
+        assert.deepEqual([hints.destructiveHint, hints.idempotentHint, hints.openWorldHint], [false, true, false], `${spec.name}: a read changes and fetches nothing`);
+      }
+      if (method !== 'GET') assert.equal(hints.readOnlyHint, false, `${spec.name}: ${method} changes something`);
+      if (method === 'DELETE' || method === 'PUT' || method === 'PATCH') assert.equal(hints.destructiveHint, true, `${spec.name}: ${method} removes or overwrites`);
+      // Parley fetches an address given as url (a file, a website, an image) or as create_agent's website.
+      assert.equal(hints.openWorldHint, fields.includes('url') || fields.includes('website'), `${spec.name}: openWorldHint`);
+    }
+    // The two reads that make something: the identity secret on first read, and an export link (a credential).
+    const makers = tools.filter((tool) => !tool.annotations!.readOnlyHint && TOOLS.find((spec) => spec.name === tool.name)!.route.startsWith('GET '));
+    assert.deepEqual(makers.map((tool) => tool.name).sort(), ['export_conversations', 'get_identity_secret']);
+  });
+
   test('workspace, models and setup guide: the REST replies', async () => {
     assert.deepEqual(await ok('get_workspace'), await rest('GET', '/workspace'));
     assert.deepEqual(await ok('list_models'), await rest('GET', '/models'));

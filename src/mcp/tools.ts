@@ -11,7 +11,7 @@ import { createExport } from '../modules/chat/export.ts';
 import { askerOf } from '../modules/chat/routes.ts';
 import { answer } from '../modules/chat/service.ts';
 import { cancelLatestCrawl, getLatestCrawl } from '../modules/knowledge/crawl/service.ts';
-import { sourceView } from '../modules/knowledge/routes.ts';
+import { sourceView, sourceWithContentView } from '../modules/knowledge/routes.ts';
 import { addSource, deleteSource, getSource, listSources, retrain } from '../modules/knowledge/service.ts';
 import { deleteLead, getLead, listLeads } from '../modules/leads/service.ts';
 import { addNote, changeStatus, getTicket, listTickets } from '../modules/tickets/service.ts';
@@ -108,7 +108,8 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'get_agent',
     route: 'GET /agents/:id',
-    description: 'Returns one agent with all its settings: instructions, languages, model, retrieval, allowed origins, branding, lead form, tickets, actions and status.',
+    description:
+      'Returns one agent with all its settings: instructions, languages, model, retrieval, allowed origins, branding, lead form, tickets, actions and status. Use it to read the current settings before changing them with update_agent.',
     hints: read,
     run: async (ctx, auth, { params }) => single(await agents.getAgent(ctx, auth, params.id)),
   },
@@ -148,7 +149,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'remove_branding_image',
     route: 'DELETE /agents/:id/branding/:image',
-    description: 'Removes the agent\'s logo or icon; the widget falls back to its default look. Returns the agent.',
+    description: 'Removes the agent\'s logo or icon; the widget falls back to its default look. Use it when the user wants the image gone rather than replaced (set_branding_image replaces). Returns the agent.',
     hints: erase,
     run: async (ctx, auth, { params }) => single(await removeImage(ctx, auth, params.id, params.image)),
   },
@@ -170,7 +171,8 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'rotate_identity_secret',
     route: 'POST /agents/:id/identity-secret/rotate',
-    description: 'Replaces the agent\'s identity secret with a new one; hashes made with the old secret stop signing visitors in at once. Returns the new secret.',
+    description:
+      'Replaces the agent\'s identity secret with a new one; hashes made with the old secret stop signing visitors in at once. Use it only when the secret leaked or the user asks, since the site\'s server must then be given the new one. Returns the new secret.',
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     run: async (ctx, auth, { params }) => single(await rotateIdentitySecret(ctx, auth, params.id)),
   },
@@ -192,10 +194,7 @@ export const TOOLS: ToolSpec[] = [
     route: 'GET /agents/:id/sources/:sourceId',
     description: 'Returns one source with its full text content and status. Use it to check what the agent was taught or whether a new source is ready.',
     hints: read,
-    run: async (ctx, auth, input) => {
-      const source = await getSource(ctx, await agentOf(ctx, auth, input), input.params.sourceId);
-      return single({ ...sourceView(source), content: source.type === 'qa' ? `${source.name}\n\n${source.content}` : source.content });
-    },
+    run: async (ctx, auth, input) => single(sourceWithContentView(await getSource(ctx, await agentOf(ctx, auth, input), input.params.sourceId))),
   },
   ...(
     [
@@ -230,7 +229,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'delete_source',
     route: 'DELETE /agents/:id/sources/:sourceId',
-    description: 'Deletes one source and everything the agent learned from it. Irreversible.',
+    description: 'Deletes one source and everything the agent learned from it; answers no longer draw on it. Use it for outdated or wrong material (to fix one answer, correct_answer is lighter). Irreversible; returns the id with deleted true.',
     hints: erase,
     run: async (ctx, auth, input) => {
       await deleteSource(ctx, await agentOf(ctx, auth, input), input.params.sourceId);
@@ -240,7 +239,8 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'get_crawl',
     route: 'GET /agents/:id/crawl',
-    description: 'Returns the progress of the agent\'s latest website crawl: status (queued, running, completed, failed, cancelled), pages processed, discovered, pending and failed, and why it stopped early.',
+    description:
+      'Returns the progress of the agent\'s latest website crawl: status (queued, running, completed, failed, cancelled), pages processed, discovered, pending and failed, and why it stopped early. Use it after add_website_source or create_agent with a website to see when the pages are in.',
     hints: read,
     run: async (ctx, auth, input) => single(await getLatestCrawl(ctx, await agentOf(ctx, auth, input))),
   },
@@ -284,7 +284,8 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'get_conversation',
     route: 'GET /agents/:id/conversations/:conversationId',
-    description: 'Returns one conversation with all its messages: questions with their page and files, answers with confidence, grounding, sources, feedback and model.',
+    description:
+      'Returns one conversation with all its messages: questions with their page and files, answers with confidence, grounding, sources, feedback and model. Use it to read what a visitor asked and how the agent answered, or to find an answer\'s id for correct_answer.',
     hints: read,
     run: async (ctx, auth, input) => single(await getConversation(ctx, askerOf(auth), await agentOf(ctx, auth, input), input.params.conversationId)),
   },
@@ -329,7 +330,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'delete_visitor_file',
     route: 'DELETE /agents/:id/visitor-files/:fileId',
-    description: 'Erases a file a visitor sent and its text; the conversation stays. Irreversible.',
+    description: 'Erases a file a visitor sent and its text, for example on the visitor\'s request; the conversation stays. Irreversible; returns the id with deleted true.',
     hints: erase,
     run: async (ctx, auth, { params }) => single(await deleteVisitorFile(ctx, auth, params.id, params.fileId)),
   },
@@ -345,14 +346,15 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'get_lead',
     route: 'GET /agents/:id/leads/:leadId',
-    description: 'Returns one lead with what the visitor was shown when leaving it (intro, consent text, privacy address) and when it will be deleted.',
+    description:
+      'Returns one lead with what the visitor was shown when leaving it (intro, consent text, privacy address) and when it will be deleted. Use it to check what a visitor agreed to before contacting them.',
     hints: read,
     run: async (ctx, auth, { params }) => single(await getLead(ctx, auth, params.id, params.leadId)),
   },
   {
     name: 'delete_lead',
     route: 'DELETE /agents/:id/leads/:leadId',
-    description: 'Erases one lead (for example on the visitor\'s request); its conversation stays. Irreversible.',
+    description: 'Erases one lead (for example on the visitor\'s request); its conversation stays. Irreversible; returns the id with deleted true.',
     hints: erase,
     run: async (ctx, auth, { params }) => single(await deleteLead(ctx, auth, params.id, params.leadId)),
   },
@@ -368,21 +370,24 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'get_ticket',
     route: 'GET /agents/:id/tickets/:ticketId',
-    description: 'Returns one ticket with its question and all its entries, oldest first: visitor replies, team replies, internal notes and held mails.',
+    description:
+      'Returns one ticket with its question and all its entries, oldest first: visitor replies, team replies, internal notes and held mails. Use it to read a ticket\'s history before changing its status or adding a note.',
     hints: read,
     run: async (ctx, auth, { params }) => single(await getTicket(ctx, auth, params.id, params.ticketId)),
   },
   {
     name: 'update_ticket_status',
     route: 'PATCH /agents/:id/tickets/:ticketId',
-    description: 'Sets a ticket\'s status to open, waiting or solved; nothing is mailed to the visitor. A solved ticket is deleted after its expiry. Returns the ticket.',
+    description:
+      'Sets a ticket\'s status to open, waiting or solved; nothing is mailed to the visitor. Use it to track where a ticket stands; a solved ticket is deleted after its expiry. Returns the ticket.',
     hints: replace,
     run: async (ctx, auth, { params, payload }) => single(await changeStatus(ctx, auth, params.id, params.ticketId, payload.status)),
   },
   {
     name: 'add_ticket_note',
     route: 'POST /agents/:id/tickets/:ticketId/notes',
-    description: 'Adds a note to a ticket that only the team sees (up to 10,000 characters); the visitor is not mailed. Returns the note.',
+    description:
+      'Adds a note to a ticket that only the team sees (up to 10,000 characters); the visitor is not mailed. Use it to record what was done or decided; replying to the visitor is done in the dashboard. Returns the note.',
     hints: add,
     run: async (ctx, auth, { params, payload }) => single(await addNote(ctx, auth, params.id, params.ticketId, payload.body)),
   },

@@ -5,13 +5,13 @@ import type { Context } from '../../context.ts';
 import { commonErrors, errorBody, list, single, timestamp } from '../../http/schemas.ts';
 import { pageQuery } from '../../http/paging.ts';
 import { requireAgent } from '../agents/access.ts';
+import { agentParams } from '../agents/schemas.ts';
 import { crawlSchema } from './crawl/schemas.ts';
 import { addSource, deleteSource, getSource, listSources, retrain } from './service.ts';
-import type { SourceSummary } from './store.ts';
+import type { SourceRow, SourceSummary } from './store.ts';
 
 const tags = ['sources'];
-const agentParams = z.strictObject({ id: z.string() });
-const sourceParams = z.strictObject({ id: z.string(), sourceId: z.string() });
+const sourceParams = agentParams.extend({ sourceId: z.string().max(100) });
 
 const url = z.string().min(1).max(2000);
 export const newSourceBody = z.discriminatedUnion('type', [
@@ -56,6 +56,11 @@ export function sourceView(row: SourceSummary) {
     createdAt: new Date(row.created_at).toISOString(),
     processedAt: row.processed_at ? new Date(row.processed_at).toISOString() : null,
   };
+}
+
+/** A source with what the agent was taught from it; a Q&A pair's content is its question and answer. */
+export function sourceWithContentView(source: SourceRow) {
+  return { ...sourceView(source), content: source.type === 'qa' ? `${source.name}\n\n${source.content}` : source.content };
 }
 
 const fileErrors = { ...commonErrors, 413: errorBody, 415: errorBody, 422: errorBody };
@@ -103,8 +108,7 @@ export async function knowledgeRoutes(parent: FastifyInstance, ctx: Context): Pr
     },
     async (request) => {
       const agent = await requireAgent(ctx, request.auth, request.params.id);
-      const source = await getSource(ctx, agent, request.params.sourceId);
-      return { data: { ...sourceView(source), content: source.type === 'qa' ? `${source.name}\n\n${source.content}` : source.content } };
+      return { data: sourceWithContentView(await getSource(ctx, agent, request.params.sourceId)) };
     },
   );
 

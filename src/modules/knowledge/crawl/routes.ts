@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../../context.ts';
 import { commonErrors, single } from '../../../http/schemas.ts';
 import { requireAgent } from '../../agents/access.ts';
-import { agentParams, crawlCancelledSchema, crawlSchema } from './schemas.ts';
+import { agentParams } from '../../agents/schemas.ts';
+import { crawlCancelledSchema, crawlSchema } from './schemas.ts';
 import { cancelLatestCrawl, getLatestCrawl } from './service.ts';
 
 export async function crawlRoutes(parent: FastifyInstance, ctx: Context): Promise<void> {

@@ -13,5 +13,3 @@ export const crawlSchema = z
   .meta({ id: 'Crawl' });
 
 export const crawlCancelledSchema = z.object({ id: z.string(), cancelled: z.literal(true), processed: z.number().int() });
-
-export const agentParams = z.strictObject({ id: z.string() });
