@@ -8,7 +8,7 @@ import { agentAnalytics } from '../modules/analytics/service.ts';
 import { correctAnswer } from '../modules/chat/correction.ts';
 import { deleteClient, getClient, putClient, rotateReportLink } from '../modules/clients/service.ts';
 import { createExport } from '../modules/chat/export.ts';
-import { askerOf } from '../modules/chat/routes.ts';
+import { askerOf, exporterOf, keyQuestion } from '../modules/chat/routes.ts';
 import { answer } from '../modules/chat/service.ts';
 import { cancelLatestCrawl, getLatestCrawl } from '../modules/knowledge/crawl/service.ts';
 import { sourceView, sourceWithContentView } from '../modules/knowledge/routes.ts';
@@ -268,10 +268,7 @@ export const TOOLS: ToolSpec[] = [
       'Asks an agent a question and returns its answer with confidence (0 to 100), grounding, the sources used and the credits spent; the conversation is recorded with channel api. Pass conversationId from an earlier answer to continue that conversation.',
     hints: add,
     omit: ['stream'],
-    run: async (ctx, auth, input) => {
-      const { test, ...question } = input.payload;
-      return single(await answer(ctx, askerOf(auth), await requireAgentSettings(ctx, auth, input.params.id, { active: true }), { ...question, channel: test ? 'playground' : 'api' }));
-    },
+    run: async (ctx, auth, input) => single(await answer(ctx, askerOf(auth), await requireAgentSettings(ctx, auth, input.params.id, { active: true }), keyQuestion(input.payload))),
   },
   {
     name: 'list_conversations',
@@ -302,10 +299,7 @@ export const TOOLS: ToolSpec[] = [
     description:
       'Makes a download link to a PDF of the conversations of a period (default the last 30 days, at most the 500 most recent), optionally of one channel. The link works without a key for 15 minutes: give it to the user, it is a credential.',
     hints: add,
-    run: async (ctx, auth, input) => {
-      const exporter = { workspaceId: auth.workspaceId, keyId: auth.keyId, seesTests: askerOf(auth).seesTests };
-      return single(await createExport(ctx, exporter, await agentOf(ctx, auth, input), input.payload));
-    },
+    run: async (ctx, auth, input) => single(await createExport(ctx, exporterOf(auth), await agentOf(ctx, auth, input), input.payload)),
   },
   {
     name: 'correct_answer',

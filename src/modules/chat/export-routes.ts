@@ -8,7 +8,7 @@ import { agentParams } from '../agents/schemas.ts';
 import { sourceSchema, sourceView } from '../knowledge/routes.ts';
 import { correctAnswer } from './correction.ts';
 import { createExport, openExport } from './export.ts';
-import { askerOf } from './routes.ts';
+import { askerOf, exporterOf } from './routes.ts';
 import { agentMessageParams, correctionBody, exportQuery, exportReply } from './schemas.ts';
 
 const tags = ['chat'];
@@ -50,8 +50,7 @@ export async function exportRoutes(parent: FastifyInstance, ctx: Context): Promi
     },
     async (request) => {
       const agent = await requireAgent(ctx, request.auth, request.params.id);
-      const exporter = { workspaceId: request.auth.workspaceId, keyId: request.auth.keyId, seesTests: askerOf(request.auth).seesTests };
-      return { data: await createExport(ctx, exporter, agent, request.query) };
+      return { data: await createExport(ctx, exporterOf(request.auth), agent, request.query) };
     },
   );
 

@@ -7,7 +7,8 @@ import type { Auth } from '../../http/auth.ts';
 import { commonErrors, list, single } from '../../http/schemas.ts';
 import { requireAgent, requireAgentSettings } from '../agents/access.ts';
 import { agentParams } from '../agents/schemas.ts';
-import { answer, answerStream, type Asker } from './service.ts';
+import { answer, answerStream, type Asker, type Question } from './service.ts';
+import type { Exporter } from './export.ts';
 import { deleteConversation, getConversation, listConversations } from './conversations.ts';
 import { agentConversationParams, chatBody, chatReply, conversationListQuery, conversationSchema, conversationWithMessagesSchema } from './schemas.ts';
 
@@ -15,6 +16,16 @@ const tags = ['chat'];
 
 export function askerOf(auth: Auth): Asker {
   return { workspaceId: auth.workspaceId, plan: auth.plan, seesTests: auth.agentId === null };
+}
+
+/** A key's question (REST and MCP): `test` files it in a playground conversation, otherwise channel api. */
+export function keyQuestion({ test, ...rest }: Omit<z.infer<typeof chatBody>, 'stream'>): Question {
+  return { ...rest, channel: test ? 'playground' : 'api' };
+}
+
+/** Who asks for an export link: the key, which the link dies with (spec 4.8). */
+export function exporterOf(auth: Auth): Exporter {
+  return { workspaceId: auth.workspaceId, keyId: auth.keyId, seesTests: askerOf(auth).seesTests };
 }
 
 export async function chatRoutes(parent: FastifyInstance, ctx: Context): Promise<void> {
@@ -34,8 +45,8 @@ export async function chatRoutes(parent: FastifyInstance, ctx: Context): Promise
     },
     async (request, reply) => {
       const agent = await requireAgentSettings(ctx, request.auth, request.params.id, { active: true });
-      const { stream, test, ...rest } = request.body;
-      const question = { ...rest, channel: test ? ('playground' as const) : ('api' as const) };
+      const { stream, ...rest } = request.body;
+      const question = keyQuestion(rest);
       if (!stream) return { data: await answer(ctx, askerOf(request.auth), agent, question) };
       const answering = await answerStream(ctx, askerOf(request.auth), agent, question);
       sendStream(reply, answering.stream);
