@@ -34,6 +34,8 @@ describe('the widget in a real browser', () => {
     await seedTexts(service, ws.keys.manage, agent, [
       { title: 'Opening hours', content: 'Our workshop is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00.' },
       { title: 'Gift cards <script>window.pwned = 1</script>', content: 'Gift cards <img src=x onerror="window.pwned=2"> can be bought in the shop <script>window.pwned = 3</script> for any amount.' },
+      // A prompt-injected source: its markdown links reach the answer; only the https one may become a link.
+      { title: 'Warranty', content: 'Every frame carries a warranty of ten years, see [the warranty terms](https://bikes.example/warranty) or [claim it here](javascript:window.pwned=4) and [this one](data:text/html,<script>window.pwned=5</script>).' },
     ]);
     // Website sources: one at an https address (shown as a link), one at plain http (shown as its name).
     for (const [url, title, text] of [
@@ -48,12 +50,14 @@ describe('the widget in a real browser', () => {
       allowedOrigins: [site.origin],
       welcomeMessage: 'Hi! Ask me about repairs.',
       languages: ['en', 'de'],
-      branding: { launcherLabel: 'Chat with us', translations: { de: { messagePlaceholder: 'Ihre Frage an uns', launcherLabel: 'Fragen Sie uns' } } },
+      branding: { launcherLabel: 'Chat with us', translations: { de: { welcomeMessage: 'Hallo! Fragen Sie uns zu Reparaturen.', messagePlaceholder: 'Ihre Frage an uns', launcherLabel: 'Fragen Sie uns' } } },
       calendlyUrl: 'https://calendly.com/bike-shop/repair',
     });
     // The snippet names PARLEY_PUBLIC_URL; the test service listens on a port of its own.
-    const embed = (await service.api('GET', `/agents/${agent}/embed`, { key: ws.keys.read })).body.data.script as string;
-    const snippet = embed.replace(service.ctx.config.publicUrl, service.url);
+    const embed = (await service.api('GET', `/agents/${agent}/embed`, { key: ws.keys.read })).body.data as { script: string; iframe: string };
+    const snippet = embed.script.replace(service.ctx.config.publicUrl, service.url);
+    const iframeSnippet = embed.iframe.replace(service.ctx.config.publicUrl, service.url);
+    assert.ok(iframeSnippet.startsWith(`<iframe src="${service.url}/chat/${agent}"`), iframeSnippet);
     assert.match(snippet, new RegExp(`^<script src="${service.url}/widget.js" data-agent="${agent}" defer></script>$`));
     site.page('/', { body: hostPage(snippet) });
     site.page('/blank', { body: hostPage('') });
@@ -68,7 +72,7 @@ describe('the widget in a real browser', () => {
       body: hostPage(snippet),
       headers: { 'content-security-policy': `default-src 'none'; script-src ${service.url}; connect-src ${service.url}; img-src ${service.url} https:` },
     });
-    site.page('/framed', { body: hostPage(`<iframe src="${service.url}/chat/${agent}" title="Chat" style="width:400px;height:600px"></iframe>`) });
+    site.page('/framed', { body: hostPage(iframeSnippet) });
     browser = await launchChromium();
   });
 
@@ -123,6 +127,11 @@ describe('the widget in a real browser', () => {
     assert.ok(loaderGzip <= LOADER_BUDGET, `loader ${loaderGzip} bytes gzip`);
     assert.ok(totalGzip <= WIDGET_BUDGET, `widget ${totalGzip} bytes gzip`);
     assert.equal((await fetch(`${service.url}/widget/app-000000000000.js`)).status, 404);
+    for (const path of ['/widget.js', modulePath]) {
+      const etag = (await fetch(`${service.url}${path}`)).headers.get('etag');
+      assert.ok(etag, path);
+      assert.equal((await fetch(`${service.url}${path}`, { headers: { 'if-none-match': etag } })).status, 304, path);
+    }
   });
 
   test('on an admitted origin the launcher opens the chat; the answer streams in with its source, feedback is recorded, and the conversation survives a reload', async () => {
@@ -157,6 +166,53 @@ describe('the widget in a real browser', () => {
     assert.equal((await conversations()).length, 1, 'the second question continues the same conversation');
     await page.getByRole('button', { name: 'New conversation' }).click();
     assert.equal(await page.getByText('When are you open on Saturday?').count(), 0);
+  });
+
+  test('a navigation to another page of the same site continues the conversation; Parley.setPage names the page a question is asked on', async () => {
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'When are you open on Saturday?');
+    const [first] = await conversations();
+    await page.goto(`${site.origin}/contact`);
+    await launcher(page).click();
+    await page.locator('[data-parley] .msg.user').getByText('When are you open on Saturday?').waitFor();
+    await page.evaluate((url) => (window as any).Parley.setPage(url), `${site.origin}/bikes/city`);
+    await ask(page, 'And on Monday?');
+    const [latest] = await conversations();
+    assert.equal(latest!.id, first!.id, 'the same conversation');
+    const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; page: { url: string } | null }>;
+    assert.deepEqual(messages.filter((m) => m.role === 'user').map((m) => m.page?.url), [`${site.origin}/`, `${site.origin}/bikes/city`]);
+  });
+
+  test("actions: the agent's enabled actions are links (web, mail, phone), a disabled one is not shown, and the booking button opens calendlyUrl", async () => {
+    const action = (kind: string, label: string, url: string, enabled = true) => ({ kind, enabled, name: label, whenToUse: `When the visitor wants ${label}`, label, url });
+    await patchAgent({
+      actions: [
+        action('link', 'Our shop', 'https://bikes.example/shop'),
+        action('email', 'Write to us', 'mailto:help@bikes.example'),
+        action('phone', 'Call the workshop', 'tel:+31201234567'),
+        action('link', 'Old offers', 'https://bikes.example/offers', false),
+      ],
+    });
+    const page = await visit();
+    await launcher(page).click();
+    const links = await page.locator('[data-parley] .actions a').evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]));
+    const rel = 'noopener noreferrer nofollow';
+    assert.deepEqual(links, [
+      ['Our shop', 'https://bikes.example/shop', '_blank', rel],
+      ['Write to us', 'mailto:help@bikes.example', '_blank', rel],
+      ['Call the workshop', 'tel:+31201234567', '_blank', rel],
+      ['Book a meeting', 'https://calendly.com/bike-shop/repair', '_blank', rel],
+    ]);
+    // The booking page, served in place of Calendly's (the test machine has no way out).
+    await page.context().route('https://calendly.com/**', (route) => route.fulfill({ contentType: 'text/html', body: '<title>Book</title>' }));
+    const opened = page.context().waitForEvent('page');
+    await page.locator('[data-parley] .actions').getByRole('link', { name: 'Book a meeting' }).click();
+    const booking = await opened;
+    await booking.waitForLoadState();
+    assert.equal(booking.url(), 'https://calendly.com/bike-shop/repair');
+    assert.equal(await booking.evaluate(() => window.opener), null, 'opened without a handle on the host page');
+    await patchAgent({ actions: [] });
   });
 
   test('sources with an https address are links (new tab, noopener noreferrer); a source at an http address is its name as text; a reload draws them again', async () => {
@@ -196,6 +252,41 @@ describe('the widget in a real browser', () => {
     assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
   });
 
+  test('a prompt-injected source: only its https link becomes a link; javascript: and data: links stay text and run nothing', async () => {
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'How long is the warranty on a frame?');
+    const body = page.locator('[data-parley] .msg.agent').last().locator('> div').first();
+    const links = await body.locator('a').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.textContent, a.getAttribute('target'), a.getAttribute('rel')]));
+    assert.deepEqual(links, [['https://bikes.example/warranty', 'the warranty terms', '_blank', 'noopener noreferrer nofollow']]);
+    assert.match(await body.innerText(), /\[claim it here\]\(javascript:window\.pwned=4\)/);
+    assert.match(await body.innerText(), /data:text\/html,<script>/);
+    assert.equal(await body.locator('script').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+  });
+
+  test('the answer streams in: the visitor sees it grow part by part before it is complete', async () => {
+    const page = await visit();
+    await launcher(page).click();
+    await page.locator('[data-parley] [role=dialog]').waitFor();
+    // Every text the answer bubble shows while it is being written, as the page renders it.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      const log = document.querySelector('[data-parley]')!.shadowRoot!.querySelector('[role=log]')!;
+      new MutationObserver(() => {
+        const writing = log.querySelector('[aria-busy=true]');
+        if (writing && writing.textContent && seen.at(-1) !== writing.textContent) seen.push(writing.textContent);
+      }).observe(log, { subtree: true, childList: true, characterData: true });
+    });
+    await ask(page, 'When are you open on Saturday?');
+    const final = await page.locator('[data-parley] .msg.agent').last().locator('> div').first().evaluate((body) => body.textContent!);
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    assert.ok(seen.length >= 2, `drawn in parts: ${JSON.stringify(seen)}`);
+    assert.ok(seen.every((text, i) => final.startsWith(text) && (i === 0 || text.length > seen[i - 1]!.length)), `each part adds to the answer: ${JSON.stringify(seen)}`);
+    assert.ok(seen[0]!.length < final.length, 'the first part is not yet the whole answer');
+  });
+
   test('on a refused origin the visitor API answers 403 and no launcher is drawn', async () => {
     const page = await visit('/', { origin: site.otherOrigin });
     const refused = await fetch(`${service.url}/visitor/v1/agents/${agent}`, { headers: { origin: site.otherOrigin } });
@@ -210,6 +301,7 @@ describe('the widget in a real browser', () => {
     assert.equal(await launcher(page).getAttribute('aria-label'), 'Fragen Sie uns');
     await launcher(page).click();
     assert.equal(await page.locator('[data-parley] textarea').getAttribute('placeholder'), 'Ihre Frage an uns');
+    await page.locator('[data-parley] .msg.agent').getByText('Hallo! Fragen Sie uns zu Reparaturen.').waitFor();
     await page.getByRole('button', { name: 'Neues Gespräch' }).waitFor();
     const french = await visit('/', { locale: 'fr-FR' });
     await launcher(french).click();
@@ -232,6 +324,68 @@ describe('the widget in a real browser', () => {
     await page.keyboard.press('Escape');
     assert.equal(await page.locator('[data-parley] [role=dialog]').isHidden(), true);
     assert.equal(await page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.className), 'launcher');
+  });
+
+  test('keyboard only: every control of the open chat is reached with Tab and shows a visible focus ring; a thumb is pressed with Space', async () => {
+    const page = await visit();
+    await launcher(page).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('When are you open on Saturday?');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-parley] .msg.agent .rate').waitFor();
+    /** The control focused inside the widget: its name and whether a focus ring is drawn around it. */
+    const focused = () =>
+      page.evaluate(() => {
+        const active = document.querySelector('[data-parley]')!.shadowRoot!.activeElement as HTMLElement | null;
+        if (!active || document.activeElement?.hasAttribute('data-parley') !== true) return null;
+        const style = getComputedStyle(active);
+        return { name: active.getAttribute('aria-label') || active.textContent!.trim(), ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 };
+      });
+    // Backwards from the message box to the launcher, every control on the way.
+    const reached: Array<{ name: string; ring: boolean }> = [];
+    for (let step = 0; step < 20; step++) {
+      const now = (await focused())!;
+      reached.push(now);
+      if (now.name === 'Chat with us') break;
+      await page.keyboard.press('Shift+Tab');
+    }
+    const names = reached.map((r) => r.name);
+    for (const control of ['Chat with us', 'New conversation', 'Close chat', 'Helpful', 'Not helpful', 'Book a meeting']) assert.ok(names.includes(control), `${control} in ${names.join(' | ')}`);
+    assert.deepEqual(reached.filter((r) => !r.ring), [], 'every focused control shows its focus');
+    while ((await focused())?.name !== 'Helpful') await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    assert.equal(await page.locator('[data-parley] .rate button[aria-label=Helpful]').getAttribute('aria-pressed'), 'true');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('[data-parley] .rate button[aria-label="Not helpful"]').getAttribute('aria-pressed'), 'true');
+    assert.equal(await page.locator('[data-parley] .rate button[aria-label=Helpful]').getAttribute('aria-pressed'), 'false');
+  });
+
+  test('the widget takes no room in the page: no layout shift, the host page laid out as without it, the module fetched only after the page is parsed', async () => {
+    const layoutOf = (page: Page) => page.evaluate(() => ({ h1: document.querySelector('h1')!.getBoundingClientRect().toJSON(), height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth }));
+    const blank = await visit('/blank');
+    const page = await visit();
+    await launcher(page).waitFor();
+    await page.locator('[data-parley] [role=dialog]').waitFor({ state: 'attached' });
+    assert.deepEqual(await layoutOf(page), await layoutOf(blank));
+    const shifts = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          let total = 0;
+          new PerformanceObserver((list) => {
+            for (const entry of list.getEntries()) total += (entry as unknown as { value: number }).value;
+          }).observe({ type: 'layout-shift', buffered: true });
+          setTimeout(() => resolve(total), 300);
+        }),
+    );
+    assert.equal(shifts, 0);
+    const timing = await page.evaluate(() => ({
+      parsed: (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd,
+      module: performance.getEntriesByType('resource').find((r) => /\/widget\/app-/.test(r.name))!.startTime,
+    }));
+    assert.ok(timing.module > timing.parsed, JSON.stringify(timing));
   });
 
   test('below 640 px the panel takes the whole screen and the page behind it does not scroll', async () => {
@@ -362,6 +516,10 @@ describe('the widget in a real browser', () => {
     assert.equal(await dialog(nudged).isHidden(), true, 'no nudge before its 45 s');
     await nudged.clock.runFor(2_000);
     await dialog(nudged).getByText('Looking for a city bike?').waitFor();
+    await nudged.reload();
+    await mounted(nudged);
+    await nudged.clock.runFor(60_000);
+    assert.equal(await dialog(nudged).isHidden(), true, 'once per visitor: no nudge again after a reload');
     const excepted = await visit('/contact', { clock: true });
     await mounted(excepted);
     await excepted.clock.runFor(60_000);
@@ -373,7 +531,7 @@ describe('the widget in a real browser', () => {
     await patchAgent({
       leadCapture: {
         enabled: true, timing: 'before_chat', skippable: true, privacyUrl: 'https://shop.example.com/privacy', fields: [{ name: 'email', required: true }, { name: 'name' }],
-        intro: 'Tell us who you are.', marketing: { enabled: true, label: 'Bike news, please' }, thanks: 'Thanks, we will write soon.',
+        intro: 'Tell us who you are.', marketing: { enabled: true, label: 'Bike news, please' }, thanks: 'Thanks, we will write soon.', button: 'Keep me posted',
       },
     });
     const page = await visit();
@@ -384,37 +542,55 @@ describe('the widget in a real browser', () => {
     assert.equal(await form.locator('a[href="https://shop.example.com/privacy"]').count(), 1);
     assert.equal(await page.locator('[data-parley] form.compose').isHidden(), true);
     if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-lead-form.png' });
+    const leadsNow = async () => (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data as Array<{ moment: string; email: string; name: string | null; marketing: boolean; shown: { intro: string; privacyUrl: string | null; marketing: string | null } }>;
+    const before = (await leadsNow()).length;
+    // The e-mail is required: the form is not sent without it.
+    await form.getByRole('button', { name: 'Keep me posted' }).click();
+    assert.equal(await form.getByLabel('E-mail').evaluate((box: HTMLInputElement) => box.validity.valueMissing), true);
+    assert.equal((await leadsNow()).length, before);
     await form.getByLabel('E-mail').fill('ana@bikes.example');
-    await form.getByRole('button', { name: 'Send' }).click();
+    await form.getByLabel('Name').fill('Ana');
+    await form.getByLabel('Bike news, please').check();
+    await form.getByRole('button', { name: 'Keep me posted' }).click();
     await page.getByText('Thanks, we will write soon.').waitFor();
-    let leads = (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data as Array<{ moment: string; email: string }>;
+    let leads = await leadsNow();
     assert.equal(leads[0]!.moment, 'before');
     assert.equal(leads[0]!.email, 'ana@bikes.example');
+    assert.equal(leads[0]!.name, 'Ana');
+    assert.equal(leads[0]!.marketing, true);
+    assert.equal(leads[0]!.shown.intro, 'Tell us who you are.');
+    assert.equal(leads[0]!.shown.privacyUrl, 'https://shop.example.com/privacy');
+    assert.equal(leads[0]!.shown.marketing, 'Bike news, please');
 
+    const declinedSoFar = async () => (await service.api('GET', `/agents/${agent}/analytics`, { key: ws.keys.read })).body.data.widget.leadFormsDeclined as number;
+    const declinedBefore = await declinedSoFar();
     const skipper = await visit();
-    const declined = skipper.waitForRequest((r) => r.url().endsWith('/events') && /lead_form_declined/.test(r.postData() ?? ''));
     await launcher(skipper).click();
     await skipper.getByRole('button', { name: 'Skip' }).click();
-    await declined;
     await skipper.locator('[data-parley] form.compose').waitFor();
+    await waitFor(async () => (await declinedSoFar()) === declinedBefore + 1);
+    await skipper.reload();
+    await launcher(skipper).click();
+    await skipper.locator('[data-parley] form.compose').waitFor();
+    assert.equal(await skipper.locator('[data-parley] form.lead').count(), 0, 'a skipped form does not come back');
 
     await patchAgent({ leadCapture: { timing: 'during_chat', afterQuestions: 1, afterWeakAnswer: false } });
     const later = await visit();
     await launcher(later).click();
     await ask(later, 'When are you open on Saturday?');
     await later.locator('[data-parley] form.lead').getByLabel('E-mail').fill('bo@bikes.example');
-    await later.locator('[data-parley] form.lead').getByRole('button', { name: 'Send' }).click();
+    await later.locator('[data-parley] form.lead').getByRole('button', { name: 'Keep me posted' }).click();
     await later.getByText('Thanks, we will write soon.').waitFor();
 
     const button = await visit();
     await launcher(button).click();
     await button.getByRole('button', { name: 'Leave your details' }).click();
     await button.locator('[data-parley] form.lead').getByLabel('E-mail').fill('cy@bikes.example');
-    await button.locator('[data-parley] form.lead').getByRole('button', { name: 'Send' }).click();
+    await button.locator('[data-parley] form.lead').getByRole('button', { name: 'Keep me posted' }).click();
     await button.getByText('Thanks, we will write soon.').waitFor();
     leads = (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data;
     assert.deepEqual(leads.slice(0, 2).map((l) => l.moment).sort(), ['button', 'questions']);
-    await patchAgent({ leadCapture: { enabled: false } });
+    await patchAgent({ leadCapture: { enabled: false, button: '' } });
   });
 
   test('tickets: a weak answer offers the ticket form with the question; a signed-in visitor does not type an address; the visitor sees the ticket number', async () => {
