@@ -18,6 +18,7 @@ const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 667 };
 const REPAIR_PRICES = 'https://bikes.example/repairs/prices';
 const PARKING = 'http://bikes.example/old/parking';
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a00000000049454e44ae426082', 'hex');
 
 describe('the widget in a real browser', () => {
   let service: Service;
@@ -28,7 +29,8 @@ describe('the widget in a real browser', () => {
   const contexts: BrowserContext[] = [];
 
   before(async () => {
-    service = await startService();
+    // Private addresses allowed: the agent's logo and icon are fetched from the local host site.
+    service = await startService({ env: { PARLEY_ALLOW_PRIVATE_URLS: '1' } });
     ws = await service.seedWorkspace({ plan: 'studio' });
     agent = await seedAgent(service, ws, 'Bike shop');
     await seedTexts(service, ws.keys.manage, agent, [
@@ -61,6 +63,8 @@ describe('the widget in a real browser', () => {
     assert.match(snippet, new RegExp(`^<script src="${service.url}/widget.js" data-agent="${agent}" defer></script>$`));
     site.page('/', { body: hostPage(snippet) });
     site.page('/blank', { body: hostPage('') });
+    site.page('/long', { body: hostPage(snippet, { text: 'A long page.</p><div style="height:4000px">Our bikes</div><p>The end.' }) });
+    site.page('/logo.png', { body: PNG, headers: { 'content-type': 'image/png' } });
     site.page('/bikes/city', { body: hostPage(snippet) });
     site.page('/contact', { body: hostPage(snippet) });
     site.page('/hostile', {
@@ -315,7 +319,7 @@ describe('the widget in a real browser', () => {
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.hasAttribute('data-parley')), true);
     await page.keyboard.press('Enter');
-    await page.locator('[data-parley] [role=dialog]').waitFor();
+    await page.getByRole('dialog', { name: 'Bike shop' }).waitFor();
     assert.equal(await page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.tagName), 'TEXTAREA');
     await page.keyboard.type('When are you open on Saturday?');
     await page.keyboard.press('Enter');
@@ -389,10 +393,15 @@ describe('the widget in a real browser', () => {
   });
 
   test('below 640 px the panel takes the whole screen and the page behind it does not scroll', async () => {
-    const page = await visit('/', { viewport: { width: 375, height: 667 } });
+    const page = await visit('/long', { viewport: { width: 375, height: 667 } });
     await launcher(page).click();
     const box = await page.locator('[data-parley] [role=dialog]').boundingBox();
     assert.deepEqual(box, { x: 0, y: 0, width: 375, height: 667 });
+    await page.mouse.move(180, 300);
+    await page.mouse.wheel(0, 1500);
+    await page.keyboard.press('PageDown');
+    await page.waitForTimeout(300);
+    assert.equal(await page.evaluate(() => scrollY), 0, 'the long page behind the panel stays where it was');
     assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).overflow), 'hidden');
     if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-mobile.png' });
     await page.getByRole('button', { name: 'Close chat' }).click();
@@ -681,6 +690,10 @@ describe('the widget in a real browser', () => {
   });
 
   test('attachments: the file button sends a file that goes with the next question', async () => {
+    const without = await visit();
+    await launcher(without).click();
+    await without.locator('[data-parley] form.compose').waitFor();
+    assert.equal(await without.locator('[data-parley] input[type=file], [data-parley] .attach').count(), 0, 'no file button while attachmentsEnabled is off');
     await patchAgent({ attachmentsEnabled: true });
     const page = await visit();
     await launcher(page).click();
@@ -692,6 +705,25 @@ describe('the widget in a real browser', () => {
     const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; attachments: Array<{ fileName: string }> }>;
     assert.deepEqual(messages[0]!.attachments.map((a) => a.fileName), ['order.txt']);
     await patchAgent({ attachmentsEnabled: false });
+  });
+
+  test("the launcher shows the agent's icon and the panel its logo", async () => {
+    for (const image of ['logo', 'icon']) {
+      const reply = await service.api('PUT', `/agents/${agent}/branding/${image}`, { key: ws.keys.manage, body: { url: `${site.origin}/logo.png` } });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    }
+    const { branding } = (await service.api('GET', `/agents/${agent}`, { key: ws.keys.read })).body.data as { branding: { logoUrl: string; iconUrl: string } };
+    const page = await visit();
+    await launcher(page).waitFor();
+    assert.deepEqual(await launcher(page).locator('img').evaluate((img: HTMLImageElement) => [img.getAttribute('src'), img.alt]), [branding.iconUrl, '']);
+    assert.equal(await launcher(page).locator('svg').count(), 0, 'the icon replaces the standard one');
+    await launcher(page).click();
+    assert.equal(await page.locator('[data-parley] header img').getAttribute('src'), branding.logoUrl);
+    for (const image of ['logo', 'icon']) assert.equal((await service.api('DELETE', `/agents/${agent}/branding/${image}`, { key: ws.keys.manage })).status, 200);
+    const plain = await visit();
+    await launcher(plain).locator('svg').waitFor();
+    await launcher(plain).click();
+    assert.equal(await plain.locator('[data-parley] header img').count(), 0);
   });
 
   test('a text colour too light for the branding colour is replaced by a readable one', async () => {
