@@ -365,6 +365,11 @@ describe('the widget in a real browser', () => {
     await page.keyboard.press('Enter');
     assert.equal(await page.locator('[data-parley] .rate button[aria-label="Not helpful"]').getAttribute('aria-pressed'), 'true');
     assert.equal(await page.locator('[data-parley] .rate button[aria-label=Helpful]').getAttribute('aria-pressed'), 'false');
+    const [latest] = await conversations();
+    await waitFor(async () => {
+      const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ feedback: number | null }>;
+      return messages.at(-1)!.feedback === -1;
+    });
   });
 
   test('the widget takes no room in the page: no layout shift, the host page laid out as without it, the module fetched only after the page is parsed', async () => {
@@ -583,10 +588,12 @@ describe('the widget in a real browser', () => {
     await skipper.locator('[data-parley] form.compose').waitFor();
     assert.equal(await skipper.locator('[data-parley] form.lead').count(), 0, 'a skipped form does not come back');
 
-    await patchAgent({ leadCapture: { timing: 'during_chat', afterQuestions: 1, afterWeakAnswer: false } });
+    await patchAgent({ leadCapture: { timing: 'during_chat', afterQuestions: 1, afterWeakAnswer: false, skippable: false } });
     const later = await visit();
     await launcher(later).click();
     await ask(later, 'When are you open on Saturday?');
+    await later.locator('[data-parley] form.lead').waitFor();
+    assert.equal(await later.locator('[data-parley] form.lead').getByRole('button', { name: 'Skip' }).count(), 0, 'not skippable: no Skip button');
     await later.locator('[data-parley] form.lead').getByLabel('E-mail').fill('bo@bikes.example');
     await later.locator('[data-parley] form.lead').getByRole('button', { name: 'Keep me posted' }).click();
     await later.getByText('Thanks, we will write soon.').waitFor();
