@@ -107,11 +107,15 @@ describe('the widget in a real browser', () => {
   };
 
   const launcher = (page: Page) => page.locator('[data-parley] >> css=button.launcher');
+  /** Asks and waits for the answer to be complete (its thumbs drawn); answers already shown do not count. */
   const ask = async (page: Page, question: string) => {
+    const rated = page.locator('[data-parley] .msg.agent .rate');
+    const shown = await rated.count();
     await page.locator('[data-parley] textarea').fill(question);
     await page.locator('[data-parley] textarea').press('Enter');
-    await page.locator('[data-parley] .msg.agent .rate').last().waitFor();
+    await rated.nth(shown).waitFor();
   };
+  const conversationOf = (page: Page) => page.evaluate((key) => JSON.parse(localStorage.getItem(key)!).conversationId as string, `parley:${agent}`);
   const conversations = async () => (await service.api('GET', `/agents/${agent}/conversations`, { key: ws.keys.read })).body.data as Array<{ id: string; openedBy: string; channel: string }>;
 
   test('the loader is at most 3 KB gzip and the whole widget at most 30 KB gzip; the loader is short-cached and the module content-hashed and cached a year', async () => {
@@ -176,15 +180,14 @@ describe('the widget in a real browser', () => {
     const page = await visit();
     await launcher(page).click();
     await ask(page, 'When are you open on Saturday?');
-    const [first] = await conversations();
+    const first = await conversationOf(page);
     await page.goto(`${site.origin}/contact`);
     await launcher(page).click();
     await page.locator('[data-parley] .msg.user').getByText('When are you open on Saturday?').waitFor();
     await page.evaluate((url) => (window as any).Parley.setPage(url), `${site.origin}/bikes/city`);
     await ask(page, 'And on Monday?');
-    const [latest] = await conversations();
-    assert.equal(latest!.id, first!.id, 'the same conversation');
-    const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; page: { url: string } | null }>;
+    assert.equal(await conversationOf(page), first, 'the same conversation');
+    const messages = (await service.api('GET', `/agents/${agent}/conversations/${first}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; page: { url: string } | null }>;
     assert.deepEqual(messages.filter((m) => m.role === 'user').map((m) => m.page?.url), [`${site.origin}/`, `${site.origin}/bikes/city`]);
   });
 
@@ -235,7 +238,7 @@ describe('the widget in a real browser', () => {
     const plain = page.locator('[data-parley] .msg.agent').last().locator('.sources');
     await plain.getByText('Parking', { exact: true }).waitFor();
     assert.equal(await plain.getByRole('link', { name: 'Parking' }).count(), 0, 'an http address is no link');
-    const [latest] = await conversations();
+    const latest = { id: await conversationOf(page) };
     const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ sources: Array<{ name: string; url: string | null }> }>;
     assert.equal(messages[1]!.sources.find((s) => s.name === 'Parking')?.url, PARKING);
 
@@ -365,11 +368,12 @@ describe('the widget in a real browser', () => {
     await page.keyboard.press('Enter');
     assert.equal(await page.locator('[data-parley] .rate button[aria-label="Not helpful"]').getAttribute('aria-pressed'), 'true');
     assert.equal(await page.locator('[data-parley] .rate button[aria-label=Helpful]').getAttribute('aria-pressed'), 'false');
-    const [latest] = await conversations();
+    // Pressed one after the other at once: the last one pressed is what is recorded.
+    const conversationId = await conversationOf(page);
     await waitFor(async () => {
-      const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ feedback: number | null }>;
+      const messages = (await service.api('GET', `/agents/${agent}/conversations/${conversationId}`, { key: ws.keys.read })).body.data.messages as Array<{ feedback: number | null }>;
       return messages.at(-1)!.feedback === -1;
-    });
+    }, 15_000);
   });
 
   test('the widget takes no room in the page: no layout shift, the host page laid out as without it, the module fetched only after the page is parsed', async () => {
@@ -651,7 +655,7 @@ describe('the widget in a real browser', () => {
     await form.getByLabel('E-mail').fill('fay@bikes.example');
     await form.getByRole('button', { name: 'Send' }).click();
     await form.waitFor({ state: 'detached' });
-    const [latest] = await conversations();
+    const latest = { id: await conversationOf(page) };
     const answers = ((await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; confidence: number; sources: unknown[] }>).filter((m) => m.role === 'assistant');
     assert.ok(answers[0]!.confidence >= WEAK_CONFIDENCE && answers[0]!.sources.length > 0, `strong: ${JSON.stringify(answers[0])}`);
     assert.ok(answers[1]!.confidence < WEAK_CONFIDENCE || answers[1]!.sources.length === 0, `weak: ${JSON.stringify(answers[1])}`);
@@ -681,7 +685,7 @@ describe('the widget in a real browser', () => {
     await form.getByLabel('E-mail').fill('gus@bikes.example');
     await form.getByRole('button', { name: 'Send' }).click();
     await page.getByText(/Your ticket number is #\d+\./).waitFor();
-    const [latest] = await conversations();
+    const latest = { id: await conversationOf(page) };
     const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as unknown[];
     assert.equal(messages.length, 2, 'the requests for a person went to the ticket form, not to the agent');
     const tickets = (await service.api('GET', `/agents/${agent}/tickets`, { key: ws.keys.read })).body.data as Array<{ email: string; conversationId: string | null; question: string }>;
@@ -708,7 +712,7 @@ describe('the widget in a real browser', () => {
     await page.locator('[data-parley] .file').getByText('order.txt').waitFor();
     await ask(page, 'When is the repair of my order booked?');
     assert.equal(await page.locator('[data-parley] .file').count(), 0);
-    const [latest] = await conversations();
+    const latest = { id: await conversationOf(page) };
     const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; attachments: Array<{ fileName: string }> }>;
     assert.deepEqual(messages[0]!.attachments.map((a) => a.fileName), ['order.txt']);
     await patchAgent({ attachmentsEnabled: false });
