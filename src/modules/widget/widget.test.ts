@@ -310,6 +310,9 @@ describe('the widget in a real browser', () => {
     assert.equal(await page.locator('[data-parley] textarea').getAttribute('placeholder'), 'Ihre Frage an uns');
     await page.locator('[data-parley] .msg.agent').getByText('Hallo! Fragen Sie uns zu Reparaturen.').waitFor();
     await page.getByRole('button', { name: 'Neues Gespräch' }).waitFor();
+    const asked = page.waitForRequest((request) => request.url().endsWith(`/agents/${agent}/chat`));
+    await ask(page, 'Wann haben Sie am Samstag geöffnet?');
+    assert.equal((await asked).postDataJSON().language, 'de', 'the answer is asked in the visitor’s language');
     const french = await visit('/', { locale: 'fr-FR' });
     await launcher(french).click();
     await french.getByRole('button', { name: 'New conversation' }).waitFor();
