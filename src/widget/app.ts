@@ -191,6 +191,8 @@ export function mountWidget(m: Mount): Controller {
   }
 
   function ratingOf(message: Message): HTMLElement {
+    // One call at a time, in the order pressed: the last thumb pressed is the one recorded.
+    let sending: Promise<unknown> = Promise.resolve();
     const buttons = ([[1, t.helpful], [-1, t.notHelpful]] as const).map(([value, label]) => {
       const button = el('button', { type: 'button' }, thumb(value === -1));
       button.setAttribute('aria-label', label);
@@ -199,7 +201,8 @@ export function mountWidget(m: Mount): Controller {
         message.feedback = message.feedback === value ? null : value;
         store();
         for (const [i, b] of buttons.entries()) b.setAttribute('aria-pressed', String(message.feedback === (i === 0 ? 1 : -1)));
-        post('feedback', { messageId: message.id, value: message.feedback });
+        const chosen = message.feedback;
+        sending = sending.then(() => post('feedback', { messageId: message.id, value: chosen }));
       });
       return button;
     });

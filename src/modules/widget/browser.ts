@@ -14,7 +14,7 @@ export function launchChromium(): Promise<Browser> {
 }
 
 export interface HostPage {
-  body: string;
+  body: string | Buffer;
   headers?: Record<string, string>;
 }
 

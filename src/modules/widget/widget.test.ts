@@ -18,6 +18,7 @@ const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 667 };
 const REPAIR_PRICES = 'https://bikes.example/repairs/prices';
 const PARKING = 'http://bikes.example/old/parking';
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4a00000000049454e44ae426082', 'hex');
 
 describe('the widget in a real browser', () => {
   let service: Service;
@@ -28,12 +29,15 @@ describe('the widget in a real browser', () => {
   const contexts: BrowserContext[] = [];
 
   before(async () => {
-    service = await startService();
+    // Private addresses allowed: the agent's logo and icon are fetched from the local host site.
+    service = await startService({ env: { PARLEY_ALLOW_PRIVATE_URLS: '1' } });
     ws = await service.seedWorkspace({ plan: 'studio' });
     agent = await seedAgent(service, ws, 'Bike shop');
     await seedTexts(service, ws.keys.manage, agent, [
       { title: 'Opening hours', content: 'Our workshop is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00.' },
       { title: 'Gift cards <script>window.pwned = 1</script>', content: 'Gift cards <img src=x onerror="window.pwned=2"> can be bought in the shop <script>window.pwned = 3</script> for any amount.' },
+      // A prompt-injected source: its markdown links reach the answer; only the https one may become a link.
+      { title: 'Warranty', content: 'Every frame carries a warranty of ten years, see [the warranty terms](https://bikes.example/warranty) or [claim it here](javascript:window.pwned=4) and [this one](data:text/html,<script>window.pwned=5</script>).' },
     ]);
     // Website sources: one at an https address (shown as a link), one at plain http (shown as its name).
     for (const [url, title, text] of [
@@ -48,15 +52,19 @@ describe('the widget in a real browser', () => {
       allowedOrigins: [site.origin],
       welcomeMessage: 'Hi! Ask me about repairs.',
       languages: ['en', 'de'],
-      branding: { launcherLabel: 'Chat with us', translations: { de: { messagePlaceholder: 'Ihre Frage an uns', launcherLabel: 'Fragen Sie uns' } } },
+      branding: { launcherLabel: 'Chat with us', translations: { de: { welcomeMessage: 'Hallo! Fragen Sie uns zu Reparaturen.', messagePlaceholder: 'Ihre Frage an uns', launcherLabel: 'Fragen Sie uns' } } },
       calendlyUrl: 'https://calendly.com/bike-shop/repair',
     });
     // The snippet names PARLEY_PUBLIC_URL; the test service listens on a port of its own.
-    const embed = (await service.api('GET', `/agents/${agent}/embed`, { key: ws.keys.read })).body.data.script as string;
-    const snippet = embed.replace(service.ctx.config.publicUrl, service.url);
+    const embed = (await service.api('GET', `/agents/${agent}/embed`, { key: ws.keys.read })).body.data as { script: string; iframe: string };
+    const snippet = embed.script.replace(service.ctx.config.publicUrl, service.url);
+    const iframeSnippet = embed.iframe.replace(service.ctx.config.publicUrl, service.url);
+    assert.ok(iframeSnippet.startsWith(`<iframe src="${service.url}/chat/${agent}"`), iframeSnippet);
     assert.match(snippet, new RegExp(`^<script src="${service.url}/widget.js" data-agent="${agent}" defer></script>$`));
     site.page('/', { body: hostPage(snippet) });
     site.page('/blank', { body: hostPage('') });
+    site.page('/long', { body: hostPage(snippet, { text: 'A long page.</p><div style="height:4000px">Our bikes</div><p>The end.' }) });
+    site.page('/logo.png', { body: PNG, headers: { 'content-type': 'image/png' } });
     site.page('/bikes/city', { body: hostPage(snippet) });
     site.page('/contact', { body: hostPage(snippet) });
     site.page('/hostile', {
@@ -68,7 +76,7 @@ describe('the widget in a real browser', () => {
       body: hostPage(snippet),
       headers: { 'content-security-policy': `default-src 'none'; script-src ${service.url}; connect-src ${service.url}; img-src ${service.url} https:` },
     });
-    site.page('/framed', { body: hostPage(`<iframe src="${service.url}/chat/${agent}" title="Chat" style="width:400px;height:600px"></iframe>`) });
+    site.page('/framed', { body: hostPage(iframeSnippet) });
     browser = await launchChromium();
   });
 
@@ -99,11 +107,15 @@ describe('the widget in a real browser', () => {
   };
 
   const launcher = (page: Page) => page.locator('[data-parley] >> css=button.launcher');
+  /** Asks and waits for the answer to be complete (its thumbs drawn); answers already shown do not count. */
   const ask = async (page: Page, question: string) => {
+    const rated = page.locator('[data-parley] .msg.agent .rate');
+    const shown = await rated.count();
     await page.locator('[data-parley] textarea').fill(question);
     await page.locator('[data-parley] textarea').press('Enter');
-    await page.locator('[data-parley] .msg.agent .rate').last().waitFor();
+    await rated.nth(shown).waitFor();
   };
+  const conversationOf = (page: Page) => page.evaluate((key) => JSON.parse(localStorage.getItem(key)!).conversationId as string, `parley:${agent}`);
   const conversations = async () => (await service.api('GET', `/agents/${agent}/conversations`, { key: ws.keys.read })).body.data as Array<{ id: string; openedBy: string; channel: string }>;
 
   test('the loader is at most 3 KB gzip and the whole widget at most 30 KB gzip; the loader is short-cached and the module content-hashed and cached a year', async () => {
@@ -123,6 +135,11 @@ describe('the widget in a real browser', () => {
     assert.ok(loaderGzip <= LOADER_BUDGET, `loader ${loaderGzip} bytes gzip`);
     assert.ok(totalGzip <= WIDGET_BUDGET, `widget ${totalGzip} bytes gzip`);
     assert.equal((await fetch(`${service.url}/widget/app-000000000000.js`)).status, 404);
+    for (const path of ['/widget.js', modulePath]) {
+      const etag = (await fetch(`${service.url}${path}`)).headers.get('etag');
+      assert.ok(etag, path);
+      assert.equal((await fetch(`${service.url}${path}`, { headers: { 'if-none-match': etag } })).status, 304, path);
+    }
   });
 
   test('on an admitted origin the launcher opens the chat; the answer streams in with its source, feedback is recorded, and the conversation survives a reload', async () => {
@@ -159,6 +176,52 @@ describe('the widget in a real browser', () => {
     assert.equal(await page.getByText('When are you open on Saturday?').count(), 0);
   });
 
+  test('a navigation to another page of the same site continues the conversation; Parley.setPage names the page a question is asked on', async () => {
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'When are you open on Saturday?');
+    const first = await conversationOf(page);
+    await page.goto(`${site.origin}/contact`);
+    await launcher(page).click();
+    await page.locator('[data-parley] .msg.user').getByText('When are you open on Saturday?').waitFor();
+    await page.evaluate((url) => (window as any).Parley.setPage(url), `${site.origin}/bikes/city`);
+    await ask(page, 'And on Monday?');
+    assert.equal(await conversationOf(page), first, 'the same conversation');
+    const messages = (await service.api('GET', `/agents/${agent}/conversations/${first}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; page: { url: string } | null }>;
+    assert.deepEqual(messages.filter((m) => m.role === 'user').map((m) => m.page?.url), [`${site.origin}/`, `${site.origin}/bikes/city`]);
+  });
+
+  test("actions: the agent's enabled actions are links (web, mail, phone), a disabled one is not shown, and the booking button opens calendlyUrl", async () => {
+    const action = (kind: string, label: string, url: string, enabled = true) => ({ kind, enabled, name: label, whenToUse: `When the visitor wants ${label}`, label, url });
+    await patchAgent({
+      actions: [
+        action('link', 'Our shop', 'https://bikes.example/shop'),
+        action('email', 'Write to us', 'mailto:help@bikes.example'),
+        action('phone', 'Call the workshop', 'tel:+31201234567'),
+        action('link', 'Old offers', 'https://bikes.example/offers', false),
+      ],
+    });
+    const page = await visit();
+    await launcher(page).click();
+    const links = await page.locator('[data-parley] .actions a').evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]));
+    const rel = 'noopener noreferrer nofollow';
+    assert.deepEqual(links, [
+      ['Our shop', 'https://bikes.example/shop', '_blank', rel],
+      ['Write to us', 'mailto:help@bikes.example', '_blank', rel],
+      ['Call the workshop', 'tel:+31201234567', '_blank', rel],
+      ['Book a meeting', 'https://calendly.com/bike-shop/repair', '_blank', rel],
+    ]);
+    // The booking page, served in place of Calendly's (the test machine has no way out).
+    await page.context().route('https://calendly.com/**', (route) => route.fulfill({ contentType: 'text/html', body: '<title>Book</title>' }));
+    const opened = page.context().waitForEvent('page');
+    await page.locator('[data-parley] .actions').getByRole('link', { name: 'Book a meeting' }).click();
+    const booking = await opened;
+    await booking.waitForLoadState();
+    assert.equal(booking.url(), 'https://calendly.com/bike-shop/repair');
+    assert.equal(await booking.evaluate(() => window.opener), null, 'opened without a handle on the host page');
+    await patchAgent({ actions: [] });
+  });
+
   test('sources with an https address are links (new tab, noopener noreferrer); a source at an http address is its name as text; a reload draws them again', async () => {
     const page = await visit();
     await launcher(page).click();
@@ -175,7 +238,7 @@ describe('the widget in a real browser', () => {
     const plain = page.locator('[data-parley] .msg.agent').last().locator('.sources');
     await plain.getByText('Parking', { exact: true }).waitFor();
     assert.equal(await plain.getByRole('link', { name: 'Parking' }).count(), 0, 'an http address is no link');
-    const [latest] = await conversations();
+    const latest = { id: await conversationOf(page) };
     const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ sources: Array<{ name: string; url: string | null }> }>;
     assert.equal(messages[1]!.sources.find((s) => s.name === 'Parking')?.url, PARKING);
 
@@ -196,6 +259,41 @@ describe('the widget in a real browser', () => {
     assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
   });
 
+  test('a prompt-injected source: only its https link becomes a link; javascript: and data: links stay text and run nothing', async () => {
+    const page = await visit();
+    await launcher(page).click();
+    await ask(page, 'How long is the warranty on a frame?');
+    const body = page.locator('[data-parley] .msg.agent').last().locator('> div').first();
+    const links = await body.locator('a').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.textContent, a.getAttribute('target'), a.getAttribute('rel')]));
+    assert.deepEqual(links, [['https://bikes.example/warranty', 'the warranty terms', '_blank', 'noopener noreferrer nofollow']]);
+    assert.match(await body.innerText(), /\[claim it here\]\(javascript:window\.pwned=4\)/);
+    assert.match(await body.innerText(), /data:text\/html,<script>/);
+    assert.equal(await body.locator('script').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+  });
+
+  test('the answer streams in: the visitor sees it grow part by part before it is complete', async () => {
+    const page = await visit();
+    await launcher(page).click();
+    await page.locator('[data-parley] [role=dialog]').waitFor();
+    // Every text the answer bubble shows while it is being written, as the page renders it.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      const log = document.querySelector('[data-parley]')!.shadowRoot!.querySelector('[role=log]')!;
+      new MutationObserver(() => {
+        const writing = log.querySelector('[aria-busy=true]');
+        if (writing && writing.textContent && seen.at(-1) !== writing.textContent) seen.push(writing.textContent);
+      }).observe(log, { subtree: true, childList: true, characterData: true });
+    });
+    await ask(page, 'When are you open on Saturday?');
+    const final = await page.locator('[data-parley] .msg.agent').last().locator('> div').first().evaluate((body) => body.textContent!);
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    assert.ok(seen.length >= 2, `drawn in parts: ${JSON.stringify(seen)}`);
+    assert.ok(seen.every((text, i) => final.startsWith(text) && (i === 0 || text.length > seen[i - 1]!.length)), `each part adds to the answer: ${JSON.stringify(seen)}`);
+    assert.ok(seen[0]!.length < final.length, 'the first part is not yet the whole answer');
+  });
+
   test('on a refused origin the visitor API answers 403 and no launcher is drawn', async () => {
     const page = await visit('/', { origin: site.otherOrigin });
     const refused = await fetch(`${service.url}/visitor/v1/agents/${agent}`, { headers: { origin: site.otherOrigin } });
@@ -210,7 +308,11 @@ describe('the widget in a real browser', () => {
     assert.equal(await launcher(page).getAttribute('aria-label'), 'Fragen Sie uns');
     await launcher(page).click();
     assert.equal(await page.locator('[data-parley] textarea').getAttribute('placeholder'), 'Ihre Frage an uns');
+    await page.locator('[data-parley] .msg.agent').getByText('Hallo! Fragen Sie uns zu Reparaturen.').waitFor();
     await page.getByRole('button', { name: 'Neues Gespräch' }).waitFor();
+    const asked = page.waitForRequest((request) => request.url().endsWith(`/agents/${agent}/chat`));
+    await ask(page, 'Wann haben Sie am Samstag geöffnet?');
+    assert.equal((await asked).postDataJSON().language, 'de', 'the answer is asked in the visitor’s language');
     const french = await visit('/', { locale: 'fr-FR' });
     await launcher(french).click();
     await french.getByRole('button', { name: 'New conversation' }).waitFor();
@@ -223,7 +325,7 @@ describe('the widget in a real browser', () => {
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.hasAttribute('data-parley')), true);
     await page.keyboard.press('Enter');
-    await page.locator('[data-parley] [role=dialog]').waitFor();
+    await page.getByRole('dialog', { name: 'Bike shop' }).waitFor();
     assert.equal(await page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.tagName), 'TEXTAREA');
     await page.keyboard.type('When are you open on Saturday?');
     await page.keyboard.press('Enter');
@@ -234,11 +336,84 @@ describe('the widget in a real browser', () => {
     assert.equal(await page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.className), 'launcher');
   });
 
+  test('keyboard only: every control of the open chat is reached with Tab and shows a visible focus ring; a thumb is pressed with Space', async () => {
+    const page = await visit();
+    await launcher(page).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('When are you open on Saturday?');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-parley] .msg.agent .rate').waitFor();
+    /** The control focused inside the widget: its name and whether a focus ring is drawn around it. */
+    const focused = () =>
+      page.evaluate(() => {
+        const active = document.querySelector('[data-parley]')!.shadowRoot!.activeElement as HTMLElement | null;
+        if (!active || document.activeElement?.hasAttribute('data-parley') !== true) return null;
+        const style = getComputedStyle(active);
+        return { name: active.getAttribute('aria-label') || active.textContent!.trim(), ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 };
+      });
+    // Backwards from the message box to the launcher, every control on the way.
+    const reached: Array<{ name: string; ring: boolean }> = [];
+    for (let step = 0; step < 20; step++) {
+      const now = (await focused())!;
+      reached.push(now);
+      if (now.name === 'Chat with us') break;
+      await page.keyboard.press('Shift+Tab');
+    }
+    const names = reached.map((r) => r.name);
+    for (const control of ['Chat with us', 'New conversation', 'Close chat', 'Helpful', 'Not helpful', 'Book a meeting']) assert.ok(names.includes(control), `${control} in ${names.join(' | ')}`);
+    assert.deepEqual(reached.filter((r) => !r.ring), [], 'every focused control shows its focus');
+    while ((await focused())?.name !== 'Helpful') await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    assert.equal(await page.locator('[data-parley] .rate button[aria-label=Helpful]').getAttribute('aria-pressed'), 'true');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('[data-parley] .rate button[aria-label="Not helpful"]').getAttribute('aria-pressed'), 'true');
+    assert.equal(await page.locator('[data-parley] .rate button[aria-label=Helpful]').getAttribute('aria-pressed'), 'false');
+    // Pressed one after the other at once: the last one pressed is what is recorded.
+    const conversationId = await conversationOf(page);
+    await waitFor(async () => {
+      const messages = (await service.api('GET', `/agents/${agent}/conversations/${conversationId}`, { key: ws.keys.read })).body.data.messages as Array<{ feedback: number | null }>;
+      return messages.at(-1)!.feedback === -1;
+    }, 15_000);
+  });
+
+  test('the widget takes no room in the page: no layout shift, the host page laid out as without it, the module fetched only after the page is parsed', async () => {
+    const layoutOf = (page: Page) => page.evaluate(() => ({ h1: document.querySelector('h1')!.getBoundingClientRect().toJSON(), height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth }));
+    const blank = await visit('/blank');
+    const page = await visit();
+    await launcher(page).waitFor();
+    await page.locator('[data-parley] [role=dialog]').waitFor({ state: 'attached' });
+    assert.deepEqual(await layoutOf(page), await layoutOf(blank));
+    const shifts = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          let total = 0;
+          new PerformanceObserver((list) => {
+            for (const entry of list.getEntries()) total += (entry as unknown as { value: number }).value;
+          }).observe({ type: 'layout-shift', buffered: true });
+          setTimeout(() => resolve(total), 300);
+        }),
+    );
+    assert.equal(shifts, 0);
+    const timing = await page.evaluate(() => ({
+      parsed: (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd,
+      module: performance.getEntriesByType('resource').find((r) => /\/widget\/app-/.test(r.name))!.startTime,
+    }));
+    assert.ok(timing.module > timing.parsed, JSON.stringify(timing));
+  });
+
   test('below 640 px the panel takes the whole screen and the page behind it does not scroll', async () => {
-    const page = await visit('/', { viewport: { width: 375, height: 667 } });
+    const page = await visit('/long', { viewport: { width: 375, height: 667 } });
     await launcher(page).click();
     const box = await page.locator('[data-parley] [role=dialog]').boundingBox();
     assert.deepEqual(box, { x: 0, y: 0, width: 375, height: 667 });
+    await page.mouse.move(180, 300);
+    await page.mouse.wheel(0, 1500);
+    await page.keyboard.press('PageDown');
+    await page.waitForTimeout(300);
+    assert.equal(await page.evaluate(() => scrollY), 0, 'the long page behind the panel stays where it was');
     assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).overflow), 'hidden');
     if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-mobile.png' });
     await page.getByRole('button', { name: 'Close chat' }).click();
@@ -362,6 +537,10 @@ describe('the widget in a real browser', () => {
     assert.equal(await dialog(nudged).isHidden(), true, 'no nudge before its 45 s');
     await nudged.clock.runFor(2_000);
     await dialog(nudged).getByText('Looking for a city bike?').waitFor();
+    await nudged.reload();
+    await mounted(nudged);
+    await nudged.clock.runFor(60_000);
+    assert.equal(await dialog(nudged).isHidden(), true, 'once per visitor: no nudge again after a reload');
     const excepted = await visit('/contact', { clock: true });
     await mounted(excepted);
     await excepted.clock.runFor(60_000);
@@ -373,7 +552,7 @@ describe('the widget in a real browser', () => {
     await patchAgent({
       leadCapture: {
         enabled: true, timing: 'before_chat', skippable: true, privacyUrl: 'https://shop.example.com/privacy', fields: [{ name: 'email', required: true }, { name: 'name' }],
-        intro: 'Tell us who you are.', marketing: { enabled: true, label: 'Bike news, please' }, thanks: 'Thanks, we will write soon.',
+        intro: 'Tell us who you are.', marketing: { enabled: true, label: 'Bike news, please' }, thanks: 'Thanks, we will write soon.', button: 'Keep me posted',
       },
     });
     const page = await visit();
@@ -384,37 +563,57 @@ describe('the widget in a real browser', () => {
     assert.equal(await form.locator('a[href="https://shop.example.com/privacy"]').count(), 1);
     assert.equal(await page.locator('[data-parley] form.compose').isHidden(), true);
     if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/widget-lead-form.png' });
+    const leadsNow = async () => (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data as Array<{ moment: string; email: string; name: string | null; marketing: boolean; shown: { intro: string; privacyUrl: string | null; marketing: string | null } }>;
+    const before = (await leadsNow()).length;
+    // The e-mail is required: the form is not sent without it.
+    await form.getByRole('button', { name: 'Keep me posted' }).click();
+    assert.equal(await form.getByLabel('E-mail').evaluate((box: HTMLInputElement) => box.validity.valueMissing), true);
+    assert.equal((await leadsNow()).length, before);
     await form.getByLabel('E-mail').fill('ana@bikes.example');
-    await form.getByRole('button', { name: 'Send' }).click();
+    await form.getByLabel('Name').fill('Ana');
+    await form.getByLabel('Bike news, please').check();
+    await form.getByRole('button', { name: 'Keep me posted' }).click();
     await page.getByText('Thanks, we will write soon.').waitFor();
-    let leads = (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data as Array<{ moment: string; email: string }>;
+    let leads = await leadsNow();
     assert.equal(leads[0]!.moment, 'before');
     assert.equal(leads[0]!.email, 'ana@bikes.example');
+    assert.equal(leads[0]!.name, 'Ana');
+    assert.equal(leads[0]!.marketing, true);
+    assert.equal(leads[0]!.shown.intro, 'Tell us who you are.');
+    assert.equal(leads[0]!.shown.privacyUrl, 'https://shop.example.com/privacy');
+    assert.equal(leads[0]!.shown.marketing, 'Bike news, please');
 
+    const declinedSoFar = async () => (await service.api('GET', `/agents/${agent}/analytics`, { key: ws.keys.read })).body.data.widget.leadFormsDeclined as number;
+    const declinedBefore = await declinedSoFar();
     const skipper = await visit();
-    const declined = skipper.waitForRequest((r) => r.url().endsWith('/events') && /lead_form_declined/.test(r.postData() ?? ''));
     await launcher(skipper).click();
     await skipper.getByRole('button', { name: 'Skip' }).click();
-    await declined;
     await skipper.locator('[data-parley] form.compose').waitFor();
+    await waitFor(async () => (await declinedSoFar()) === declinedBefore + 1);
+    await skipper.reload();
+    await launcher(skipper).click();
+    await skipper.locator('[data-parley] form.compose').waitFor();
+    assert.equal(await skipper.locator('[data-parley] form.lead').count(), 0, 'a skipped form does not come back');
 
-    await patchAgent({ leadCapture: { timing: 'during_chat', afterQuestions: 1, afterWeakAnswer: false } });
+    await patchAgent({ leadCapture: { timing: 'during_chat', afterQuestions: 1, afterWeakAnswer: false, skippable: false } });
     const later = await visit();
     await launcher(later).click();
     await ask(later, 'When are you open on Saturday?');
+    await later.locator('[data-parley] form.lead').waitFor();
+    assert.equal(await later.locator('[data-parley] form.lead').getByRole('button', { name: 'Skip' }).count(), 0, 'not skippable: no Skip button');
     await later.locator('[data-parley] form.lead').getByLabel('E-mail').fill('bo@bikes.example');
-    await later.locator('[data-parley] form.lead').getByRole('button', { name: 'Send' }).click();
+    await later.locator('[data-parley] form.lead').getByRole('button', { name: 'Keep me posted' }).click();
     await later.getByText('Thanks, we will write soon.').waitFor();
 
     const button = await visit();
     await launcher(button).click();
     await button.getByRole('button', { name: 'Leave your details' }).click();
     await button.locator('[data-parley] form.lead').getByLabel('E-mail').fill('cy@bikes.example');
-    await button.locator('[data-parley] form.lead').getByRole('button', { name: 'Send' }).click();
+    await button.locator('[data-parley] form.lead').getByRole('button', { name: 'Keep me posted' }).click();
     await button.getByText('Thanks, we will write soon.').waitFor();
     leads = (await service.api('GET', `/agents/${agent}/leads`, { key: ws.keys.read })).body.data;
     assert.deepEqual(leads.slice(0, 2).map((l) => l.moment).sort(), ['button', 'questions']);
-    await patchAgent({ leadCapture: { enabled: false } });
+    await patchAgent({ leadCapture: { enabled: false, button: '' } });
   });
 
   test('tickets: a weak answer offers the ticket form with the question; a signed-in visitor does not type an address; the visitor sees the ticket number', async () => {
@@ -459,7 +658,7 @@ describe('the widget in a real browser', () => {
     await form.getByLabel('E-mail').fill('fay@bikes.example');
     await form.getByRole('button', { name: 'Send' }).click();
     await form.waitFor({ state: 'detached' });
-    const [latest] = await conversations();
+    const latest = { id: await conversationOf(page) };
     const answers = ((await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; confidence: number; sources: unknown[] }>).filter((m) => m.role === 'assistant');
     assert.ok(answers[0]!.confidence >= WEAK_CONFIDENCE && answers[0]!.sources.length > 0, `strong: ${JSON.stringify(answers[0])}`);
     assert.ok(answers[1]!.confidence < WEAK_CONFIDENCE || answers[1]!.sources.length === 0, `weak: ${JSON.stringify(answers[1])}`);
@@ -489,7 +688,7 @@ describe('the widget in a real browser', () => {
     await form.getByLabel('E-mail').fill('gus@bikes.example');
     await form.getByRole('button', { name: 'Send' }).click();
     await page.getByText(/Your ticket number is #\d+\./).waitFor();
-    const [latest] = await conversations();
+    const latest = { id: await conversationOf(page) };
     const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as unknown[];
     assert.equal(messages.length, 2, 'the requests for a person went to the ticket form, not to the agent');
     const tickets = (await service.api('GET', `/agents/${agent}/tickets`, { key: ws.keys.read })).body.data as Array<{ email: string; conversationId: string | null; question: string }>;
@@ -505,6 +704,10 @@ describe('the widget in a real browser', () => {
   });
 
   test('attachments: the file button sends a file that goes with the next question', async () => {
+    const without = await visit();
+    await launcher(without).click();
+    await without.locator('[data-parley] form.compose').waitFor();
+    assert.equal(await without.locator('[data-parley] input[type=file], [data-parley] .attach').count(), 0, 'no file button while attachmentsEnabled is off');
     await patchAgent({ attachmentsEnabled: true });
     const page = await visit();
     await launcher(page).click();
@@ -512,10 +715,29 @@ describe('the widget in a real browser', () => {
     await page.locator('[data-parley] .file').getByText('order.txt').waitFor();
     await ask(page, 'When is the repair of my order booked?');
     assert.equal(await page.locator('[data-parley] .file').count(), 0);
-    const [latest] = await conversations();
+    const latest = { id: await conversationOf(page) };
     const messages = (await service.api('GET', `/agents/${agent}/conversations/${latest!.id}`, { key: ws.keys.read })).body.data.messages as Array<{ role: string; attachments: Array<{ fileName: string }> }>;
     assert.deepEqual(messages[0]!.attachments.map((a) => a.fileName), ['order.txt']);
     await patchAgent({ attachmentsEnabled: false });
+  });
+
+  test("the launcher shows the agent's icon and the panel its logo", async () => {
+    for (const image of ['logo', 'icon']) {
+      const reply = await service.api('PUT', `/agents/${agent}/branding/${image}`, { key: ws.keys.manage, body: { url: `${site.origin}/logo.png` } });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    }
+    const { branding } = (await service.api('GET', `/agents/${agent}`, { key: ws.keys.read })).body.data as { branding: { logoUrl: string; iconUrl: string } };
+    const page = await visit();
+    await launcher(page).waitFor();
+    assert.deepEqual(await launcher(page).locator('img').evaluate((img: HTMLImageElement) => [img.getAttribute('src'), img.alt]), [branding.iconUrl, '']);
+    assert.equal(await launcher(page).locator('svg').count(), 0, 'the icon replaces the standard one');
+    await launcher(page).click();
+    assert.equal(await page.locator('[data-parley] header img').getAttribute('src'), branding.logoUrl);
+    for (const image of ['logo', 'icon']) assert.equal((await service.api('DELETE', `/agents/${agent}/branding/${image}`, { key: ws.keys.manage })).status, 200);
+    const plain = await visit();
+    await launcher(plain).locator('svg').waitFor();
+    await launcher(plain).click();
+    assert.equal(await plain.locator('[data-parley] header img').count(), 0);
   });
 
   test('a text colour too light for the branding colour is replaced by a readable one', async () => {
