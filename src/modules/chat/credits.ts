@@ -20,30 +20,15 @@ export interface Charge {
   fromPacks: number;
 }
 
-/** Takes `credits` from the workspace, or throws 402 credits_exhausted. */
+/** Takes `credits` from the workspace, or throws 402 credits_exhausted: one call of charge_credits (migrations/019). */
 export async function chargeCredits(ctx: Context, workspaceId: string, plan: Plan, credits: number): Promise<Charge> {
   const month = utcMonth(ctx.clock.now());
-  const charge = await ctx.db.transaction().execute(async (trx) => {
-    const workspace = await trx.selectFrom('workspaces').select('purchased_credits').where('id', '=', workspaceId).forUpdate().executeTakeFirstOrThrow();
-    const usage = await trx.selectFrom('credit_usage').select(['used', 'from_packs']).where('workspace_id', '=', workspaceId).where('month', '=', month).executeTakeFirst();
-    const usedOfIncluded = (usage?.used ?? 0) - (usage?.from_packs ?? 0);
-    const fromIncluded = Math.min(credits, Math.max(0, plan.creditsPerMonth - usedOfIncluded));
-    const fromPacks = credits - fromIncluded;
-    if (fromPacks > workspace.purchased_credits) throw errors.creditsExhausted();
-    await trx
-      .insertInto('credit_usage')
-      .values({ workspace_id: workspaceId, month, used: credits, from_packs: fromPacks })
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'month']).doUpdateSet({ used: sql`credit_usage.used + ${credits}`, from_packs: sql`credit_usage.from_packs + ${fromPacks}` }),
-      )
-      .execute();
-    if (fromPacks > 0) {
-      await trx.updateTable('workspaces').set({ purchased_credits: sql`purchased_credits - ${fromPacks}` }).where('id', '=', workspaceId).execute();
-    }
-    return { workspaceId, month, credits, fromPacks };
-  });
+  const result = await sql<{ from_packs: number | null }>`
+    select charge_credits(${workspaceId}, ${month}, ${credits}::integer, ${plan.creditsPerMonth}::integer) as from_packs`.execute(ctx.db);
+  const fromPacks = result.rows[0]?.from_packs;
+  if (fromPacks === null || fromPacks === undefined) throw errors.creditsExhausted();
   await ctx.versions.bump(versionNames.workspace(workspaceId));
-  return charge;
+  return { workspaceId, month, credits, fromPacks: Number(fromPacks) };
 }
 
 /** Gives back a charge whose answer could not be made. */
