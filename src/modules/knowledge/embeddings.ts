@@ -3,7 +3,7 @@
  * That endpoint is trusted configuration, not user input, so it is reached with the
  * normal fetch rather than the guarded one.
  */
-import { embedMany } from 'ai';
+import { embedMany, type EmbeddingModel } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { Context } from '../../context.ts';
 
@@ -13,15 +13,22 @@ export function embeddingsEnabled(ctx: Context): boolean {
 
 const BATCH = 64;
 
+/** The embedding model, made once a context: making it is a measurable share of a search's embedding call. */
+const embeddingModels = new WeakMap<Context, EmbeddingModel>();
+
+function embeddingModel(ctx: Context): EmbeddingModel {
+  let model = embeddingModels.get(ctx);
+  if (!model) {
+    const provider = createOpenAICompatible({ name: 'parley-embeddings', baseURL: ctx.config.openaiBaseUrl!.replace(/\/+$/, ''), apiKey: ctx.config.openaiApiKey });
+    embeddingModels.set(ctx, (model = provider.embeddingModel(ctx.config.embeddingModel!)));
+  }
+  return model;
+}
+
 /** maxRetries: the indexing job leaves retrying to its queue (0); a search retries once. */
 export async function embedTexts(ctx: Context, texts: string[], options: { maxRetries?: number } = {}): Promise<number[][]> {
   if (texts.length === 0) return [];
-  const provider = createOpenAICompatible({
-    name: 'parley-embeddings',
-    baseURL: ctx.config.openaiBaseUrl!.replace(/\/+$/, ''),
-    apiKey: ctx.config.openaiApiKey,
-  });
-  const model = provider.embeddingModel(ctx.config.embeddingModel!);
+  const model = embeddingModel(ctx);
   const vectors: number[][] = [];
   for (let start = 0; start < texts.length; start += BATCH) {
     const { embeddings } = await embedMany({ model, values: texts.slice(start, start + BATCH), maxRetries: options.maxRetries ?? 1, abortSignal: AbortSignal.timeout(60_000) });
