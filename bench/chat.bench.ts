@@ -32,6 +32,9 @@ const PASSAGES = Number(process.env.BENCH_CHAT_PASSAGES ?? 10_000);
 const ANSWERS = Number(process.env.BENCH_CHAT_ANSWERS ?? 200);
 const STREAMS = Number(process.env.BENCH_CHAT_STREAMS ?? 100);
 const WARM_UP = 10;
+/** Comma lists to run one case while working on it, e.g. BENCH_CHAT_STORES=postgres BENCH_CHAT_RETRIEVAL=lexical. */
+const STORES = (process.env.BENCH_CHAT_STORES ?? 'embedded,postgres').split(',');
+const RETRIEVALS = (process.env.BENCH_CHAT_RETRIEVAL ?? 'lexical,hybrid').split(',') as Array<'lexical' | 'hybrid'>;
 /** How long the model server holds back its first token in the stream runs. */
 const FIRST_TOKEN_DELAY_MS = 20;
 const PASSAGE_WORDS = 50;
@@ -384,10 +387,10 @@ async function onStore(store: 'embedded' | 'postgres', tables: Record<string, Ro
   const client = new Thread('client');
   const modelUrl = ((await model.ready) as { url: string }).url;
   try {
-    for (const retrieval of ['lexical', 'hybrid'] as const) {
+    for (const retrieval of RETRIEVALS) {
       const env: Record<string, string> = { OPENAI_BASE_URL: modelUrl, OPENAI_API_KEY: 'bench', PARLEY_RATE_LIMIT_PER_MINUTE: '100000000' };
       if (retrieval === 'hybrid') Object.assign(env, { PARLEY_EMBEDDING_MODEL: 'fake', PARLEY_EMBEDDING_DIMENSIONS: String(DIMS) });
-      const service = await startService({ env });
+      const service = await startService({ env, checkResponses: false });
       try {
         const ws = await service.seedWorkspace({ plan: 'enterprise' });
         const provider: Asker = { client, url: service.url, key: ws.keys.chat, agentId: await newAgent(service, ws, 'Provider bench', 'gpt-4o-mini') };
@@ -455,9 +458,11 @@ async function onStore(store: 'embedded' | 'postgres', tables: Record<string, Ro
 
 export async function run(): Promise<void> {
   const tables: Record<string, Row[]> = { baseline: [], service: [], offline: [], stream: [], runtime: [] };
-  await onStore('embedded', tables);
+  if (STORES.includes('embedded')) await onStore('embedded', tables);
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (databaseUrl) {
+  if (!STORES.includes('postgres')) {
+    // only the embedded store was asked for
+  } else if (databaseUrl) {
     process.env.TEST_DATABASE_URL = databaseUrl;
     process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL;
     await onStore('postgres', tables);

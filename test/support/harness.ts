@@ -48,6 +48,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Start the background workers in-process (default true). */
   workers?: boolean;
+  /** Check every reply against its schema, as tests do (default true); benches measure what production runs. */
+  checkResponses?: boolean;
 }
 
 /** The real app on the store under test, listening on a random local port, with the test clock on. */
@@ -71,7 +73,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
   const ctx = await createContext(config, { database: testDb.database });
   if (options.workers !== false) await startWorkers(ctx);
-  const app = await buildApp(ctx, { logger: false, checkResponses: true });
+  const app = await buildApp(ctx, { logger: false, checkResponses: options.checkResponses ?? true });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
