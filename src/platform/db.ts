@@ -50,9 +50,18 @@ function rowsOf(result: { rows: any[] } | Array<{ rows: any[] }>): any[] {
   return Array.isArray(result) ? result.flatMap((each) => each.rows ?? []) : result.rows;
 }
 
+/**
+ * Set on every session: an HNSW search filtered by agent keeps scanning until it has
+ * its rows (pgvector's iterative scans); without it a filter can leave fewer than
+ * asked. Setting it once per session spares each vector search a transaction.
+ */
+const SESSION_SETTINGS = `set hnsw.iterative_scan = 'relaxed_order'`;
+
 export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Database> {
   const pool = new pg.Pool({ connectionString, max: maxConnections });
   pool.on('error', () => {}); // an idle client's error must not take the process down; the next query reports it
+  // Queued on the new connection before any other query; a failure shows in the query after it.
+  pool.on('connect', (client) => void client.query(SESSION_SETTINGS).catch(() => {}));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const executeSql: Database['executeSql'] = async (text, values) => ({ rows: rowsOf(await pool.query(text, values as unknown[])) });
   const exec: Database['exec'] = async (text) => void (await pool.query(text));
@@ -93,6 +102,7 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
     // PGlite parses int8 to a JS number only when asked; keep both stores alike.
     parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
   });
+  await pglite.exec(SESSION_SETTINGS);
   const lock = new ConnectionLock();
   const connection = new PgliteConnection(pglite);
   const driver: Driver = {

@@ -88,18 +88,14 @@ const publicUrl = sql<string | null>`case when s.type = 'website' then p.url end
 export async function vectorSearch(ctx: Context, agentId: string, query: string, limit: number): Promise<Ranked[]> {
   const [vector] = await embedTexts(ctx, [query]);
   const table = await vectorTable(ctx);
-  const rows = await ctx.db.transaction().execute(async (trx) => {
-    // Without iterative scans an HNSW search filtered by agent can return fewer than `limit` rows.
-    await sql`select set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
-    const literal = vectorLiteral(vector);
-    const result = await sql<{ passage_id: string; similarity: number }>`
-      select passage_id, (1 - (embedding <=> ${literal}::vector))::float8 as similarity
-      from ${sql.table(table)}
-      where agent_id = ${agentId} and model = ${ctx.config.embeddingModel}
-      order by embedding <=> ${literal}::vector
-      limit ${limit}`.execute(trx);
-    return result.rows;
-  });
+  // Filtered by agent, the HNSW scan goes on until it has `limit` rows: hnsw.iterative_scan is set on every session (platform/db.ts).
+  const literal = vectorLiteral(vector);
+  const { rows } = await sql<{ passage_id: string; similarity: number }>`
+    select passage_id, (1 - (embedding <=> ${literal}::vector))::float8 as similarity
+    from ${sql.table(table)}
+    where agent_id = ${agentId} and model = ${ctx.config.embeddingModel}
+    order by embedding <=> ${literal}::vector
+    limit ${limit}`.execute(ctx.db);
   return rows
     .map((row) => ({ passageId: row.passage_id, score: Math.max(0, Number(row.similarity)) }))
     .sort((a, b) => b.score - a.score);
