@@ -460,13 +460,11 @@ export async function run(): Promise<void> {
   const tables: Record<string, Row[]> = { baseline: [], service: [], offline: [], stream: [], runtime: [] };
   if (STORES.includes('embedded')) await onStore('embedded', tables);
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (!STORES.includes('postgres')) {
-    // only the embedded store was asked for
-  } else if (databaseUrl) {
+  if (STORES.includes('postgres') && databaseUrl) {
     process.env.TEST_DATABASE_URL = databaseUrl;
     process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL;
     await onStore('postgres', tables);
-  } else {
+  } else if (STORES.includes('postgres')) {
     console.log('PostgreSQL figures skipped: set BENCH_DATABASE_URL (or TEST_DATABASE_URL).');
   }
   printTable("Baseline: authenticated GET /workspace round trip, same client; CPU of the service's thread a request", tables.baseline);

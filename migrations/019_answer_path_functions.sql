@@ -124,8 +124,8 @@ create function charge_credits(p_workspace text, p_month text, p_credits integer
 returns integer language plpgsql as $$
 declare
   packs integer;
-  used_total integer := 0;
-  used_from_packs integer := 0;
+  used_total integer;
+  used_from_packs integer;
   from_packs integer;
 begin
   select purchased_credits into packs from workspaces where id = p_workspace for update;

@@ -53,15 +53,16 @@ function rowsOf(result: { rows: any[] } | Array<{ rows: any[] }>): any[] {
 /**
  * Set on every session: an HNSW search filtered by agent keeps scanning until it has
  * its rows (pgvector's iterative scans); without it a filter can leave fewer than
- * asked. Setting it once per session spares each vector search a transaction.
+ * asked (pgvector 0.8 and later). Setting it once per session spares each vector
+ * search a transaction; it also means a pooler in transaction mode (PgBouncer) between
+ * Parley and PostgreSQL would lose it: connect directly or in session mode.
  */
 const SESSION_SETTINGS = `set hnsw.iterative_scan = 'relaxed_order'`;
 
 export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max: maxConnections });
+  // onConnect is awaited before a new connection is handed out; if it fails, the query that asked for the connection fails.
+  const pool = new pg.Pool({ connectionString, max: maxConnections, onConnect: async (client) => void (await client.query(SESSION_SETTINGS)) });
   pool.on('error', () => {}); // an idle client's error must not take the process down; the next query reports it
-  // Queued on the new connection before any other query; a failure shows in the query after it.
-  pool.on('connect', (client) => void client.query(SESSION_SETTINGS).catch(() => {}));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const executeSql: Database['executeSql'] = async (text, values) => ({ rows: rowsOf(await pool.query(text, values as unknown[])) });
   const exec: Database['exec'] = async (text) => void (await pool.query(text));

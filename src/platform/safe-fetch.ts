@@ -119,6 +119,7 @@ function isAllowedAddress(address: string, allowPrivate: boolean): boolean {
   // process() turns ::ffff:a.b.c.d into a.b.c.d so mapped addresses get the IPv4 verdict.
   const parsed = ipaddr.process(address);
   const range = parsed.range();
+  // ipaddr.js calls ::a.b.c.d (deprecated IPv4-compatible) unicast; a tunnel can route it to a.b.c.d. Never needed, even for local tests.
   if (range === 'unicast' && isIPv4Compatible(parsed)) return false;
   return range === 'unicast' || (allowPrivate && PRIVATE_RANGES.has(range));
 }

@@ -364,14 +364,22 @@ describe('the widget in a real browser', () => {
     const names = reached.map((r) => r.name);
     for (const control of ['Chat with us', 'New conversation', 'Close chat', 'Helpful', 'Not helpful', 'Book a meeting']) assert.ok(names.includes(control), `${control} in ${names.join(' | ')}`);
     assert.deepEqual(reached.filter((r) => !r.ring), [], 'every focused control shows its focus');
-    while ((await focused())?.name !== 'Helpful') await page.keyboard.press('Tab');
+    for (let step = 0; step < 20 && (await focused())?.name !== 'Helpful'; step++) await page.keyboard.press('Tab');
+    // The first feedback call is held on the wire until the second thumb is pressed: the last one pressed must still win.
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let calls = 0;
+    await page.route('**/visitor/v1/agents/*/feedback', async (route) => {
+      if (++calls === 1) await firstHeld;
+      await route.continue();
+    });
     await page.keyboard.press('Space');
     assert.equal(await page.locator('[data-parley] .rate button[aria-label=Helpful]').getAttribute('aria-pressed'), 'true');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     assert.equal(await page.locator('[data-parley] .rate button[aria-label="Not helpful"]').getAttribute('aria-pressed'), 'true');
     assert.equal(await page.locator('[data-parley] .rate button[aria-label=Helpful]').getAttribute('aria-pressed'), 'false');
-    // Pressed one after the other at once: the last one pressed is what is recorded.
+    releaseFirst();
     const conversationId = await conversationOf(page);
     await waitFor(async () => {
       const messages = (await service.api('GET', `/agents/${agent}/conversations/${conversationId}`, { key: ws.keys.read })).body.data.messages as Array<{ feedback: number | null }>;
