@@ -119,7 +119,6 @@ function isAllowedAddress(address: string, allowPrivate: boolean): boolean {
   // process() turns ::ffff:a.b.c.d into a.b.c.d so mapped addresses get the IPv4 verdict.
   const parsed = ipaddr.process(address);
   const range = parsed.range();
-  // ipaddr.js calls ::a.b.c.d (deprecated IPv4-compatible) unicast; a tunnel can route it to a.b.c.d. Never needed, even for local tests.
   if (range === 'unicast' && isIPv4Compatible(parsed)) return false;
   return range === 'unicast' || (allowPrivate && PRIVATE_RANGES.has(range));
 }
@@ -128,7 +127,8 @@ const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /**
  * ::a.b.c.d (IPv4-compatible, deprecated) is "unicast" to ipaddr.js, yet a system with
- * the automatic tunnel (sit0) sends it to a.b.c.d, whatever that is: no receiver needs one.
+ * the automatic tunnel (sit0) sends it to a.b.c.d, whatever that is: no receiver needs
+ * one, so it is refused even where private addresses are allowed (local tests).
  */
 function isIPv4Compatible(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   return address.kind() === 'ipv6' && (address as ipaddr.IPv6).match(IPV4_COMPATIBLE);
