@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { ingestWebsitePage } from './ingest.ts';
-import { BM25_B, BM25_K1, lexicalSearch } from './search.ts';
+import { BM25_B, BM25_K1, databaseLexicalSearch, lexicalSearch } from './search.ts';
 
 // Words of very different frequency (a Zipf law), repeated within passages and passages
 // of very different length, so that pruning has common terms to skip and bounds to use.
@@ -102,11 +102,14 @@ async function assertIndexMatchesRecount(): Promise<void> {
   for (const query of queries) {
     for (const [limit, minScore] of [[20, 0], [5, 0], [20, 0.3]] as const) {
       const expected = [...(await truth.scores(query)).entries()].filter(([, s]) => s >= minScore).sort((a, b) => b[1] - a[1]).slice(0, limit);
-      const got = await lexicalSearch(service.ctx, agentId, query, 'english', limit, minScore);
-      const label = `${query} (top ${limit}, min ${minScore})`;
-      assert.deepEqual(got.map((h) => h.score.toFixed(9)), expected.map(([, s]) => s.toFixed(9)), label);
       const all = await truth.scores(query);
-      for (const hit of got) assert.equal(all.get(hit.passageId)!.toFixed(9), hit.score.toFixed(9), label);
+      // The lists kept in the process and the database function alone rank alike.
+      for (const search of [lexicalSearch, databaseLexicalSearch]) {
+        const got = await search(service.ctx, agentId, query, 'english', limit, minScore);
+        const label = `${search.name}: ${query} (top ${limit}, min ${minScore})`;
+        assert.deepEqual(got.map((h) => h.score.toFixed(9)), expected.map(([, s]) => s.toFixed(9)), label);
+        for (const hit of got) assert.equal(all.get(hit.passageId)!.toFixed(9), hit.score.toFixed(9), label);
+      }
     }
   }
 }
@@ -124,6 +127,17 @@ test('after a retrain (every source read and indexed again) the statistics and r
   while ((await count('pending')) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(await count('ready'), reply.body.data.sourceCount);
   await assertIndexMatchesRecount();
+});
+
+test('a page added or deleted after a search is seen by the very next search (the lists kept in the process follow the index version)', async () => {
+  const search = () => lexicalSearch(service.ctx, agentId, 'zuxtorbel kalodor', 'english', 5, 0.5);
+  assert.deepEqual(await search(), []);
+  const { sourceId } = await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_index', url: 'https://index.example/new', title: 'New page', text: 'Zuxtorbel kalodor zuxtorbel.' });
+  const found = await search();
+  assert.equal(found.length, 1);
+  assert.equal(found[0].url, 'https://index.example/new');
+  assert.equal((await service.api('DELETE', `/agents/${agentId}/sources/${sourceId}`, { key: ws.keys.manage })).status, 200);
+  assert.deepEqual(await search(), []);
 });
 
 test('deleting the agent takes its passages, postings and statistics with it', async () => {

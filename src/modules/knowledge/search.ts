@@ -14,11 +14,10 @@ import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { textSearchConfig } from './indexing.ts';
+import { topPassages } from './postings.ts';
 import { agentLanguage } from './store.ts';
 
-/** BM25's parameters, as bm25_top_passages (migrations/019) has them. */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
+export { BM25_B, BM25_K1 } from './postings.ts';
 export const RRF_K = 60;
 
 export interface SearchInput {
@@ -71,18 +70,49 @@ function rounded(hit: PassageHit): PassageHit {
 
 /**
  * BM25 over the agent's passages, best `limit` first, normalised to 0..1 and cut at
- * minScore: the exact top k by MaxScore pruning (docs/knowledge.md), computed by the
- * database function bm25_top_passages (migrations/019) in one round trip, with the plans
- * of its statements kept by the session rather than made again for every question.
+ * minScore: scored over the posting lists the process keeps (postings.ts), then the
+ * passages' texts read in one statement; when a list is too long to keep, by the database
+ * function bm25_top_passages (migrations/019), the exact top k by MaxScore pruning
+ * (docs/knowledge.md). Both rank alike, to the last bit but for the order of a sum.
  */
 export async function lexicalSearch(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore = 0): Promise<PassageHit[]> {
-  const result = await sql<{ id: string; source_id: string; source_name: string; url: string | null; title: string; text: string; score: number }>`
+  const top = await topPassages(ctx, agentId, config, query, limit, minScore);
+  if (!top) return databaseLexicalSearch(ctx, agentId, query, config, limit, minScore);
+  if (top.length === 0) return [];
+  const { rows } = await sql<PassageRowOut & { seq: number }>`
+    select p.seq::float8 as seq, p.id, p.source_id, s.name as source_name, ${websiteUrl} as url, p.title, p.text
+    from passages p join sources s on s.id = p.source_id
+    where p.seq = any(${top.map((hit) => hit.seq)}::bigint[])`.execute(ctx.db);
+  const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
+  return top.flatMap((hit) => {
+    const row = bySeq.get(hit.seq);
+    return row ? [hitOf(row, hit.score)] : [];
+  });
+}
+
+interface PassageRowOut {
+  id: string;
+  source_id: string;
+  source_name: string;
+  url: string | null;
+  title: string;
+  text: string;
+}
+
+function hitOf(row: PassageRowOut, score: number): PassageHit {
+  return { passageId: row.id, sourceId: row.source_id, sourceName: row.source_name, url: row.url, title: row.title, text: row.text, score };
+}
+
+/** The same ranking by the database function alone: one round trip reading the postings it needs. */
+export async function databaseLexicalSearch(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore = 0): Promise<PassageHit[]> {
+  const result = await sql<PassageRowOut & { score: number }>`
     select * from bm25_top_passages(${agentId}, ${config}::regconfig, ${query}, ${limit}::integer, ${minScore}::float8)`.execute(ctx.db);
-  return result.rows.map((row) => ({ passageId: row.id, sourceId: row.source_id, sourceName: row.source_name, url: row.url, title: row.title, text: row.text, score: Number(row.score) }));
+  return result.rows.map((row) => hitOf(row, Number(row.score)));
 }
 
 /** The passage's address as answers may show it: only a website source's page (see PassageHit.url). */
-const publicUrl = sql<string | null>`case when s.type = 'website' then p.url end`.as('url');
+const websiteUrl = sql<string | null>`case when s.type = 'website' then p.url end`;
+const publicUrl = websiteUrl.as('url');
 
 /** Nearest passages by cosine similarity (0..1, negative similarities read as 0). */
 export async function vectorSearch(ctx: Context, agentId: string, query: string, limit: number): Promise<Ranked[]> {

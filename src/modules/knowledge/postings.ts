@@ -1,0 +1,197 @@
+/**
+ * The lexical search's posting lists kept in the process (docs/knowledge.md, "Postings in
+ * memory"). Reading a question's posting lists from the database on every question was most
+ * of an answer's database time, and on the embedded store that work runs on the service's
+ * own thread. Here each list is read once and kept behind its agent's index version
+ * (agent_stats.version, which every write to the agent's index moves: migrations/020), with
+ * each posting's BM25 contribution worked out as it is read, so a question costs one
+ * statement for its terms and the version, a sum over the lists, and one for the texts.
+ * The database stays the only record: a moved version, a restart or another process reads
+ * the lists again. Lists too long to keep leave the question to bm25_top_passages.
+ */
+import { sql } from 'kysely';
+import type { Context } from '../../context.ts';
+
+/** BM25's parameters, as bm25_top_passages (migrations/019) has them. */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/** Postings kept by one process over all agents (16 bytes each: about 32 MB). */
+const MAX_KEPT_POSTINGS = 2_000_000;
+/** A term in more passages than this is not kept: its question is scored by the database. */
+const MAX_LIST_LENGTH = 200_000;
+
+/** A term's postings: its passages (as the agent's slots) and each one's BM25 contribution for the term. */
+interface TermList {
+  idf: number;
+  slots: Int32Array;
+  contributions: Float64Array;
+}
+
+interface AgentLists {
+  version: string;
+  terms: Map<string, TermList>;
+  /** Passage numbers by slot, and slots by passage number: scores add up in an array, not a map. */
+  seqs: number[];
+  slotOf: Map<number, number>;
+  postings: number;
+}
+
+/** What the question's statement gives: the agent's index version and statistics, and the question's lexemes. */
+interface QuestionTerms {
+  version: string;
+  n: number;
+  avgdl: number;
+  terms: string[];
+}
+
+export interface ScoredPassage {
+  seq: number;
+  /** BM25 divided by the sum of the question's terms' idf, 0..1. */
+  score: number;
+}
+
+const keptByContext = new WeakMap<Context, Map<string, AgentLists>>();
+
+/**
+ * The exact BM25 top `limit` (score at least minScore), as bm25_top_passages ranks them:
+ * score descending, then passage number. Null when a list is too long to keep or the index
+ * changed while its lists were read: the database function answers then.
+ */
+export async function topPassages(ctx: Context, agentId: string, config: string, query: string, limit: number, minScore: number): Promise<ScoredPassage[] | null> {
+  const question = await questionTerms(ctx, agentId, config, query);
+  if (!question) return [];
+  const found = await listsFor(ctx, agentId, question);
+  if (!found) return null;
+  const { agent, lists } = found;
+  const idfSum = lists.reduce((sum, list) => sum + list.idf, 0);
+  if (idfSum <= 0 || lists.every((list) => list.slots.length === 0) || limit <= 0) return [];
+  const totals = new Float64Array(agent.seqs.length);
+  const touched: number[] = [];
+  for (const list of lists) {
+    for (let i = 0; i < list.slots.length; i++) {
+      const slot = list.slots[i];
+      if (totals[slot] === 0) touched.push(slot);
+      totals[slot] += list.contributions[i];
+    }
+  }
+  const floor = minScore * idfSum * (1 - 1e-9);
+  const best = new TopK(limit);
+  for (const slot of touched) {
+    const total = totals[slot];
+    if (total >= floor && Math.min(1, total / idfSum) >= minScore) best.offer(agent.seqs[slot], total);
+  }
+  return best.ranked().map((hit) => ({ seq: hit.seq, score: Math.min(1, hit.score / idfSum) }));
+}
+
+/** The best `size` passages offered: score descending, then passage number. */
+class TopK {
+  private readonly hits: ScoredPassage[] = [];
+  private readonly size: number;
+
+  constructor(size: number) {
+    this.size = size;
+  }
+
+  offer(seq: number, score: number): void {
+    const hits = this.hits;
+    if (hits.length === this.size && !ahead(seq, score, hits[hits.length - 1])) return;
+    let at = hits.length;
+    while (at > 0 && ahead(seq, score, hits[at - 1])) at--;
+    hits.splice(at, 0, { seq, score });
+    if (hits.length > this.size) hits.pop();
+  }
+
+  ranked(): ScoredPassage[] {
+    return this.hits;
+  }
+}
+
+function ahead(seq: number, score: number, other: ScoredPassage): boolean {
+  return score > other.score || (score === other.score && seq < other.seq);
+}
+
+async function questionTerms(ctx: Context, agentId: string, config: string, query: string): Promise<QuestionTerms | undefined> {
+  const { rows } = await sql<{ version: string; n: number; total: number; terms: string[] }>`
+    select a.version::text as version, a.passage_count::float8 as n, a.total_length::float8 as total,
+      tsvector_to_array(to_tsvector(${config}::regconfig, ${query})) as terms
+    from agent_stats a where a.agent_id = ${agentId}`.execute(ctx.db);
+  const row = rows[0];
+  if (!row || Number(row.n) <= 0) return undefined;
+  const n = Number(row.n);
+  return { version: row.version, n, avgdl: Math.max(Number(row.total) / n, 1), terms: row.terms };
+}
+
+/** The question's lists, from memory or read now; null when one is too long or the index moved meanwhile. */
+async function listsFor(ctx: Context, agentId: string, question: QuestionTerms): Promise<{ agent: AgentLists; lists: TermList[] } | null> {
+  const kept = keptByContext.get(ctx) ?? keptByContext.set(ctx, new Map()).get(ctx)!;
+  let agent = kept.get(agentId);
+  if (agent?.version !== question.version) agent = { version: question.version, terms: new Map(), seqs: [], slotOf: new Map(), postings: 0 };
+  // Most recently used last: the first agents are the ones let go.
+  kept.delete(agentId);
+  kept.set(agentId, agent);
+  const missing = question.terms.filter((term) => !agent.terms.has(term));
+  if (missing.length > 0) {
+    const read = await readLists(ctx, agentId, question, missing, agent);
+    if (!read) {
+      kept.delete(agentId);
+      return null;
+    }
+    for (const [term, list] of read) {
+      agent.terms.set(term, list);
+      agent.postings += list.slots.length + 1;
+    }
+    letGo(kept);
+  }
+  return { agent, lists: question.terms.map((term) => agent.terms.get(term)!) };
+}
+
+/** Reads the terms' lists in one statement that also reads the version, so they are of one state of the index. */
+async function readLists(ctx: Context, agentId: string, question: QuestionTerms, terms: string[], agent: AgentLists): Promise<Map<string, TermList> | null> {
+  const { rows } = await sql<{ version: string; term: string | null; df: number | null; seq: number | null; tf: number | null; length: number | null }>`
+    with v as (select version::text as version from agent_stats where agent_id = ${agentId}),
+    t as (select term, df, term_id from agent_term_stats where agent_id = ${agentId} and term = any(${terms}::text[]))
+    select v.version, t.term, t.df, p.passage_seq::float8 as seq, p.tf, p.length
+    from v left join t on true left join passage_postings p on p.term_id = t.term_id and t.df <= ${MAX_LIST_LENGTH}
+    order by t.term, p.passage_seq`.execute(ctx.db);
+  if (rows[0]?.version !== question.version) return null;
+  const byTerm = new Map<string, typeof rows>();
+  for (const row of rows) if (row.term !== null) (byTerm.get(row.term) ?? byTerm.set(row.term, []).get(row.term)!).push(row);
+  const lists = new Map<string, TermList>();
+  for (const term of terms) {
+    const postings = byTerm.get(term)?.filter((row) => row.seq !== null) ?? [];
+    const df = Number(byTerm.get(term)?.[0].df ?? 0);
+    if (df > MAX_LIST_LENGTH) return null;
+    lists.set(term, termList(question, agent, df, postings as Array<{ seq: number; tf: number; length: number }>));
+  }
+  return lists;
+}
+
+/** Each posting's contribution computed as bm25_top_passages computes it, in the same order of operations. */
+function termList(question: QuestionTerms, agent: AgentLists, df: number, postings: Array<{ seq: number; tf: number; length: number }>): TermList {
+  const idf = Math.log(1 + (question.n - df + 0.5) / (df + 0.5));
+  const slots = new Int32Array(postings.length);
+  const contributions = new Float64Array(postings.length);
+  postings.forEach((posting, i) => {
+    const tf = Number(posting.tf);
+    const seq = Number(posting.seq);
+    let slot = agent.slotOf.get(seq);
+    if (slot === undefined) {
+      slot = agent.seqs.push(seq) - 1;
+      agent.slotOf.set(seq, slot);
+    }
+    slots[i] = slot;
+    contributions[i] = (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * Number(posting.length)) / question.avgdl));
+  });
+  return { idf, slots, contributions };
+}
+
+/** Lets the least recently used agents' lists go while more than MAX_KEPT_POSTINGS are kept (the question being answered holds its own). */
+function letGo(kept: Map<string, AgentLists>): void {
+  let total = 0;
+  for (const agent of kept.values()) total += agent.postings;
+  for (const [agentId, agent] of kept) {
+    if (total <= MAX_KEPT_POSTINGS) break;
+    kept.delete(agentId);
+    total -= agent.postings;
+  }
+}
