@@ -92,13 +92,14 @@ interface Prepared {
 /** The answer as one reply. */
 export async function answer(ctx: Context, asker: Asker, agent: Agent, input: Question): Promise<AnswerReply> {
   const prepared = await prepare(ctx, asker, agent, input);
+  // The question is recorded while the model writes (as a stream's is before its first byte), the answer once checked.
+  const recordingQuestion = appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
+  recordingQuestion.catch(() => {}); // awaited below; a failed answer must not leave it unhandled meanwhile
   const { text, model, charge } = await generateWithFallback(ctx, asker, prepared);
   const grounding = await checkGrounding(model, text, prepared.passages);
   const confidence = cappedConfidence(prepared.confidence, grounding);
-  await appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [
-    prepared.question,
-    answerMessage(ctx, prepared, { text, grounding, confidence, model, credits: charge.credits }),
-  ]);
+  await recordingQuestion;
+  await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence });
   return {
     conversationId: prepared.conversationId,
     messageId: prepared.answerId,

@@ -128,11 +128,14 @@ export async function appendMessages(db: Db, conversation: { id: string; create?
 
 /** A check made after the answer was recorded; the conversation's lastConfidence follows when it is still the last answer. */
 export async function updateMessageCheck(db: Db, check: { messageId: string; conversationId: string; grounding: MessageRow['grounding']; confidence: number }): Promise<void> {
-  await db.updateTable('messages').set({ grounding: check.grounding, confidence: check.confidence }).where('id', '=', check.messageId).execute();
+  // One statement, one commit: the conversation's last confidence follows when this is its latest answer.
   await sql`
-    update conversations set last_confidence = ${check.confidence}
+    with checked as (
+      update messages set grounding = ${check.grounding}, confidence = ${check.confidence}::integer where id = ${check.messageId} returning id
+    )
+    update conversations set last_confidence = ${check.confidence}::integer
     where id = ${check.conversationId}
-      and ${check.messageId} = (select id from messages where conversation_id = ${check.conversationId} and role = 'assistant' order by position desc limit 1)`.execute(db);
+      and (select id from checked) = (select id from messages where conversation_id = ${check.conversationId} and role = 'assistant' order by position desc limit 1)`.execute(db);
 }
 
 export interface ConversationFilter {
