@@ -57,11 +57,25 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
     return (await lexicalSearch(ctx, input.agentId, query, config, input.topK, input.minSimilarity)).map(rounded);
   }
   const [lexical, vector] = await Promise.all([
-    lexicalSearch(ctx, input.agentId, query, config, candidates, input.minSimilarity),
+    lexicalRanking(ctx, input.agentId, query, config, candidates, input.minSimilarity),
     vectorSearch(ctx, input.agentId, query, candidates),
   ]);
   const ranked = fuse([lexical, vector.filter((hit) => hit.score >= input.minSimilarity)]).slice(0, input.topK);
-  return withPassages(ctx, input.agentId, ranked, new Map(lexical.map((hit) => [hit.passageId, hit])));
+  return withPassages(ctx, input.agentId, ranked);
+}
+
+/** The lexical candidates of a hybrid search, ranked, without their texts: only the fused first topK are read. */
+async function lexicalRanking(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore: number): Promise<Ranked[]> {
+  const top = await topPassages(ctx, agentId, config, query, limit, minScore);
+  if (!top) return (await databaseLexicalSearch(ctx, agentId, query, config, limit, minScore)).map(({ passageId, score }) => ({ passageId, score }));
+  if (top.length === 0) return [];
+  const { rows } = await sql<{ seq: number; id: string }>`
+    select seq::float8 as seq, id from passages where seq = any(${top.map((hit) => hit.seq)}::bigint[])`.execute(ctx.db);
+  const idOf = new Map(rows.map((row) => [Number(row.seq), row.id]));
+  return top.flatMap((hit) => {
+    const passageId = idOf.get(hit.seq);
+    return passageId ? [{ passageId, score: hit.score }] : [];
+  });
 }
 
 function rounded(hit: PassageHit): PassageHit {
@@ -143,23 +157,19 @@ export function fuse(lists: Ranked[][]): Ranked[] {
     .sort((a, b) => b.score - a.score || (a.passageId < b.passageId ? -1 : 1));
 }
 
-/** The ranked passages with their texts: those the lexical search already read are not read again. */
-async function withPassages(ctx: Context, agentId: string, ranked: Ranked[], known: Map<string, PassageHit>): Promise<PassageHit[]> {
-  const missing = ranked.filter((hit) => !known.has(hit.passageId)).map((hit) => hit.passageId);
-  const rows =
-    missing.length === 0
-      ? []
-      : await ctx.db
-          .selectFrom('passages as p')
-          .innerJoin('sources as s', 's.id', 'p.source_id')
-          .select(['p.id', 'p.source_id', 's.name', publicUrl, 'p.title', 'p.text'])
-          .where('p.agent_id', '=', agentId)
-          .where('p.id', 'in', missing)
-          .execute();
-  const read = new Map<string, PassageHit>(known);
-  for (const row of rows) read.set(row.id, { passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score: 0 });
+/** The ranked passages with their texts, in one statement. */
+async function withPassages(ctx: Context, agentId: string, ranked: Ranked[]): Promise<PassageHit[]> {
+  if (ranked.length === 0) return [];
+  const rows = await ctx.db
+    .selectFrom('passages as p')
+    .innerJoin('sources as s', 's.id', 'p.source_id')
+    .select(['p.id', 'p.source_id', 's.name', publicUrl, 'p.title', 'p.text'])
+    .where('p.agent_id', '=', agentId)
+    .where('p.id', 'in', ranked.map((hit) => hit.passageId))
+    .execute();
+  const read = new Map(rows.map((row) => [row.id, row]));
   return ranked.flatMap((hit) => {
-    const passage = read.get(hit.passageId);
-    return passage ? [rounded({ ...passage, score: hit.score })] : [];
+    const row = read.get(hit.passageId);
+    return row ? [rounded({ passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score: hit.score })] : [];
   });
 }
