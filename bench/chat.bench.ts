@@ -135,7 +135,7 @@ if (!isMainThread && workerData?.chatBenchThread === 'model') await modelThread(
 if (!isMainThread && workerData?.chatBenchThread === 'client') clientThread(parentPort!);
 
 /** A thread of this file, asked one thing at a time. */
-export class Thread {
+class Thread {
   private worker: Worker;
   private next = 0;
   private waiting = new Map<number, (reply: any) => void>();
@@ -199,7 +199,7 @@ function fillerText(n: number): string {
 }
 
 /** The workshop corpus through the ordinary indexing path, then generated passages in bulk up to `PASSAGES`. */
-export async function loadMaterial(service: Service, ws: SeededWorkspace, agentId: string): Promise<void> {
+async function loadMaterial(service: Service, ws: SeededWorkspace, agentId: string): Promise<void> {
   const ctx = service.ctx;
   await seedTexts(service, ws.keys.manage, agentId, WORKSHOP_CORPUS.map((p) => ({ title: p.title, content: p.text })));
   const withVectors = embeddingsEnabled(ctx);
@@ -286,7 +286,7 @@ async function modelRequests(model: Thread, since: number, atLeast = 0): Promise
 }
 
 /** JSON answers: each round trip, and the model endpoint's time on the requests it handled meanwhile. */
-export async function jsonAnswers(asker: Asker, count: number, model?: Thread): Promise<{ total: number[]; own: number[]; calls: number }> {
+async function jsonAnswers(asker: Asker, count: number, model?: Thread): Promise<{ total: number[]; own: number[]; calls: number }> {
   const total: number[] = [];
   const own: number[] = [];
   let calls = 0;
@@ -368,7 +368,7 @@ async function sdkFirstDeltas(service: Service, count: number, model: Thread): P
 
 // ---------- run ----------
 
-export async function newAgent(service: Service, ws: SeededWorkspace, name: string, model: string): Promise<string> {
+async function newAgent(service: Service, ws: SeededWorkspace, name: string, model: string): Promise<string> {
   const created = await service.api('POST', '/agents', { key: ws.keys.manage, body: { name, useCase: 'general' } });
   if (created.status !== 201) throw new Error(`POST /agents: ${created.status} ${JSON.stringify(created.body)}`);
   const id = created.body.data.id as string;
