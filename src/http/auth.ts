@@ -21,6 +21,8 @@ export interface Auth {
   plan: Plan;
   /** The workspace's version when the request began (platform/versions.ts), for reads cached per workspace. */
   workspaceVersion: string;
+  /** The version of the workspace's agents' rows when the request began, for the agent read cached per process. */
+  agentsVersion: string;
 }
 
 declare module 'fastify' {
@@ -92,7 +94,7 @@ export function keyCheck(ctx: Context) {
   /** The principal of a counted request, or the refusal of its key, workspace or plan. */
   function admit(found: FoundKey | undefined, notInPlan: () => ApiError = errors.apiNotInPlan): Auth {
     if (!found) throw errors.unauthorized();
-    const { row, workspaceVersion } = found;
+    const { row, workspaceVersion, agentsVersion } = found;
     if (row.status === 'stopped') throw errors.workspaceStopped();
     const plan = planOf(row.plan);
     if (!plan.api) throw notInPlan();
@@ -105,6 +107,7 @@ export function keyCheck(ctx: Context) {
       agentId: row.agent_id,
       plan,
       workspaceVersion,
+      agentsVersion,
     };
   }
   return { countRequest, admit };
@@ -127,6 +130,7 @@ interface FoundKey {
   row: KeyWithWorkspace;
   limit: LimitResult;
   workspaceVersion: string;
+  agentsVersion: string;
 }
 
 /**
@@ -141,11 +145,11 @@ function cachedKeyLookup(ctx: Context) {
     const seen = cache.peek(cacheKey);
     let counted: LimitResult | undefined;
     if (seen) {
-      const [[authVersion, workspaceVersion], limit] = await Promise.all([
-        ctx.versions.read([versionNames.auth, versionNames.workspace(seen.workspace_id)]),
+      const [[authVersion, workspaceVersion, agentsVersion], limit] = await Promise.all([
+        ctx.versions.read([versionNames.auth, ...workspaceVersionNames(seen.workspace_id)]),
         ctx.limiter.hit(seen.key_id),
       ]);
-      if (cache.current(cacheKey, authVersion!)) return { row: seen, limit, workspaceVersion: workspaceVersion! };
+      if (cache.current(cacheKey, authVersion!)) return { row: seen, limit, workspaceVersion: workspaceVersion!, agentsVersion: agentsVersion! };
       counted = limit;
     }
     const [authVersion] = await ctx.versions.read([versionNames.auth]);
@@ -160,12 +164,17 @@ function cachedKeyLookup(ctx: Context) {
       return undefined;
     }
     cache.set(cacheKey, authVersion!, row);
-    const [[workspaceVersion], limit] = await Promise.all([
-      ctx.versions.read([versionNames.workspace(row.workspace_id)]),
+    const [[workspaceVersion, agentsVersion], limit] = await Promise.all([
+      ctx.versions.read(workspaceVersionNames(row.workspace_id)),
       counted && seen?.key_id === row.key_id ? counted : ctx.limiter.hit(row.key_id),
     ]);
-    return { row, limit, workspaceVersion: workspaceVersion! };
+    return { row, limit, workspaceVersion: workspaceVersion!, agentsVersion: agentsVersion! };
   };
+}
+
+/** The versions a request of the workspace may cache behind, read with authentication's own. */
+function workspaceVersionNames(workspaceId: string): string[] {
+  return [versionNames.workspace(workspaceId), versionNames.agents(workspaceId)];
 }
 
 /** A well-formed key as presented: its fingerprint and the hostname it was sent to. */

@@ -11,6 +11,8 @@ import type { SharedRedis } from './redis.ts';
  * - `auth`: what authentication depends on (a key revoked or deleted, a
  *   workspace stopped, moved to another plan or given a hostname).
  * - `workspace:<id>`: what GET /workspace reports (name, plan, agents, credits).
+ * - `agents:<workspace id>`: the rows of the workspace's agents (settings, status,
+ *   last trained), read for every answer.
  */
 export interface Versions {
   /** The current values, in the order asked, in one round trip. */
@@ -21,6 +23,7 @@ export interface Versions {
 export const versionNames = {
   auth: 'auth',
   workspace: (workspaceId: string) => `workspace:${workspaceId}`,
+  agents: (workspaceId: string) => `agents:${workspaceId}`,
 };
 
 const MAX_AGE_MS = 60_000;

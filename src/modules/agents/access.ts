@@ -1,9 +1,10 @@
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
+import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import type { Agent } from './schemas.ts';
 import { presentAgent } from './service.ts';
-import { getAgentRow } from './store.ts';
+import { getAgentRow, type AgentRecord } from './store.ts';
 
 export interface AgentRef {
   id: string;
@@ -22,10 +23,32 @@ export interface AgentRef {
  */
 export async function requireAgentSettings(ctx: Context, auth: Auth, agentId: string, options: { active?: boolean } = {}): Promise<Agent> {
   if (auth.agentId !== null && auth.agentId !== agentId) throw errors.notFound('agent');
-  const row = await getAgentRow(ctx.db, auth.workspaceId, agentId);
+  const row = await agentRowOf(ctx, auth, agentId);
   if (!row) throw errors.notFound('agent');
   if (options.active && row.status === 'paused') throw errors.agentPaused();
   return presentAgent(ctx, row);
+}
+
+const agentRows = new WeakMap<Context, VersionedCache<AgentRecord>>();
+
+/**
+ * The agent's row, kept per process while the workspace's agents version read with the
+ * key is unchanged: every write to an agents row bumps it (agentsChanged), so an answer
+ * after a change reads the row again.
+ */
+async function agentRowOf(ctx: Context, auth: Auth, agentId: string): Promise<AgentRecord | undefined> {
+  const cache = agentRows.get(ctx) ?? agentRows.set(ctx, new VersionedCache()).get(ctx)!;
+  const key = `${auth.workspaceId} ${agentId}`;
+  const known = cache.current(key, auth.agentsVersion);
+  if (known) return known;
+  const row = await getAgentRow(ctx.db, auth.workspaceId, agentId);
+  if (row) cache.set(key, auth.agentsVersion, row);
+  return row;
+}
+
+/** Whoever writes a row of the agents table calls this after the write, for the workspace it belongs to. */
+export async function agentsChanged(ctx: Context, workspaceId: string): Promise<void> {
+  await ctx.versions.bump(versionNames.agents(workspaceId));
 }
 
 export async function requireAgent(ctx: Context, auth: Auth, agentId: string, options: { active?: boolean } = {}): Promise<AgentRef> {

@@ -7,7 +7,7 @@ import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { SafeFetchError } from '../../platform/safe-fetch.ts';
-import { requireAgent } from './access.ts';
+import { agentsChanged, requireAgent } from './access.ts';
 import type { Agent } from './schemas.ts';
 import { loadAgent, presentAgent } from './service.ts';
 import * as store from './store.ts';
@@ -45,6 +45,7 @@ async function setImageUrl(ctx: Context, ref: { id: string; workspaceId: string 
   settings.branding = { ...settings.branding, [kind === 'logo' ? 'logoUrl' : 'iconUrl']: url };
   const row = await store.updateAgentSettings(ctx.db, ref.workspaceId, ref.id, settings, ctx.clock.now());
   if (!row) throw errors.notFound('agent');
+  await agentsChanged(ctx, ref.workspaceId);
   return presentAgent(ctx, row);
 }
 

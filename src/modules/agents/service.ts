@@ -12,7 +12,7 @@ import { startCrawl } from '../knowledge/crawl/service.ts';
 import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';
 import { PRESETS } from '../workspace/presets.ts';
 import type { Plan } from '../workspace/plans.ts';
-import { requireAgent, type AgentRef } from './access.ts';
+import { agentsChanged, requireAgent, type AgentRef } from './access.ts';
 import { normaliseAllowedOrigins } from './origins.ts';
 import { LANGUAGES, type ActionPatch, type Agent, type CreateAgentInput, type Language, type PatchAgentInput } from './schemas.ts';
 import { deepMerge, defaultSettings, orderLanguages, pruneTranslations, withDefaults, type AgentSettings } from './settings.ts';
@@ -62,7 +62,7 @@ export async function createAgent(ctx: Context, auth: Auth, input: CreateAgentIn
     auth.plan.agents,
   );
   if (!row) throw errors.agentLimitReached();
-  await ctx.versions.bump(versionNames.workspace(auth.workspaceId)); // the agent count of GET /workspace
+  await Promise.all([ctx.versions.bump(versionNames.workspace(auth.workspaceId)), agentsChanged(ctx, auth.workspaceId)]); // the agent count of GET /workspace
   const agent = presentAgent(ctx, row);
   if (input.website === undefined) return agent;
   // The agent exists whatever happens to the crawl (spec 4.5).
@@ -114,7 +114,7 @@ export async function deleteAgent(ctx: Context, auth: Auth, agentId: string): Pr
   const agent = await requireAgent(ctx, auth, agentId);
   const result = await store.deleteAgentRow(ctx.db, agent.workspaceId, agent.id);
   if (!result.deleted) throw errors.notFound('agent');
-  await ctx.versions.bump(versionNames.workspace(agent.workspaceId));
+  await Promise.all([ctx.versions.bump(versionNames.workspace(agent.workspaceId)), agentsChanged(ctx, agent.workspaceId)]);
   // Authentication caches keys until the auth version moves: a deleted agent's key must fail on its next request.
   if (result.keysDeleted > 0) await ctx.versions.bump(versionNames.auth);
   return { id: agent.id, deleted: true };
@@ -142,6 +142,7 @@ export async function updateAgent(ctx: Context, auth: Auth, agentId: string, pat
   const next = applyPatch(ctx, auth.plan, settingsOf(current), patch);
   const row = await store.updateAgentSettings(ctx.db, ref.workspaceId, ref.id, next, ctx.clock.now());
   if (!row) throw errors.notFound('agent');
+  await agentsChanged(ctx, ref.workspaceId);
   return presentAgent(ctx, row);
 }
 
@@ -255,5 +256,7 @@ function definedMembers<T extends object>(item: T): Partial<T> {
  * beyond plan.agents are paused; a move back makes them active again (spec 3.5).
  */
 export async function applyPlanToAgents(ctx: Context, workspaceId: string, plan: Plan): Promise<number> {
-  return store.applyAgentLimit(ctx.db, workspaceId, plan.agents, ctx.clock.now());
+  const changed = await store.applyAgentLimit(ctx.db, workspaceId, plan.agents, ctx.clock.now());
+  if (changed > 0) await agentsChanged(ctx, workspaceId);
+  return changed;
 }

@@ -47,6 +47,21 @@ describe('chat with the offline model', () => {
     assert.equal(data.sources[0].url, null, 'a text source has no address');
   });
 
+  test('a change to the agent is used by the very next answer, though the process keeps the agent\'s row', async () => {
+    const changing = await seedAgent(service, ws, 'Changing');
+    await seedTexts(service, ws.keys.manage, changing, KNOWLEDGE.slice(0, 1));
+    const setMinSimilarity = async (minSimilarity: number) => {
+      const patched = await service.api('PATCH', `/agents/${changing}`, { key: ws.keys.manage, body: { retrieval: { minSimilarity } } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    };
+    // Words the passage lacks keep its similarity between 0 and 1.
+    const question = { message: 'When is the shop open on Saturday evenings in Amsterdam?' };
+    await setMinSimilarity(0);
+    assert.equal((await ask(question, ws.keys.chat, changing)).body.data.sources.length, 1);
+    await setMinSimilarity(1);
+    assert.deepEqual((await ask(question, ws.keys.chat, changing)).body.data.sources, []);
+  });
+
   test('a question the material does not cover is declined, with low confidence', async () => {
     const reply = await ask({ message: 'Do you repair espresso machines?' });
     assert.equal(reply.status, 200);

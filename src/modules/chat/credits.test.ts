@@ -129,6 +129,8 @@ describe('the plan: agents beyond it are paused, models above it are refused', (
     const ws = await service.seedWorkspace({ plan: 'agency' });
     const agents: string[] = [];
     for (let i = 1; i <= 6; i++) agents.push(await seedAgent(service, ws, `Agent ${i}`));
+    // Each agent answers first, so its row is kept by the process: the move must still be seen at once.
+    for (const agent of agents) assert.equal((await ask(ws, agent)).status, 200);
     await movePlan(ws, 'studio'); // 5 agents
     for (const agent of agents.slice(0, 5)) assert.equal((await ask(ws, agent)).status, 200);
     assertError(await ask(ws, agents[5]), 402, 'agent_paused');

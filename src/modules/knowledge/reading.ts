@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
+import { agentsChanged } from '../agents/access.ts';
 import { indexSourceText, NoContentError } from './indexing.ts';
 import { FileReadError, readFileText, readLimits } from './read-file.ts';
 import { deleteDeadFileFetches, type SourceError } from './store.ts';
@@ -81,8 +82,10 @@ async function markFailed(ctx: Context, sourceId: string, generation: number, fa
 
 /** lastTrainedAt: the moment the agent's last pending source was settled. */
 export async function markTrainedWhenDone(ctx: Context, agentId: string): Promise<void> {
-  await sql`update agents set last_trained_at = ${ctx.clock.now()}
-    where id = ${agentId} and not exists (select 1 from sources where agent_id = ${agentId} and status = 'pending')`.execute(ctx.db);
+  const { rows } = await sql<{ workspace_id: string }>`update agents set last_trained_at = ${ctx.clock.now()}
+    where id = ${agentId} and not exists (select 1 from sources where agent_id = ${agentId} and status = 'pending')
+    returning workspace_id`.execute(ctx.db);
+  if (rows[0]) await agentsChanged(ctx, rows[0].workspace_id);
 }
 
 /**

@@ -5,7 +5,7 @@ import { errors } from '../../http/errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, pageOf } from '../../http/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { utcDay } from '../../platform/clock.ts';
-import type { AgentRef } from '../agents/access.ts';
+import { agentsChanged, type AgentRef } from '../agents/access.ts';
 import type { Plan } from '../workspace/plans.ts';
 import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts';
 import { fetchFile, fetchRecordLifetimeMs } from './fetch-file.ts';
@@ -197,7 +197,10 @@ export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: stri
       .returning(['id', 'generation'])
       .execute();
   });
-  if (queued.length === 0) await sql`update agents set last_trained_at = ${now} where id = ${agent.id}`.execute(ctx.db);
+  if (queued.length === 0) {
+    await sql`update agents set last_trained_at = ${now} where id = ${agent.id}`.execute(ctx.db);
+    await agentsChanged(ctx, agent.workspaceId);
+  }
   await queueReads(ctx, queued);
   return { id: newId('job'), queued: true, sourceCount: queued.length };
 }
