@@ -145,43 +145,50 @@ async function listsFor(ctx: Context, agentId: string, question: QuestionTerms):
   return { agent, lists: question.terms.map((term) => agent.terms.get(term)!) };
 }
 
-/** Reads the terms' lists in one statement that also reads the version, so they are of one state of the index. */
+/**
+ * Reads the terms' lists in one statement that also reads the version, so they are of one
+ * state of the index; each term's postings come as three arrays (far cheaper to read than a
+ * row a posting).
+ */
 async function readLists(ctx: Context, agentId: string, question: QuestionTerms, terms: string[], agent: AgentLists): Promise<Map<string, TermList> | null> {
-  const { rows } = await sql<{ version: string; term: string | null; df: number | null; seq: number | null; tf: number | null; length: number | null }>`
+  const { rows } = await sql<{ version: string; term: string | null; df: number | null; seqs: number[] | null; tfs: number[] | null; lengths: number[] | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId}),
     t as (select term, df, term_id from agent_term_stats where agent_id = ${agentId} and term = any(${terms}::text[]))
-    select v.version, t.term, t.df, p.passage_seq::float8 as seq, p.tf, p.length
-    from v left join t on true left join passage_postings p on p.term_id = t.term_id and t.df <= ${MAX_LIST_LENGTH}
-    order by t.term, p.passage_seq`.execute(ctx.db);
+    select v.version, t.term, t.df, l.seqs, l.tfs, l.lengths
+    from v left join t on true left join lateral (
+      select array_agg(p.passage_seq::float8 order by p.passage_seq) as seqs, array_agg(p.tf order by p.passage_seq) as tfs,
+        array_agg(p.length order by p.passage_seq) as lengths
+      from passage_postings p where p.term_id = t.term_id and t.df <= ${MAX_LIST_LENGTH}
+    ) l on true`.execute(ctx.db);
   if (rows[0]?.version !== question.version) return null;
-  const byTerm = new Map<string, typeof rows>();
-  for (const row of rows) if (row.term !== null) (byTerm.get(row.term) ?? byTerm.set(row.term, []).get(row.term)!).push(row);
+  const byTerm = new Map(rows.filter((row) => row.term !== null).map((row) => [row.term!, row]));
   const lists = new Map<string, TermList>();
   for (const term of terms) {
-    const postings = byTerm.get(term)?.filter((row) => row.seq !== null) ?? [];
-    const df = Number(byTerm.get(term)?.[0].df ?? 0);
+    const row = byTerm.get(term);
+    const df = Number(row?.df ?? 0);
     if (df > MAX_LIST_LENGTH) return null;
-    lists.set(term, termList(question, agent, df, postings as Array<{ seq: number; tf: number; length: number }>));
+    lists.set(term, termList(question, agent, df, { seqs: row?.seqs ?? [], tfs: row?.tfs ?? [], lengths: row?.lengths ?? [] }));
   }
   return lists;
 }
 
 /** Each posting's contribution computed as bm25_top_passages computes it, in the same order of operations. */
-function termList(question: QuestionTerms, agent: AgentLists, df: number, postings: Array<{ seq: number; tf: number; length: number }>): TermList {
+function termList(question: QuestionTerms, agent: AgentLists, df: number, postings: { seqs: number[]; tfs: number[]; lengths: number[] }): TermList {
   const idf = Math.log(1 + (question.n - df + 0.5) / (df + 0.5));
-  const slots = new Int32Array(postings.length);
-  const contributions = new Float64Array(postings.length);
-  postings.forEach((posting, i) => {
-    const tf = Number(posting.tf);
-    const seq = Number(posting.seq);
+  const count = postings.seqs.length;
+  const slots = new Int32Array(count);
+  const contributions = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const seq = Number(postings.seqs[i]);
+    const tf = Number(postings.tfs[i]);
     let slot = agent.slotOf.get(seq);
     if (slot === undefined) {
       slot = agent.seqs.push(seq) - 1;
       agent.slotOf.set(seq, slot);
     }
     slots[i] = slot;
-    contributions[i] = (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * Number(posting.length)) / question.avgdl));
-  });
+    contributions[i] = (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * Number(postings.lengths[i])) / question.avgdl));
+  }
   return { idf, slots, contributions };
 }
 
