@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { ingestWebsitePage } from './ingest.ts';
-import { BM25_B, BM25_K1, databaseLexicalSearch, lexicalSearch } from './search.ts';
+import { BM25_B, BM25_K1, topPassages } from './postings.ts';
+import { databaseLexicalSearch, lexicalSearch } from './search.ts';
 
 // Words of very different frequency (a Zipf law), repeated within passages and passages
 // of very different length, so that pruning has common terms to skip and bounds to use.
@@ -103,7 +104,8 @@ async function assertIndexMatchesRecount(): Promise<void> {
     for (const [limit, minScore] of [[20, 0], [5, 0], [20, 0.3]] as const) {
       const expected = [...(await truth.scores(query)).entries()].filter(([, s]) => s >= minScore).sort((a, b) => b[1] - a[1]).slice(0, limit);
       const all = await truth.scores(query);
-      // The lists kept in the process and the database function alone rank alike.
+      // The lists kept in the process and the database function alone rank alike; the kept lists answer (no fallback).
+      assert.notEqual(await topPassages(service.ctx, agentId, 'english', query, limit, minScore), null, query);
       for (const search of [lexicalSearch, databaseLexicalSearch]) {
         const got = await search(service.ctx, agentId, query, 'english', limit, minScore);
         const label = `${search.name}: ${query} (top ${limit}, min ${minScore})`;

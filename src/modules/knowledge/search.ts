@@ -17,7 +17,6 @@ import { textSearchConfig } from './indexing.ts';
 import { topPassages } from './postings.ts';
 import { agentLanguage } from './store.ts';
 
-export { BM25_B, BM25_K1 } from './postings.ts';
 export const RRF_K = 60;
 
 export interface SearchInput {
@@ -94,7 +93,7 @@ export async function lexicalSearch(ctx: Context, agentId: string, query: string
   if (!top) return databaseLexicalSearch(ctx, agentId, query, config, limit, minScore);
   if (top.length === 0) return [];
   const { rows } = await sql<PassageRowOut & { seq: number }>`
-    select p.seq::float8 as seq, p.id, p.source_id, s.name as source_name, ${websiteUrl} as url, p.title, p.text
+    select p.seq::float8 as seq, ${passageColumns}
     from passages p join sources s on s.id = p.source_id
     where p.seq = any(${top.map((hit) => hit.seq)}::bigint[])`.execute(ctx.db);
   const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
@@ -124,9 +123,11 @@ export async function databaseLexicalSearch(ctx: Context, agentId: string, query
   return result.rows.map((row) => hitOf(row, Number(row.score)));
 }
 
-/** The passage's address as answers may show it: only a website source's page (see PassageHit.url). */
-const websiteUrl = sql<string | null>`case when s.type = 'website' then p.url end`;
-const publicUrl = websiteUrl.as('url');
+/**
+ * A passage p with its source s as every text read returns it (PassageRowOut); the
+ * address only for a website source's page (see PassageHit.url).
+ */
+const passageColumns = sql`p.id, p.source_id, s.name as source_name, case when s.type = 'website' then p.url end as url, p.title, p.text`;
 
 /** Nearest passages by cosine similarity (0..1, negative similarities read as 0). */
 export async function vectorSearch(ctx: Context, agentId: string, query: string, limit: number): Promise<Ranked[]> {
@@ -160,16 +161,13 @@ export function fuse(lists: Ranked[][]): Ranked[] {
 /** The ranked passages with their texts, in one statement. */
 async function withPassages(ctx: Context, agentId: string, ranked: Ranked[]): Promise<PassageHit[]> {
   if (ranked.length === 0) return [];
-  const rows = await ctx.db
-    .selectFrom('passages as p')
-    .innerJoin('sources as s', 's.id', 'p.source_id')
-    .select(['p.id', 'p.source_id', 's.name', publicUrl, 'p.title', 'p.text'])
-    .where('p.agent_id', '=', agentId)
-    .where('p.id', 'in', ranked.map((hit) => hit.passageId))
-    .execute();
+  const { rows } = await sql<PassageRowOut>`
+    select ${passageColumns}
+    from passages p join sources s on s.id = p.source_id
+    where p.agent_id = ${agentId} and p.id = any(${ranked.map((hit) => hit.passageId)}::text[])`.execute(ctx.db);
   const read = new Map(rows.map((row) => [row.id, row]));
   return ranked.flatMap((hit) => {
     const row = read.get(hit.passageId);
-    return row ? [rounded({ passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score: hit.score })] : [];
+    return row ? [rounded(hitOf(row, hit.score))] : [];
   });
 }
