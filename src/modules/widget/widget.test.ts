@@ -710,13 +710,13 @@ describe('the widget in a real browser', () => {
       await assertInView(answer, `${size}: the weak answer, with the ticket form`);
       await assertInView(ticketForm, `${size}: the ticket form`);
       await assertOnePrimary(page, `${size}: ticket form`);
+      if (SCREENSHOTS && size === 'phone') await page.screenshot({ path: 'docs/images/widget-ticket-form.png' });
       assert.equal(await ticketForm.getByLabel('E-mail').inputValue(), 'hal@bikes.example', `${size}: the lead's e-mail again`);
       assert.equal(await ticketForm.getByLabel('Name').inputValue(), 'Hal');
       await ticketForm.getByRole('button', { name: 'Send' }).click();
       await ticketForm.waitFor({ state: 'detached' });
       await assertInView(page.locator('[data-parley] .msg.agent').getByText(/Your ticket number is #\d+\./), `${size}: the ticket number`);
       assert.equal(await page.locator('[data-parley] form.compose').isVisible(), true, `${size}: back to the chat`);
-      if (SCREENSHOTS) await page.screenshot({ path: `docs/images/widget-ticket-${size}.png` });
     }
     const tickets = (await service.api('GET', `/agents/${agent}/tickets`, { key: ws.keys.read })).body.data as Array<{ email: string }>;
     assert.equal(tickets.filter((t) => t.email === 'hal@bikes.example').length, 2);
