@@ -27,6 +27,8 @@ interface Saved {
   messages: Message[];
   questions: number;
   lead?: 'sent' | 'declined';
+  /** What the visitor gave in the lead form: the ticket form starts from it. */
+  contact?: { email?: string; name?: string };
   proactiveShown?: boolean;
 }
 
@@ -95,9 +97,11 @@ export function mountWidget(m: Mount): Controller {
   if (settings.attachmentsEnabled) compose.prepend(attach, fileInput);
   attach.addEventListener('click', () => fileInput.click());
   fileInput.addEventListener('change', () => void upload());
+  // A form follows the message that brought it, in the same scroll as the conversation, so the two are seen together.
   const leadSlot = el('div');
+  const scroller = el('div', { className: 'scroll' }, log, leadSlot);
 
-  const panel = el('div', { className: 'panel', hidden: true }, header, log, status, actions, leadSlot, fileList, compose);
+  const panel = el('div', { className: 'panel', hidden: true }, header, scroller, status, actions, fileList, compose);
   panel.setAttribute('role', 'dialog');
   panel.setAttribute('aria-labelledby', title.id);
   if (!settings.branding.removeBranding) panel.append(el('p', { className: 'powered', textContent: t.poweredBy }));
@@ -121,7 +125,7 @@ export function mountWidget(m: Mount): Controller {
   });
   closeButton.addEventListener('click', () => close());
   newChat.addEventListener('click', () => {
-    saved = { messages: [], questions: 0, lead: saved.lead, proactiveShown: saved.proactiveShown };
+    saved = { messages: [], questions: 0, lead: saved.lead, contact: saved.contact, proactiveShown: saved.proactiveShown };
     store();
     drawAll();
     input.focus();
@@ -152,9 +156,9 @@ export function mountWidget(m: Mount): Controller {
       document.documentElement.style.overflow = 'hidden';
     }
     post('events', { type: 'opened', openedBy: by, page: pageOf() });
+    toBottom();
     if (settings.leadCapture.enabled && settings.leadCapture.timing === 'before_chat' && !saved.lead && saved.messages.length === 0) showLeadForm('before');
     else input.focus();
-    log.scrollTop = log.scrollHeight;
   }
 
   function close(): void {
@@ -256,7 +260,7 @@ export function mountWidget(m: Mount): Controller {
         } else if (part.type === 'text-delta' && part.delta) {
           answer.text += part.delta;
           renderMarkdown(node.firstChild as HTMLElement, answer.text);
-          log.scrollTop = log.scrollHeight;
+          toBottom();
         } else if (part.type === 'error') throw new Error(part.errorText);
       }
       if (!answer.text) throw new Error('empty');
@@ -274,7 +278,7 @@ export function mountWidget(m: Mount): Controller {
       busy = false;
       send.disabled = false;
       store();
-      log.scrollTop = log.scrollHeight;
+      toBottom();
     }
     if (!answer.id) return;
     const weak = isWeakAnswer(confidence, answer.sources?.length ?? 0);
@@ -296,6 +300,35 @@ export function mountWidget(m: Mount): Controller {
     store();
     log.append(bubbleOf(request));
     showTicketForm(earlier?.text ?? '');
+  }
+
+  // ---------------------------------------------------------------- forms in the conversation
+  function toBottom(): void {
+    scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  /**
+   * Shows a form below the last message: while it is open it is the one thing to do (the message box and
+   * the actions wait), and the message it follows stays in view above it.
+   */
+  function openForm(form: HTMLFormElement, first: HTMLElement): void {
+    const anchor = log.lastElementChild as HTMLElement;
+    leadSlot.replaceChildren(form);
+    compose.hidden = actions.hidden = true;
+    first.focus({ preventScroll: true });
+    // As far down as the form goes, but never past the top of the message it follows.
+    const top = anchor.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop - 14;
+    scroller.scrollTop = Math.min(top, scroller.scrollHeight - scroller.clientHeight);
+  }
+
+  /** Back to the chat, with the form's confirmation (if any) in view as the conversation's last message. */
+  function closeForm(confirmation: string | null): void {
+    leadSlot.replaceChildren();
+    compose.hidden = actions.hidden = false;
+    leadButton.hidden = saved.lead === 'sent';
+    if (confirmation) log.append(el('div', { className: 'msg agent', textContent: confirmation }));
+    toBottom();
+    input.focus({ preventScroll: true });
   }
 
   // ---------------------------------------------------------------- the lead form
@@ -328,9 +361,14 @@ export function mountWidget(m: Mount): Controller {
         saved.lead = 'declined';
         store();
         post('events', { type: 'lead_form_declined', page: pageOf() });
-        finish(null);
+        closeForm(null);
       });
       row.append(skip);
+    } else if (moment !== 'before') {
+      // Not skippable: no decline is recorded and the form comes again, but the chat is not held up by it.
+      const back = el('button', { type: 'button', className: 'secondary', textContent: t.back });
+      back.addEventListener('click', () => closeForm(null));
+      row.append(back);
     }
     form.append(error, row);
     form.addEventListener('submit', (event) => {
@@ -341,25 +379,13 @@ export function mountWidget(m: Mount): Controller {
       void post('leads', body).then((reply) => {
         if (reply?.ok) {
           saved.lead = 'sent';
+          saved.contact = { email: inputs.email?.value.trim(), name: inputs.name?.value.trim() };
           store();
-          finish(lead.thanks || std.thanks);
+          closeForm(lead.thanks || std.thanks);
         } else error.textContent = t.error;
       });
     });
-    leadSlot.replaceChildren(form);
-    compose.hidden = moment === 'before';
-    leadButton.hidden = true;
-    (form.querySelector('input') ?? submit).focus();
-
-    function finish(thanks: string | null): void {
-      leadSlot.replaceChildren();
-      compose.hidden = false;
-      if (thanks) {
-        const note = el('div', { className: 'msg agent', textContent: thanks });
-        log.append(note);
-      }
-      input.focus();
-    }
+    openForm(form, form.querySelector('input') ?? submit);
   }
 
   // ---------------------------------------------------------------- the ticket form
@@ -367,20 +393,24 @@ export function mountWidget(m: Mount): Controller {
     const form = el('form', { className: 'lead' });
     form.setAttribute('aria-label', t.person);
     const identity = m.identity();
-    const email = el('input', { type: 'email', name: 'email', required: true, autocomplete: 'email' });
-    const name = el('input', { type: 'text', name: 'name', autocomplete: 'name' });
+    // What the visitor gave in the lead form is not asked again.
+    const email = el('input', { type: 'email', name: 'email', required: true, autocomplete: 'email', value: saved.contact?.email ?? '' });
+    const name = el('input', { type: 'text', name: 'name', autocomplete: 'name', value: saved.contact?.name ?? '' });
     const text = el('textarea', { name: 'question', required: true, maxLength: 4000, rows: 3, value: question });
-    // A signed-in visitor does not type an address: the site vouched for it.
-    if (!identity) form.append(el('label', {}, `${t.email} *`, email));
-    form.append(el('label', {}, t.name, name), el('label', {}, `${t.question} *`, text));
+    // Why the form is here, first: a person answers, and when.
     const note = el('p', { textContent: `${settings.tickets.answerTime || t.answerTime} ` });
     const privacy = settings.tickets.privacyUrl ? safeLink(settings.tickets.privacyUrl) : null;
     if (privacy) note.append(link(privacy, t.privacy));
+    form.append(el('p', { className: 'title', textContent: t.person }), note);
+    // A signed-in visitor does not type an address: the site vouched for it.
+    if (!identity) form.append(el('label', {}, `${t.email} *`, email));
+    form.append(el('label', {}, t.name, name), el('label', {}, `${t.question} *`, text));
     const error = el('p');
     error.setAttribute('role', 'alert');
-    const cancel = el('button', { type: 'button', className: 'secondary', textContent: t.close });
-    cancel.addEventListener('click', () => done(null));
-    form.append(note, error, el('div', { className: 'row' }, el('button', { type: 'submit', className: 'primary', textContent: t.send }), cancel));
+    const cancel = el('button', { type: 'button', className: 'secondary', textContent: t.back });
+    cancel.addEventListener('click', () => closeForm(null));
+    const submit = el('button', { type: 'submit', className: 'primary', textContent: t.send });
+    form.append(error, el('div', { className: 'row' }, submit, cancel));
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       const body: Record<string, unknown> = { email: identity?.email ?? email.value.trim(), question: text.value, language, page: pageOf() };
@@ -390,17 +420,11 @@ export function mountWidget(m: Mount): Controller {
       void post('tickets', body).then(async (reply) => {
         if (!reply?.ok) return void (error.textContent = t.error);
         const { data } = (await reply.json()) as { data: { number: number } };
-        done(t.ticketSent.replace('{n}', String(data.number)));
+        closeForm(t.ticketSent.replace('{n}', String(data.number)));
       });
     });
-    leadSlot.replaceChildren(form);
-    (form.querySelector('input, textarea') as HTMLElement).focus();
-
-    function done(thanks: string | null): void {
-      leadSlot.replaceChildren();
-      if (thanks) log.append(el('div', { className: 'msg agent', textContent: thanks }));
-      input.focus();
-    }
+    // The first required box still empty, else the button.
+    openForm(form, [email, text].find((box) => box.parentElement && !box.value) ?? submit);
   }
 
   // ---------------------------------------------------------------- greeting and nudge

@@ -5,6 +5,8 @@ export interface WidgetTexts {
   welcome: string;
   open: string;
   close: string;
+  /** Leaves a form for the chat. */
+  back: string;
   placeholder: string;
   send: string;
   newChat: string;
@@ -35,7 +37,7 @@ export interface WidgetTexts {
 export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
   en: {
     welcome: 'Hello! How can I help you?',
-    open: 'Open chat', close: 'Close chat', placeholder: 'Type your question…', send: 'Send', newChat: 'New conversation',
+    open: 'Open chat', close: 'Close chat', back: 'Back to the chat', placeholder: 'Type your question…', send: 'Send', newChat: 'New conversation',
     sources: 'Sources', helpful: 'Helpful', notHelpful: 'Not helpful', error: 'Sorry, something went wrong. Please try again.',
     busy: 'Writing an answer…', leaveDetails: 'Leave your details', skip: 'Skip', name: 'Name', email: 'E-mail', phone: 'Phone',
     company: 'Company', privacy: 'Privacy notice', book: 'Book a meeting', poweredBy: 'Powered by Parley',
@@ -45,7 +47,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
   },
   nl: {
     welcome: 'Hallo! Waarmee kan ik u helpen?',
-    open: 'Chat openen', close: 'Chat sluiten', placeholder: 'Typ uw vraag…', send: 'Versturen', newChat: 'Nieuw gesprek',
+    open: 'Chat openen', close: 'Chat sluiten', back: 'Terug naar de chat', placeholder: 'Typ uw vraag…', send: 'Versturen', newChat: 'Nieuw gesprek',
     sources: 'Bronnen', helpful: 'Nuttig', notHelpful: 'Niet nuttig', error: 'Er ging iets mis. Probeer het opnieuw.',
     busy: 'Antwoord wordt geschreven…', leaveDetails: 'Laat uw gegevens achter', skip: 'Overslaan', name: 'Naam', email: 'E-mail',
     phone: 'Telefoon', company: 'Bedrijf', privacy: 'Privacyverklaring', book: 'Afspraak maken', poweredBy: 'Mogelijk gemaakt door Parley',
@@ -55,7 +57,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
   },
   fr: {
     welcome: 'Bonjour ! Comment puis-je vous aider ?',
-    open: 'Ouvrir la discussion', close: 'Fermer la discussion', placeholder: 'Posez votre question…', send: 'Envoyer',
+    open: 'Ouvrir la discussion', close: 'Fermer la discussion', back: 'Retour à la discussion', placeholder: 'Posez votre question…', send: 'Envoyer',
     newChat: 'Nouvelle conversation', sources: 'Sources', helpful: 'Utile', notHelpful: 'Pas utile',
     error: 'Désolé, une erreur est survenue. Veuillez réessayer.', busy: 'Réponse en cours…', leaveDetails: 'Laissez vos coordonnées',
     skip: 'Passer', name: 'Nom', email: 'E-mail', phone: 'Téléphone', company: 'Entreprise', privacy: 'Politique de confidentialité',
@@ -66,7 +68,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
   },
   de: {
     welcome: 'Hallo! Wie kann ich Ihnen helfen?',
-    open: 'Chat öffnen', close: 'Chat schließen', placeholder: 'Ihre Frage…', send: 'Senden', newChat: 'Neues Gespräch',
+    open: 'Chat öffnen', close: 'Chat schließen', back: 'Zurück zum Chat', placeholder: 'Ihre Frage…', send: 'Senden', newChat: 'Neues Gespräch',
     sources: 'Quellen', helpful: 'Hilfreich', notHelpful: 'Nicht hilfreich', error: 'Leider ist ein Fehler aufgetreten. Bitte versuchen Sie es erneut.',
     busy: 'Antwort wird geschrieben…', leaveDetails: 'Kontaktdaten hinterlassen', skip: 'Überspringen', name: 'Name', email: 'E-Mail',
     phone: 'Telefon', company: 'Firma', privacy: 'Datenschutzerklärung', book: 'Termin buchen', poweredBy: 'Bereitgestellt von Parley',
@@ -76,7 +78,7 @@ export const WIDGET_TEXTS: Record<Language, WidgetTexts> = {
   },
   es: {
     welcome: '¡Hola! ¿En qué puedo ayudarle?',
-    open: 'Abrir chat', close: 'Cerrar chat', placeholder: 'Escriba su pregunta…', send: 'Enviar', newChat: 'Nueva conversación',
+    open: 'Abrir chat', close: 'Cerrar chat', back: 'Volver al chat', placeholder: 'Escriba su pregunta…', send: 'Enviar', newChat: 'Nueva conversación',
     sources: 'Fuentes', helpful: 'Útil', notHelpful: 'No útil', error: 'Lo sentimos, algo salió mal. Inténtelo de nuevo.',
     busy: 'Escribiendo una respuesta…', leaveDetails: 'Deje sus datos', skip: 'Omitir', name: 'Nombre', email: 'Correo electrónico',
     phone: 'Teléfono', company: 'Empresa', privacy: 'Política de privacidad', book: 'Reservar una cita', poweredBy: 'Con la tecnología de Parley',

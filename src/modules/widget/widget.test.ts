@@ -2,13 +2,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { ingestWebsitePage } from '../knowledge/ingest.ts';
 import { waitForSource } from '../knowledge/test-support.ts';
 import { WEAK_CONFIDENCE } from '../../widget/shared.ts';
+import { FORM_TEXTS } from '../leads/texts.ts';
 import { hostPage, launchChromium, startHostSite, type HostSite } from './browser.ts';
 
 const LOADER_BUDGET = 3 * 1024;
@@ -678,6 +679,50 @@ describe('the widget in a real browser', () => {
     await patchAgent({ leadCapture: { enabled: false } });
   });
 
+  test('after a weak answer, on a desktop and on a phone: the answer and the form it brings are in view together with one Send button, the thanks and the ticket number come into view, and the ticket form reuses the lead form\'s e-mail and name', async () => {
+    await patchAgent({
+      leadCapture: { enabled: true, timing: 'during_chat', afterQuestions: 20, afterWeakAnswer: true, skippable: true, privacyUrl: 'https://shop.example.com/privacy', fields: [{ name: 'email', required: true }, { name: 'name' }], intro: '', thanks: 'Thanks, we will write soon.', button: '' },
+      tickets: { enabled: true, privacyUrl: 'https://shop.example.com/privacy' },
+    });
+    for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      const page = await visit('/', { viewport });
+      await launcher(page).click();
+      // Enough conversation above that the log scrolls.
+      await ask(page, 'When are you open on Saturday?');
+      await ask(page, 'What does mending a flat tyre cost?');
+      await ask(page, 'Do you rent out submarines for weddings?');
+      const answer = page.locator('[data-parley] .msg.agent').filter({ has: page.locator('.rate') }).last();
+      const leadForm = page.locator('[data-parley] form.lead[aria-label="Leave your details"]');
+      await leadForm.waitFor();
+      await assertInView(answer, `${size}: the weak answer, with the lead form`);
+      await assertInView(leadForm.getByText(FORM_TEXTS.en.intro), `${size}: the lead form's reason`);
+      await assertInView(leadForm, `${size}: the lead form`);
+      await assertOnePrimary(page, `${size}: lead form`);
+      await leadForm.getByLabel('E-mail').fill('hal@bikes.example');
+      await leadForm.getByLabel('Name').fill('Hal');
+      await leadForm.getByRole('button', { name: 'Send' }).click();
+      await leadForm.waitFor({ state: 'detached' });
+      await assertInView(page.locator('[data-parley] .msg.agent').getByText('Thanks, we will write soon.'), `${size}: the thanks`);
+
+      await ask(page, 'Do you rent out submarines for weddings?');
+      const ticketForm = page.locator('[data-parley] form.lead[aria-label="Talk to a person"]');
+      await ticketForm.waitFor();
+      await assertInView(answer, `${size}: the weak answer, with the ticket form`);
+      await assertInView(ticketForm, `${size}: the ticket form`);
+      await assertOnePrimary(page, `${size}: ticket form`);
+      if (SCREENSHOTS && size === 'phone') await page.screenshot({ path: 'docs/images/widget-ticket-form.png' });
+      assert.equal(await ticketForm.getByLabel('E-mail').inputValue(), 'hal@bikes.example', `${size}: the lead's e-mail again`);
+      assert.equal(await ticketForm.getByLabel('Name').inputValue(), 'Hal');
+      await ticketForm.getByRole('button', { name: 'Send' }).click();
+      await ticketForm.waitFor({ state: 'detached' });
+      await assertInView(page.locator('[data-parley] .msg.agent').getByText(/Your ticket number is #\d+\./), `${size}: the ticket number`);
+      assert.equal(await page.locator('[data-parley] form.compose').isVisible(), true, `${size}: back to the chat`);
+    }
+    const tickets = (await service.api('GET', `/agents/${agent}/tickets`, { key: ws.keys.read })).body.data as Array<{ email: string }>;
+    assert.equal(tickets.filter((t) => t.email === 'hal@bikes.example').length, 2);
+    await patchAgent({ leadCapture: { enabled: false }, tickets: { enabled: false } });
+  });
+
   test('asking for a person in words, in each of the five languages, brings the ticket form (with the last question) instead of an answer', async () => {
     await patchAgent({ tickets: { enabled: true, privacyUrl: 'https://shop.example.com/privacy' } });
     const page = await visit();
@@ -691,7 +736,7 @@ describe('the widget in a real browser', () => {
       await form.waitFor();
       assert.equal(await form.getByLabel('Your question').inputValue(), 'When are you open on Saturday?', words);
       if (words.startsWith('Quiero')) break;
-      await form.getByRole('button', { name: 'Close chat' }).click();
+      await form.getByRole('button', { name: 'Back to the chat' }).click();
       await form.waitFor({ state: 'detached' });
     }
     await form.getByLabel('E-mail').fill('gus@bikes.example');
@@ -757,6 +802,28 @@ describe('the widget in a real browser', () => {
     await patchAgent({ branding: { color: '#2563eb', textColor: '#ffffff' } });
   });
 });
+
+/** The element wholly inside the visible part of the area that scrolls it, and of the window. */
+async function assertInView(item: Locator, what: string): Promise<void> {
+  const seen = await item.evaluate((node) => {
+    const box = node.getBoundingClientRect();
+    const area = { top: 0, bottom: innerHeight };
+    for (let up = node.parentElement; up; up = up.parentElement) {
+      if (!/auto|scroll/.test(getComputedStyle(up).overflowY)) continue;
+      const rect = up.getBoundingClientRect();
+      area.top = Math.max(area.top, rect.top);
+      area.bottom = Math.min(area.bottom, rect.bottom);
+    }
+    return { top: box.top, bottom: box.bottom, areaTop: area.top, areaBottom: area.bottom };
+  });
+  assert.ok(seen.top >= seen.areaTop - 1 && seen.bottom <= seen.areaBottom + 1, `${what} in view: ${JSON.stringify(seen)}`);
+}
+
+/** One button named Send in view, and one button drawn as the primary action. */
+async function assertOnePrimary(page: Page, what: string): Promise<void> {
+  assert.equal(await page.locator('[data-parley]').getByRole('button', { name: 'Send', exact: true }).filter({ visible: true }).count(), 1, `${what}: Send buttons`);
+  assert.equal(await page.locator('[data-parley] .primary').filter({ visible: true }).count(), 1, `${what}: primary buttons`);
+}
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const until = Date.now() + timeoutMs;
