@@ -287,6 +287,22 @@ describe('the visitor API', () => {
       }
     });
 
+    test('a wildcard needs a real subdomain: empty labels (https://.example.org, https://shop..example.org, a trailing dot) are 403', async () => {
+      for (const origin of ['https://.example.org', 'https://shop..example.org', 'https://shop.example.org.', 'https://..example.org']) {
+        assertError(await call('GET', `/agents/${guarded}`, { origin }), 403, 'forbidden');
+      }
+    });
+
+    test('the service’s own origin is PARLEY_PUBLIC_URL’s: a page whose Origin merely equals the Host header (DNS rebinding) is a site like any other', async () => {
+      assert.equal(new URL(service.ctx.config.publicUrl).origin, service.url);
+      const own = await call('GET', `/agents/${guarded}`, { origin: service.url });
+      assert.equal(own.status, 200);
+      const rebound = 'http://rebound.example.net:8080';
+      const reply = await call('GET', `/agents/${guarded}`, { origin: rebound, headers: { host: 'rebound.example.net:8080' } });
+      assertError(reply, 403, 'forbidden');
+      assert.equal(reply.headers.get('access-control-allow-origin'), null);
+    });
+
     test('a request without Origin (a server) is admitted, without CORS headers', async () => {
       const reply = await chat(guarded, { message: 'Hello' });
       assert.equal(reply.status, 200);
