@@ -15,13 +15,14 @@ import type { LimitResult } from '../../platform/limiter.ts';
 import { findVisitorTarget, requireAnswering, type VisitorTarget } from './access.ts';
 import { visitorModules } from './index.ts';
 import { visitorLimiters, type Count, type VisitorLimiters, type VisitorLimitKind } from './limits.ts';
+import { PROOF_HEADER } from './proof-of-work.ts';
 import { VISITOR_TOKEN_HEADER } from './token.ts';
 
 export const VISITOR_PREFIX = '/visitor/v1';
 const AGENT_ROUTE = `${VISITOR_PREFIX}/agents/:agentId`;
 
 const ALLOWED_METHODS = 'GET, POST, DELETE';
-const ALLOWED_HEADERS = `content-type, ${VISITOR_TOKEN_HEADER}`;
+const ALLOWED_HEADERS = `content-type, ${VISITOR_TOKEN_HEADER}, ${PROOF_HEADER}`;
 const EXPOSED_HEADERS = [VISITOR_TOKEN_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].join(', ');
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;

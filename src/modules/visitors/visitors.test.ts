@@ -44,7 +44,7 @@ describe('the visitor API', () => {
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
     const data = reply.body.data;
     assert.deepEqual(Object.keys(data).sort(), [
-      'actions', 'attachmentsEnabled', 'branding', 'calendlyUrl', 'id', 'language', 'languages', 'leadCapture', 'name', 'proactive', 'tickets', 'welcomeMessage',
+      'actions', 'attachmentsEnabled', 'branding', 'calendlyUrl', 'id', 'language', 'languages', 'leadCapture', 'name', 'proactive', 'proofOfWork', 'tickets', 'welcomeMessage',
     ]);
     assert.equal(data.id, agent);
     assert.equal(data.name, 'Bike shop');
