@@ -3,7 +3,8 @@
  * /agents/:agentId gets request.visitor from one hook, which counts the request
  * per address, finds the agent, admits the Origin (and then answers CORS for
  * it), refuses a stopped workspace and a paused agent, and counts the request
- * against the agent.
+ * against the agent and its network (limits.ts). A request refused as invalid
+ * gives its counts back before its reply is sent (another hook).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
