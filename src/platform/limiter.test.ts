@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from './limiter.ts';
 import { connectRedis } from './redis.ts';
-import { systemClock } from './clock.ts';
+import { systemClock, type Clock } from './clock.ts';
 
 const LIMIT = 7;
 
@@ -28,7 +28,28 @@ async function assertExactUnderBurst(limiters: RateLimiter[]): Promise<void> {
   }
 }
 
+/** A request given back frees its place in its window; one given back after its window ended changes nothing. */
+async function assertReleaseFreesAPlace(limiter: (clock: Clock) => RateLimiter): Promise<void> {
+  let now = Date.UTC(2026, 10, 26, 12, 0, 10);
+  const clock: Clock = { now: () => new Date(now) };
+  const rate = limiter(clock);
+  const identity = `key_${randomUUID()}`;
+  const countedAt = clock.now();
+  for (let i = 0; i < LIMIT; i++) assert.equal((await rate.hit(identity)).allowed, true);
+  assert.equal((await rate.hit(identity)).allowed, false);
+  await rate.release(identity, countedAt);
+  await rate.release(identity, countedAt);
+  const again = await rate.hit(identity);
+  assert.equal(again.allowed, true);
+  assert.equal(again.remaining, 0);
+  now += 60_000;
+  await rate.release(identity, countedAt);
+  assert.equal((await rate.hit(identity)).remaining, LIMIT - 1, 'the new window starts whole, untouched by the old release');
+}
+
 describe('rate limiter (platform/limiter.ts)', () => {
+  test('in memory: a released request frees its place in its window only', () => assertReleaseFreesAPlace((clock) => memoryLimiter(LIMIT, clock)));
+
   test('in memory: a burst gets exactly the limit through', () => assertExactUnderBurst([memoryLimiter(LIMIT, systemClock)]));
 
   const redisUrl = process.env.TEST_REDIS_URL;
@@ -44,4 +65,13 @@ describe('rate limiter (platform/limiter.ts)', () => {
       }
     },
   );
+
+  test('in Redis: a released request frees its place in its window only', { skip: !redisUrl && 'needs TEST_REDIS_URL' }, async () => {
+    const redis = connectRedis(redisUrl!);
+    try {
+      await assertReleaseFreesAPlace((clock) => redisLimiter(LIMIT, clock, redis));
+    } finally {
+      await redis.close();
+    }
+  });
 });

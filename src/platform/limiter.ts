@@ -16,6 +16,11 @@ export interface LimitResult {
  */
 export interface RateLimiter {
   hit(identity: string): Promise<LimitResult>;
+  /**
+   * Gives back one request counted at `countedAt`, while its window lasts (a
+   * request that turned out to be noise, such as an invalid body, uses no budget).
+   */
+  release(identity: string, countedAt: Date): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,6 +50,11 @@ export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
       counts.set(identity, count);
       return resultOf(count, limit, resetSeconds);
     },
+    release: async (identity, countedAt) => {
+      const count = counts.get(identity);
+      if (windowOf(countedAt.getTime()).index !== currentWindow || count === undefined) return;
+      counts.set(identity, Math.max(0, count - 1));
+    },
     close: async () => {},
   };
 }
@@ -52,6 +62,7 @@ export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     countRateWindows(keyCount: number, ...keysThenArgs: Array<string | number>): Result<number[], Context>;
+    releaseRateWindow(key: string): Result<number, Context>;
   }
 }
 
@@ -69,6 +80,12 @@ for i, key in ipairs(KEYS) do
 end
 return counts`;
 
+/** One request less in a window that still exists (an expired window is not brought back). */
+const RELEASE_RATE_WINDOW = `if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0`;
+
 /**
  * For several API processes: one counter per key and window in Redis, exact
  * across processes. The requests of one event-loop turn are counted with one
@@ -78,6 +95,7 @@ return counts`;
  */
 export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): RateLimiter {
   redis.client.defineCommand('countRateWindows', { lua: COUNT_RATE_WINDOWS });
+  redis.client.defineCommand('releaseRateWindow', { lua: RELEASE_RATE_WINDOW, numberOfKeys: 1 });
   const count = redis.batch<string, number>(async (client, windowKeys) => {
     const added = new Map<string, number>();
     for (const key of windowKeys) added.set(key, (added.get(key) ?? 0) + 1);
@@ -92,8 +110,15 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
   return {
     hit: async (identity) => {
       const { index, resetSeconds } = windowOf(clock.now().getTime());
-      return resultOf(await count(`parley:rl:${identity}:${index}`), limit, resetSeconds);
+      return resultOf(await count(windowKey(identity, index)), limit, resetSeconds);
+    },
+    release: async (identity, countedAt) => {
+      await redis.client.releaseRateWindow(windowKey(identity, windowOf(countedAt.getTime()).index));
     },
     close: async () => {},
   };
+}
+
+function windowKey(identity: string, index: number): string {
+  return `parley:rl:${identity}:${index}`;
 }

@@ -9,6 +9,7 @@ import css from './widget.css';
 import { link, renderMarkdown, safeLink } from './markdown.ts';
 import { asksForPerson } from './handoff.ts';
 import { isWeakAnswer, type Controller, type Mount, type OpenedBy } from './shared.ts';
+import { proofHeader } from './proof-of-work.ts';
 import { readParts } from './stream.ts';
 import { WIDGET_TEXTS } from './texts.ts';
 
@@ -233,7 +234,11 @@ export function mountWidget(m: Mount): Controller {
     try {
       const reply = await fetch(`${base}/visitor/v1/agents/${settings.id}/chat`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...tokenHeader(saved.conversationId ? saved.token : (fileToken ?? saved.token)) },
+        headers: {
+          'content-type': 'application/json',
+          ...tokenHeader(saved.conversationId ? saved.token : (fileToken ?? saved.token)),
+          ...(await proofHeader(base, settings)),
+        },
         body: JSON.stringify({
           message,
           ...(sending.length ? { attachments: sending.map((f) => f.id) } : {}),

@@ -77,6 +77,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  // The service's own origin (its pages call the visitor API from it) is where it listens, unless a test names one.
+  if (options.env?.PARLEY_PUBLIC_URL === undefined) config.publicUrl = url;
 
   const call = async (method: string, fullPath: string, options: RequestOptions & { bearer?: string } = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...options.headers };

@@ -87,6 +87,17 @@ export const emailChannelSchema = z.object({
   review: z.boolean().describe('answers wait for a person to approve them before they are sent'),
 });
 
+/** The most an owner may set as an agent's daily credits: beyond every plan's month. */
+export const MAX_DAILY_CREDITS = 1_000_000;
+
+export const limitsSchema = z.object({
+  dailyCredits: z
+    .number()
+    .int()
+    .nullable()
+    .describe('the most credits the agent spends on answers in a UTC day, whoever asks; null: no cap beyond the workspace’s credits'),
+});
+
 export const actionSchema = z
   .object({
     id: z.string(),
@@ -121,6 +132,8 @@ export const agentSchema = z
     tickets: ticketsSchema,
     emailChannel: emailChannelSchema,
     actions: z.array(actionSchema),
+    limits: limitsSchema,
+    proofOfWork: z.boolean().describe('the widget solves a proof-of-work challenge before each question (docs/security.md)'),
     status: z.enum(['active', 'paused']),
     lastTrainedAt: timestamp.nullable(),
     createdAt: timestamp,
@@ -245,6 +258,8 @@ export const patchAgentBody = z.strictObject({
   tickets: ticketsPatch.optional(),
   emailChannel: emailChannelPatch.optional(),
   actions: z.array(actionPatch).max(MAX_ACTIONS).optional(),
+  limits: z.strictObject({ dailyCredits: z.number().int().min(0).max(MAX_DAILY_CREDITS).nullable().optional() }).optional(),
+  proofOfWork: z.boolean().optional(),
 });
 export type PatchAgentInput = z.infer<typeof patchAgentBody>;
 

@@ -63,6 +63,8 @@ export function defaultSettings(input: { name: string; useCase: Agent['useCase']
     tickets: { enabled: false, answerTime: '', privacyUrl: null },
     emailChannel: { enabled: false, address: null, review: true },
     actions: [],
+    limits: { dailyCredits: null },
+    proofOfWork: false,
   };
 }
 

@@ -10,7 +10,7 @@ import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Agent } from '../agents/schemas.ts';
 import type { Plan } from '../workspace/plans.ts';
-import { chargeCredits, refundCredits, type Charge } from './credits.ts';
+import { chargeCredits, refundCredits, type Charge, type ChargedAgent } from './credits.ts';
 import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, type Grounding, type UsedPassage } from './grounding.ts';
 import { answerLanguage } from './language.ts';
 import { answeringModel, offlineModel, type AnsweringModel } from './models.ts';
@@ -250,7 +250,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
   }
   const conversationId = conversation?.id ?? newId('conv');
   // The credits are taken while the passages are found: both need only the agent.
-  const charging = chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer);
+  const charging = chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer, chargedAgent(agent));
   const found = await whileCharging(ctx, charging, async () => {
     const [history, language] = await Promise.all([
       conversation ? recentMessages(ctx.db, conversation.id, MEMORY) : Promise.resolve([]),
@@ -390,7 +390,12 @@ async function generateWithFallback(ctx: Context, asker: Asker, prepared: Prepar
 async function offlineInstead(ctx: Context, asker: Asker, prepared: Prepared): Promise<Omit<Made, 'text'>> {
   await refundCredits(ctx, prepared.charge);
   const model = offlineModel(ctx);
-  return { model, charge: await chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer) };
+  return { model, charge: await chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer, chargedAgent(prepared.agent)) };
+}
+
+/** The agent's daily cap applies to every answer, whoever asks (docs/security.md, "Settings owners have"). */
+function chargedAgent(agent: Agent): ChargedAgent {
+  return { id: agent.id, dailyCredits: agent.limits.dailyCredits };
 }
 
 async function checkGrounding(model: AnsweringModel, text: string, passages: UsedPassage[]): Promise<Grounding> {

@@ -121,6 +121,8 @@ function parseOrigin(text: string): { scheme: string; host: string; port: string
   const match = /^(https?):\/\/([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\d{1,5}))?\/?$/.exec(text.trim().toLowerCase());
   if (!match) return undefined;
   const [, scheme, host, port] = match;
+  // Every label of a name is there: ".example.com" and "shop..example.com" are no host of a subdomain.
+  if (!host!.startsWith('[') && host!.split('.').some((label) => label === '')) return undefined;
   return { scheme: scheme!, host: host!, port: port ?? DEFAULT_PORTS[scheme!]! };
 }
 

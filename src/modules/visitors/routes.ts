@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { commonErrors, single } from '../../http/schemas.ts';
 import { agentParams } from '../agents/schemas.ts';
 import { sendStream } from '../chat/routes.ts';
 import { getIdentitySecret, rotateIdentitySecret } from './identity.ts';
-import { eventBody, eventReply, feedbackBody, feedbackReply, identitySecretSchema, publicAgentSchema, visitorAgentParams, visitorChatBody, visitorChatReply } from './schemas.ts';
+import { challengeSchema, eventBody, eventReply, feedbackBody, feedbackReply, identitySecretSchema, publicAgentSchema, visitorAgentParams, visitorChatBody, visitorChatReply } from './schemas.ts';
 import { giveFeedback, publicAgent, recordEvent, visitorAnswer, visitorAnswerStream } from './service.ts';
+import { PROOF_HEADER, newChallenge, requireProof } from './proof-of-work.ts';
 import { VISITOR_TOKEN_HEADER, visitorTokenOf } from './token.ts';
 
 const tags = ['visitor'];
@@ -19,6 +21,12 @@ export async function visitorRoutes(parent: FastifyInstance, ctx: Context): Prom
     '/agents/:agentId',
     { schema: { tags, summary: "The agent's public widget settings", params: visitorAgentParams, response: { 200: single(publicAgentSchema), ...commonErrors } } },
     async (request) => ({ data: publicAgent(request.visitor) }),
+  );
+
+  app.get(
+    '/agents/:agentId/challenge',
+    { schema: { tags, summary: 'A proof-of-work challenge for the next question (agents with proofOfWork on)', params: visitorAgentParams, response: { 200: single(challengeSchema), ...commonErrors } } },
+    async (request) => ({ data: (await newChallenge(ctx, request.visitor.agent.id)) as z.infer<typeof challengeSchema> }),
   );
 
   app.post(
@@ -34,6 +42,7 @@ export async function visitorRoutes(parent: FastifyInstance, ctx: Context): Prom
       },
     },
     async (request, reply) => {
+      await requireProof(ctx, request.visitor, request.headers[PROOF_HEADER]);
       const { stream, ...input } = request.body;
       const token = visitorTokenOf(request);
       if (!stream) return { data: await visitorAnswer(ctx, request.visitor, input, token) };

@@ -24,8 +24,26 @@ export const publicAgentSchema = z
     attachmentsEnabled: z.boolean().describe('visitors may send files (also needs a plan with visitor files)'),
     actions: z.array(actionSchema),
     calendlyUrl: z.string().nullable(),
+    proofOfWork: z.boolean().describe('each question carries a solved challenge (GET …/challenge) in x-visitor-proof'),
   })
   .meta({ id: 'VisitorAgent' });
+
+export const challengeSchema = z
+  .object({
+    parameters: z.object({
+      algorithm: z.string(),
+      nonce: z.string(),
+      salt: z.string(),
+      cost: z.number(),
+      keyLength: z.number(),
+      keyPrefix: z.string(),
+      keySignature: z.string().optional(),
+      expiresAt: z.number().optional().describe('seconds since 1970'),
+      data: z.object({ agent: z.string() }).optional(),
+    }),
+    signature: z.string().optional(),
+  })
+  .describe("an ALTCHA challenge (altcha-lib's format): solve it and send { challenge, solution } as base64 JSON in x-visitor-proof");
 
 export const visitorChatBody = z.strictObject({
   message: chatBody.shape.message,

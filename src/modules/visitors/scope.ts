@@ -3,7 +3,8 @@
  * /agents/:agentId gets request.visitor from one hook, which counts the request
  * per address, finds the agent, admits the Origin (and then answers CORS for
  * it), refuses a stopped workspace and a paused agent, and counts the request
- * against the agent.
+ * against the agent and its network (limits.ts). A request refused as invalid
+ * gives its counts back before its reply is sent (another hook).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -14,14 +15,15 @@ import { errors } from '../../http/errors.ts';
 import type { LimitResult } from '../../platform/limiter.ts';
 import { findVisitorTarget, requireAnswering, type VisitorTarget } from './access.ts';
 import { visitorModules } from './index.ts';
-import { visitorLimiters, type VisitorLimiters, type VisitorLimitKind } from './limits.ts';
+import { visitorLimiters, type Count, type VisitorLimiters, type VisitorLimitKind } from './limits.ts';
+import { PROOF_HEADER } from './proof-of-work.ts';
 import { VISITOR_TOKEN_HEADER } from './token.ts';
 
 export const VISITOR_PREFIX = '/visitor/v1';
 const AGENT_ROUTE = `${VISITOR_PREFIX}/agents/:agentId`;
 
 const ALLOWED_METHODS = 'GET, POST, DELETE';
-const ALLOWED_HEADERS = `content-type, ${VISITOR_TOKEN_HEADER}`;
+const ALLOWED_HEADERS = `content-type, ${VISITOR_TOKEN_HEADER}, ${PROOF_HEADER}`;
 const EXPOSED_HEADERS = [VISITOR_TOKEN_HEADER, 'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].join(', ');
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
@@ -31,7 +33,9 @@ export async function visitorScope(parent: FastifyInstance, ctx: Context): Promi
   const scope = parent.withTypeProvider<ZodTypeProvider>();
   // The OpenAPI document describes the keyed API at /api/v1; docs/visitors.md describes this one.
   scope.addHook('onRoute', (route) => void (route.schema = { ...route.schema, hide: true }));
-  scope.addHook('onRequest', admitVisitor(ctx, visitorLimiters(ctx, ctx.config.visitorLimitFactor)));
+  const limiters = visitorLimiters(ctx, ctx.config.visitorLimitFactor);
+  scope.addHook('onRequest', admitVisitor(ctx, limiters));
+  scope.addHook('onSend', releaseNoise(limiters));
   scope.setNotFoundHandler(notFound);
 
   const preflight = async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -49,20 +53,22 @@ export async function visitorScope(parent: FastifyInstance, ctx: Context): Promi
 
 function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
   return async function admitVisitorRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (limiters.noisy(request.ip)) throw errors.rateLimited(secondsToNextMinute(ctx));
     const kind = limitKindOf(request);
     if (request.routeOptions.url?.startsWith(AGENT_ROUTE) !== true) {
       // An unknown path is counted against the address like any other request.
-      refuseBeyond(reply, await limiters.address(kind, request.ip));
+      refuseBeyond(reply, kept(request, [await limiters.address(kind, request.ip)])[0]!);
       return;
     }
     reply.header('vary', 'Origin');
     const { agentId } = request.params as { agentId: string };
-    // The service's own pages (the iframe page, docs/widget.md) call it from its own host: always admitted.
-    const origin = fromOwnHost(request) ? undefined : request.headers.origin;
+    // The service's own pages (the iframe page, docs/widget.md) call it from its own origin: admitted whatever the list says.
+    const own = fromOwnOrigin(ctx, request);
+    const origin = own ? undefined : request.headers.origin;
     // The count and the agent's lookup go out together; a refused count still looks up the agent,
     // so that the 429 carries the CORS headers a page needs to read it.
     const [byAddress, found] = await Promise.all([
-      limiters.address(kind, request.ip),
+      limiters.address(kind, request.ip).then((count) => kept(request, [count])[0]!),
       findVisitorTarget(ctx, agentId, origin, request.ip).then(
         (target): { target: VisitorTarget } => ({ target }),
         (error: unknown) => ({ error }),
@@ -79,17 +85,55 @@ function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
     refuseBeyond(reply, byAddress);
     // A preflight is answered for any agent that exists: the request it precedes gets the refusal in a form the page can read.
     const visitor = request.method === 'OPTIONS' ? found.target.visitor : requireAnswering(found.target);
-    const byAgent = await limiters.agent(kind, visitor.agent.id);
-    if (!byAgent.allowed) throw errors.rateLimited(byAgent.resetSeconds);
+    const withOrigin = own || origin !== undefined;
+    for (const byAgent of kept(request, await limiters.agent(kind, visitor.agent.id, request.ip, withOrigin))) {
+      if (!byAgent.allowed) throw errors.rateLimited(byAgent.resetSeconds);
+    }
     request.visitor = visitor;
   };
 }
 
-function fromOwnHost(request: FastifyRequest): boolean {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What the visitor scope counted for this request, given back when the request is refused as invalid. */
+    visitorCounts?: Count[];
+  }
+}
+
+/** Keeps the request's counts, to be given back if it turns out to be noise. */
+function kept(request: FastifyRequest, counts: Count[]): LimitResult[] {
+  (request.visitorCounts ??= []).push(...counts);
+  return counts.map((c) => c.result);
+}
+
+/**
+ * A request refused as invalid (400: an empty message, a bad lead) did no work:
+ * its counts are given back before the reply leaves, so a flood of them from
+ * many addresses never holds up real visitors; it counts as the address's noise.
+ */
+function releaseNoise(limiters: VisitorLimiters) {
+  return async function releaseNoiseCounts(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const counts = request.visitorCounts;
+    if (reply.statusCode !== 400 || !counts) return;
+    request.visitorCounts = undefined;
+    await Promise.all([...counts.map((c) => c.release()), limiters.noise(request.ip)]);
+  };
+}
+
+function secondsToNextMinute(ctx: Context): number {
+  return Math.max(1, Math.ceil((60_000 - (ctx.clock.now().getTime() % 60_000)) / 1000));
+}
+
+/**
+ * The service's own origin is the one of PARLEY_PUBLIC_URL, never the request's
+ * Host header: a page on another name that points at the service (DNS
+ * rebinding) sends an Origin equal to its Host, and is a site like any other.
+ */
+function fromOwnOrigin(ctx: Context, request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (origin === undefined || origin === 'null') return false;
   try {
-    return new URL(origin).host === request.host;
+    return new URL(origin).origin === new URL(ctx.config.publicUrl).origin;
   } catch {
     return false;
   }

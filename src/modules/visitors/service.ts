@@ -31,6 +31,7 @@ export function publicAgent(visitor: Visitor): z.infer<typeof publicAgentSchema>
     attachmentsEnabled: settings.attachmentsEnabled && plan.visitorFiles,
     actions: settings.actions.filter((action) => action.enabled),
     calendlyUrl: settings.calendlyUrl,
+    proofOfWork: settings.proofOfWork,
   };
 }
 

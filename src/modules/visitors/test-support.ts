@@ -60,3 +60,15 @@ export async function startVisitorConversation(service: Service, agentId: string
   const { conversationId, messageId, visitorToken } = reply.body.data;
   return { conversationId, messageId, token: visitorToken };
 }
+
+/** A solved proof-of-work challenge of the agent, as the widget sends it in x-visitor-proof (docs/security.md). */
+export async function solvedProof(service: Service, agentId: string): Promise<string> {
+  const { solveChallenge } = await import('altcha-lib');
+  const { deriveKey } = await import('altcha-lib/algorithms/sha');
+  const reply = await visitorRequest(service, 'GET', `/agents/${agentId}/challenge`);
+  if (reply.status !== 200) throw new Error(`challenge failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  const challenge = reply.body.data;
+  const solution = await solveChallenge({ challenge, deriveKey });
+  if (!solution) throw new Error('the challenge was not solved');
+  return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+}

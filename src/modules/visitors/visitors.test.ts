@@ -5,6 +5,7 @@ import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { assertError } from '../../../test/support/assertions.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { identityHash, verifyIdentity } from './identity.ts';
+import { networkOf } from './limits.ts';
 import { startVisitorConversation, visitorRequest, type VisitorRequest } from './test-support.ts';
 
 const SITE = 'https://shop.example.com';
@@ -43,7 +44,7 @@ describe('the visitor API', () => {
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
     const data = reply.body.data;
     assert.deepEqual(Object.keys(data).sort(), [
-      'actions', 'attachmentsEnabled', 'branding', 'calendlyUrl', 'id', 'language', 'languages', 'leadCapture', 'name', 'proactive', 'tickets', 'welcomeMessage',
+      'actions', 'attachmentsEnabled', 'branding', 'calendlyUrl', 'id', 'language', 'languages', 'leadCapture', 'name', 'proactive', 'proofOfWork', 'tickets', 'welcomeMessage',
     ]);
     assert.equal(data.id, agent);
     assert.equal(data.name, 'Bike shop');
@@ -286,6 +287,22 @@ describe('the visitor API', () => {
       }
     });
 
+    test('a wildcard needs a real subdomain: empty labels (https://.example.org, https://shop..example.org, a trailing dot) are 403', async () => {
+      for (const origin of ['https://.example.org', 'https://shop..example.org', 'https://shop.example.org.', 'https://..example.org']) {
+        assertError(await call('GET', `/agents/${guarded}`, { origin }), 403, 'forbidden');
+      }
+    });
+
+    test('the service’s own origin is PARLEY_PUBLIC_URL’s: a page whose Origin merely equals the Host header (DNS rebinding) is a site like any other', async () => {
+      assert.equal(new URL(service.ctx.config.publicUrl).origin, service.url);
+      const own = await call('GET', `/agents/${guarded}`, { origin: service.url });
+      assert.equal(own.status, 200);
+      const rebound = 'http://rebound.example.net:8080';
+      const reply = await call('GET', `/agents/${guarded}`, { origin: rebound, headers: { host: 'rebound.example.net:8080' } });
+      assertError(reply, 403, 'forbidden');
+      assert.equal(reply.headers.get('access-control-allow-origin'), null);
+    });
+
     test('a request without Origin (a server) is admitted, without CORS headers', async () => {
       const reply = await chat(guarded, { message: 'Hello' });
       assert.equal(reply.status, 200);
@@ -472,6 +489,8 @@ describe('visitor rate limits (the real figures)', () => {
     ws = await service.seedWorkspace({ plan: 'studio' });
     agent = await seedAgent(service, ws, 'Busy agent');
     otherAgent = await seedAgent(service, ws, 'Quiet agent');
+    const leadForm = { leadCapture: { enabled: true, privacyUrl: 'https://shop.example.com/privacy' } };
+    assert.equal((await service.api('PATCH', `/agents/${agent}`, { key: ws.keys.manage, body: leadForm })).status, 200);
   });
   after(async () => service?.close());
 
@@ -507,34 +526,96 @@ describe('visitor rate limits (the real figures)', () => {
   test('what sends mail or reads files (leads, tickets, files) is 10 a minute per address', async () => {
     await startLonelyMinute();
     const from = '127.0.0.3';
-    for (let i = 0; i < 10; i++) {
-      const reply = await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from, body: {} });
-      assert.notEqual(reply.status, 429, `request ${i}`);
-    }
-    assertError(await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from, body: {} }), 429, 'rate_limited');
+    const lead = (sender: string) => visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from: sender, body: { email: 'ann@example.com', moment: 'button' } });
+    for (let i = 0; i < 10; i++) assert.equal((await lead(from)).status, 201, `request ${i}`);
+    assertError(await lead(from), 429, 'rate_limited');
     assertError(await visitorRequest(service, 'POST', `/agents/${agent}/tickets`, { from, body: {} }), 429, 'rate_limited');
-    assert.notEqual((await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from: '127.0.0.4', body: {} })).status, 429);
+    assert.equal((await lead('127.0.0.4')).status, 201);
     await nextMinute();
-    assert.notEqual((await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from, body: {} })).status, 429);
+    assert.equal((await lead(from)).status, 201);
   });
+
+  /** Sends `count` requests from each address at once (each address in turn); the statuses in order. */
+  const burst = async (addresses: string[], count: number, send: (from: string, i: number) => Promise<{ status: number }>) =>
+    (await Promise.all(addresses.map(async (from) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < count; i++) statuses.push((await send(from, i)).status);
+      return statuses;
+    }))).flat();
+  /** `perNetwork` addresses in each of `networks` /24 networks starting at 127.<first>.0.0. */
+  const addressesIn = (first: number, networks: number, perNetwork: number) =>
+    Array.from({ length: networks * perNetwork }, (_, i) => `127.${first}.${Math.floor(i / perNetwork)}.${(i % perNetwork) + 1}`);
 
   test('all visitors of one agent together get 600 questions a minute; other agents are not held up; the next minute it answers again', async () => {
     await startLonelyMinute();
-    // Bodies that fail validation are counted as questions (the count comes first) and cost nothing to answer.
-    const addresses = Array.from({ length: 20 }, (_, i) => `127.0.1.${i + 1}`);
-    const replies = await Promise.all(
-      addresses.map(async (from) => {
-        const statuses: number[] = [];
-        for (let i = 0; i < 30; i++) statuses.push((await chat(agent, {}, { from })).status);
-        return statuses;
-      }),
-    );
-    assert.deepEqual([...new Set(replies.flat())], [400], 'the first 600 are counted and judged');
+    // 20 addresses in 5 networks, each network within its share (120).
+    const statuses = await burst(addressesIn(20, 5, 4), 30, (from, i) => chat(agent, { message: `Question ${i}` }, { from, origin: SITE }));
+    assert.deepEqual([...new Set(statuses)], [200]);
     const fresh = '127.0.2.1';
-    assertError(await chat(agent, { message: 'Hello' }, { from: fresh }), 429, 'rate_limited');
-    assert.equal((await chat(otherAgent, { message: 'Hello' }, { from: fresh })).status, 200);
+    assertError(await chat(agent, { message: 'Hello' }, { from: fresh, origin: SITE }), 429, 'rate_limited');
+    assert.equal((await chat(otherAgent, { message: 'Hello' }, { from: fresh, origin: SITE })).status, 200);
     assert.equal((await visitorRequest(service, 'GET', `/agents/${agent}`, { from: fresh })).status, 200);
     await nextMinute();
-    assert.equal((await chat(agent, { message: 'Hello again' }, { from: fresh })).status, 200);
+    assert.equal((await chat(agent, { message: 'Hello again' }, { from: fresh, origin: SITE })).status, 200);
+  });
+
+  test('invalid requests use no budget: 610 empty questions and 400 empty leads from 21 addresses leave a real visitor answered', async () => {
+    await startLonelyMinute();
+    const attackers = addressesIn(30, 21, 1);
+    const questions = await burst(attackers, 29, (from) => chat(agent, { message: '' }, { from, origin: SITE }));
+    assert.equal(questions.length, 609);
+    assert.deepEqual([...new Set(questions)], [400]);
+    assert.equal((await chat(agent, { message: '' }, { from: attackers[0]!, origin: SITE })).status, 400);
+    const leads = await burst(attackers, 19, (from) => visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from, origin: SITE, body: { moment: 'button' } }));
+    assert.deepEqual([...new Set(leads)], [400]);
+    const visitor = '127.0.3.1';
+    const answered = await chat(agent, { message: 'When are you open?' }, { from: visitor, origin: SITE });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.equal(answered.headers.get('x-ratelimit-remaining'), '29', 'the visitor’s own budget is whole');
+    const lead = await visitorRequest(service, 'POST', `/agents/${agent}/leads`, { from: visitor, origin: SITE, body: { email: 'ann@example.com', moment: 'button' } });
+    assert.equal(lead.status, 201, JSON.stringify(lead.body));
+    // An attacker's own budget is whole too: its noise did not count.
+    assert.equal((await chat(agent, { message: 'A real question' }, { from: attackers[1]!, origin: SITE })).headers.get('x-ratelimit-remaining'), '29');
+  });
+
+  test('noise has a bound of its own: an address past 60 invalid requests in a minute is refused altogether until the next minute', async () => {
+    await startLonelyMinute();
+    const from = '127.0.4.1';
+    for (let i = 0; i < 61; i++) assert.equal((await chat(agent, { message: '' }, { from })).status, 400, `request ${i}`);
+    assertError(await chat(agent, { message: 'Now a real one' }, { from }), 429, 'rate_limited');
+    assert.equal((await chat(agent, { message: 'Another address' }, { from: '127.0.4.2' })).status, 200);
+    await nextMinute();
+    assert.equal((await chat(agent, { message: 'A minute later' }, { from })).status, 200);
+  });
+
+  test('one network gets a fifth of the agent’s questions (120 a minute): its many addresses cannot drain the agent; other networks go on', async () => {
+    await startLonelyMinute();
+    const statuses = await burst(addressesIn(40, 1, 6), 25, (from, i) => chat(agent, { message: `Drain ${i}` }, { from, origin: SITE }));
+    assert.equal(statuses.filter((s) => s === 200).length, 120);
+    assert.deepEqual([...new Set(statuses.filter((s) => s !== 200))], [429]);
+    assertError(await chat(agent, { message: 'Same network' }, { from: '127.40.0.200', origin: SITE }), 429, 'rate_limited');
+    assert.equal((await chat(agent, { message: 'Another network' }, { from: '127.41.0.1', origin: SITE })).status, 200);
+    assert.equal((await chat(otherAgent, { message: 'Another agent' }, { from: '127.40.0.200', origin: SITE })).status, 200);
+  });
+
+  test('requests without an Origin have a bucket of their own (60 questions a minute per agent): servers keep working, and scripts cannot hold up browsers', async () => {
+    await startLonelyMinute();
+    const statuses = await burst(addressesIn(50, 3, 1), 25, (from, i) => chat(agent, { message: `Script ${i}` }, { from }));
+    assert.equal(statuses.filter((s) => s === 200).length, 60);
+    assert.deepEqual([...new Set(statuses.filter((s) => s !== 200))], [429]);
+    assertError(await chat(agent, { message: 'Server' }, { from: '127.51.9.9' }), 429, 'rate_limited');
+    assert.equal((await chat(agent, { message: 'A browser' }, { from: '127.51.9.9', origin: SITE })).status, 200);
+    await nextMinute();
+    assert.equal((await chat(agent, { message: 'Server, a minute later' }, { from: '127.51.9.9' })).status, 200);
   });
 });
+
+test('networkOf: a /24 of IPv4 (also mapped into IPv6), a /64 of IPv6', () => {
+  assert.equal(networkOf('203.0.113.77'), '203.0.113.0/24');
+  assert.equal(networkOf('::ffff:203.0.113.77'), '203.0.113.0/24');
+  assert.equal(networkOf('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+  assert.equal(networkOf('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.equal(networkOf('2001:0db8:0000:0002::9'), networkOf('2001:db8:0:2:ffff::1'));
+  assert.notEqual(networkOf('2001:db8:0:2::1'), networkOf('2001:db8:0:3::1'));
+});
+
