@@ -5,6 +5,7 @@ import pino from 'pino';
 import type { Context } from './context.ts';
 import { clientErrorRenderer, frameworkErrorRenderer, installErrorHandling, notFound } from './http/error-handler.ts';
 import { rejectingUnstorableText, requireDeclaredParams } from './http/text-guard.ts';
+import { installSecurityHeaders } from './http/security-headers.ts';
 import { openResponseSchemas } from './http/openapi.ts';
 import { checkingSerializer, compiledSerializer } from './http/serializer.ts';
 import { authenticate } from './http/auth.ts';
@@ -60,6 +61,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     done();
   });
   installRequestLog(app);
+  // nosniff everywhere, no-store for keyed replies, a policy and no framing for the service's own pages.
+  installSecurityHeaders(app);
 
   await app.register(swagger, {
     openapi: {

@@ -211,7 +211,8 @@ function presentedKey(request: FastifyRequest): PresentedKey | undefined {
   return presented;
 }
 
-function setLimitHeaders(reply: FastifyReply, result: LimitResult): void {
+/** Sets the spec's limit headers; over the limit, throws rate_limited (429 with Retry-After). */
+export function setLimitHeaders(reply: FastifyReply, result: LimitResult): void {
   reply.header('x-ratelimit-limit', String(result.limit));
   reply.header('x-ratelimit-remaining', String(result.remaining));
   reply.header('x-ratelimit-reset', String(result.resetSeconds));

@@ -233,4 +233,49 @@ describe('MCP access: the API\'s keys, scopes, plans, audit and rate limit (spec
     // Another key of the same workspace has its own window.
     assert.equal((await rawMcp(service, ws.keys.read, listToolsMessage)).status, 200);
   });
+
+  describe('batches (2025-03-26 JSON-RPC batches, still taken by the SDK): each message counts against the key', () => {
+    const ask = (agent: string, id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask_agent', arguments: { id: agent, message: 'Do you repair electric bikes?' } } });
+    const creditsUsed = async () => (await service.api('GET', '/workspace', { key: ws.keys.manage })).body.data.workspace.credits.usedThisMonth as number;
+    const conversations = async (agent: string) => (await service.api('GET', `/agents/${agent}/conversations?limit=100`, { key: ws.keys.manage })).body.data.length as number;
+    let agent: string;
+    before(async () => {
+      agent = await seedAgent(service, ws, 'Batch agent');
+      const source = await service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: { type: 'text', title: 'Repairs', content: 'We repair electric bikes within two working days.' } });
+      assert.equal(source.status, 201, JSON.stringify(source.body));
+    });
+
+    test('a small batch counts each call: three ask_agent calls take three from the window, and run', async () => {
+      const key = await ws.addKey('chat');
+      const first = await rawMcp(service, key.key, listToolsMessage);
+      const remaining = Number(first.headers.get('x-ratelimit-remaining'));
+      const creditsBefore = await creditsUsed();
+      const reply = await rawMcp(service, key.key, [ask(agent, 1), ask(agent, 2), ask(agent, 3)]);
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      assert.equal(reply.body.length, 3);
+      for (const answer of reply.body) assert.ok(!answer.result.isError, JSON.stringify(answer));
+      assert.equal(reply.headers.get('x-ratelimit-remaining'), String(remaining - 3));
+      assert.ok((await creditsUsed()) > creditsBefore, 'the calls ran');
+      // A notification in a batch is a message too.
+      const mixed = await rawMcp(service, key.key, [{ ...listToolsMessage, id: 9 }, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+      assert.equal(mixed.status, 200);
+      assert.equal(mixed.headers.get('x-ratelimit-remaining'), String(remaining - 5));
+    });
+
+    test('a batch of 100 ask_agent with 10 left in the window is refused whole: HTTP 429 rate_limited with Retry-After, no call runs, no credit is used', async () => {
+      const key = await ws.addKey('chat');
+      const first = await rawMcp(service, key.key, listToolsMessage);
+      // The window spent down to 10 left, as 110 earlier requests of this key would have.
+      for (let left = Number(first.headers.get('x-ratelimit-remaining')); left > 10; left--) await service.ctx.limiter.hit(key.id);
+      const creditsBefore = await creditsUsed();
+      const conversationsBefore = await conversations(agent);
+      const reply = await rawMcp(service, key.key, Array.from({ length: 100 }, (_, i) => ask(agent, i + 1)));
+      assert.equal(reply.status, 429, JSON.stringify(reply.body).slice(0, 300));
+      assert.equal(reply.body.error.code, 'rate_limited');
+      assert.ok(Number(reply.headers.get('retry-after')) >= 1);
+      assert.equal(reply.headers.get('x-ratelimit-remaining'), '0');
+      assert.equal(await creditsUsed(), creditsBefore, 'no credit was used');
+      assert.equal(await conversations(agent), conversationsBefore, 'no question was asked');
+    });
+  });
 });

@@ -3,9 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.ts';
-import { keyCheck } from '../http/auth.ts';
+import { keyCheck, setLimitHeaders } from '../http/auth.ts';
+import type { LimitResult } from '../platform/limiter.ts';
 import type { RouteCatalog } from './catalog.ts';
 import { McpTools } from './definitions.ts';
 import { TOOLS } from './tools.ts';
@@ -27,8 +29,10 @@ const CAPABILITIES = { tools: { listChanged: false } };
  * The MCP server (spec 1.6, operator contract "MCP server"): Streamable HTTP,
  * stateless, at /mcp. The key check is the API's own, before any MCP
  * handling, so a refused key, workspace or plan and the shared rate limit are
- * HTTP statuses with the spec's error body, and every request counts once
- * against the key's window.
+ * HTTP statuses with the spec's error body, and every JSON-RPC message
+ * counts once against the key's window: a batch of n messages (protocol
+ * 2025-03-26, which the SDK still takes) counts n, and a batch the window has
+ * no room for is refused whole, before any of its calls runs.
  */
 export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: RouteCatalog): Promise<void> {
   const tools = new McpTools(ctx, catalog, TOOLS);
@@ -43,6 +47,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
   });
 
   app.post(MCP_PATH, notInTheApiDocument, async (request, reply) => {
+    await countBatch(request, reply);
     const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.listFor(request.auth) }));
     server.setRequestHandler(CallToolRequestSchema, (call) => {
@@ -66,11 +71,28 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
     return reply.send(body);
   });
 
+  /**
+   * The request was counted once on arrival; each further message of a batch is counted here. A batch over
+   * what is left is 429 as a whole (the counts it took stay taken, as a refused single request's does).
+   * Batches over the SDK's own bound (MAX_BATCH_SIZE) are refused by the transport, so they run nothing.
+   */
+  async function countBatch(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const messages = Array.isArray(request.body) ? request.body.length : 1;
+    if (messages <= 1 || messages > MAX_BATCH_SIZE) return;
+    const counted = await Promise.all(Array.from({ length: messages - 1 }, () => ctx.limiter.hit(request.auth.keyId)));
+    setLimitHeaders(reply, lastOf(counted));
+  }
+
   // Stateless: no stream to open and no session to end (what the SDK's stateless examples answer).
   const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.status(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed.' }, id: null });
   app.get(MCP_PATH, notInTheApiDocument, methodNotAllowed);
   app.delete(MCP_PATH, notInTheApiDocument, methodNotAllowed);
+}
+
+/** Of counts taken together, the one that came last: the fewest remaining, refused when any is. */
+function lastOf(counted: LimitResult[]): LimitResult {
+  return counted.find((result) => !result.allowed) ?? counted.reduce((last, result) => (result.remaining < last.remaining ? result : last));
 }
 
 /**

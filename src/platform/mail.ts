@@ -12,6 +12,7 @@ import type { Db } from './db.ts';
 import type { Clock } from './clock.ts';
 import type { Queue } from './queue.ts';
 import { newId } from './ids.ts';
+import { fingerprint } from './crypto.ts';
 
 export interface Mail {
   to: string;
@@ -86,6 +87,7 @@ declare module './db.ts' {
   interface Tables {
     mails: MailRow;
     mail_attachments: MailAttachmentRow;
+    mail_recipient_counts: { recipient_hash: string; hour_start: Date; mails: number };
   }
 }
 
@@ -159,5 +161,34 @@ export function senderOf(publicUrl: string, fromName: string | null): { name: st
   } catch {
     // a public URL that does not parse: keep the placeholder domain
   }
-  return { name: fromName?.trim() || 'Parley', address: `no-reply@${host}` };
+  return { name: oneLineHeader(fromName ?? '') || 'Parley', address: `no-reply@${host}` };
+}
+
+/** Mails a visitor-typed address may be sent in one clock hour, by every workspace together. */
+export const MAILS_PER_RECIPIENT_PER_HOUR = 5;
+const HOUR_MS = 3_600_000;
+
+/**
+ * Counts one mail to an address someone typed into a form (not the owner's own
+ * address) and says whether it may be sent: at most MAILS_PER_RECIPIENT_PER_HOUR
+ * in a clock hour across the service. Counted in the database, in one statement,
+ * so every process of a deployment shares the count and two requests at once
+ * cannot both take the last mail. Run outside the caller's transaction: a count
+ * held by a transaction would make every form post to that address wait for it.
+ */
+export async function admitMailTo(db: Db, address: string, now: Date): Promise<boolean> {
+  const hourStart = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
+  const counted = await db
+    .insertInto('mail_recipient_counts')
+    .values({ recipient_hash: fingerprint(address.trim().toLowerCase()), hour_start: hourStart, mails: 1 })
+    .onConflict((conflict) => conflict.columns(['recipient_hash', 'hour_start']).doUpdateSet({ mails: sql`mail_recipient_counts.mails + 1` }))
+    .returning('mails')
+    .executeTakeFirstOrThrow();
+  await db.deleteFrom('mail_recipient_counts').where('hour_start', '<', hourStart).execute();
+  return counted.mails <= MAILS_PER_RECIPIENT_PER_HOUR;
+}
+
+/** A header's value on one line: a line break in a name or subject must not start another header. */
+export function oneLineHeader(value: string): string {
+  return value.replace(/[\r\n\u0085\u2028\u2029]+/g, ' ').trim();
 }

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
+import { errors } from '../../http/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import type { Language } from '../agents/schemas.ts';
 import { escapeHtml } from '../mail/compose.ts';
@@ -17,13 +18,25 @@ import * as store from './store.ts';
 import { monthName, REPORT_TEXTS } from './texts.ts';
 
 const hidden = { hide: true } as const;
+/** Wrong links an address may try in a window before every archive request of it is 429 until the window ends. */
+export const ARCHIVE_GUESSES_PER_WINDOW = 10;
+export const ARCHIVE_GUESS_WINDOW_SECONDS = 600;
 const PDF_NAME = /^(rep_[0-9A-Za-z]{20})\.pdf$/;
 
 export async function clientArchiveRoutes(app: FastifyInstance, ctx: Context): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  const guesses = guessCounter(ctx);
+  /** The link's client; a wrong link is counted against the address, and an address over its guesses gets 429 for right links too. */
+  async function clientOfGuess(ip: string, token: string): Promise<store.Client | undefined> {
+    const allowed = await guesses.admitted(ip);
+    if (allowed !== true) throw errors.rateLimited(allowed.retryAfterSeconds);
+    const client = await clientOfLink(ctx, token);
+    if (!client) await guesses.countFailure(ip);
+    return client;
+  }
 
   routes.get(`${ARCHIVE_PREFIX}/:token`, { schema: { ...hidden, params: z.strictObject({ token: z.string().max(100) }) } }, async (request, reply) => {
-    const client = await clientOfLink(ctx, request.params.token);
+    const client = await clientOfGuess(request.ip, request.params.token);
     if (!client) return gone(reply);
     const language = languageOr(client.language);
     const reports = await store.sentReports(ctx.db, client.id);
@@ -34,7 +47,7 @@ export async function clientArchiveRoutes(app: FastifyInstance, ctx: Context): P
     `${ARCHIVE_PREFIX}/:token/:file`,
     { schema: { ...hidden, params: z.strictObject({ token: z.string().max(100), file: z.string().max(100) }) } },
     async (request, reply) => {
-      const client = await clientOfLink(ctx, request.params.token);
+      const client = await clientOfGuess(request.ip, request.params.token);
       const reportId = PDF_NAME.exec(request.params.file)?.[1];
       const report = client && reportId ? await store.sentReportPdf(ctx.db, client.id, reportId) : undefined;
       if (!report) return gone(reply);
@@ -44,6 +57,41 @@ export async function clientArchiveRoutes(app: FastifyInstance, ctx: Context): P
         .send(Buffer.from(report.pdf));
     },
   );
+}
+
+/**
+ * Wrong archive links per client address, in fixed windows, counted where every
+ * API process sees them (Redis when configured, else this process). The link
+ * itself is 48 random characters, beyond guessing; the count keeps a script
+ * from trying at the database's pace, and once it is over, a right link is
+ * refused the same way, so a 429 tells a guesser nothing.
+ */
+function guessCounter(ctx: Context) {
+  const windowMs = ARCHIVE_GUESS_WINDOW_SECONDS * 1000;
+  const windowOf = () => {
+    const now = ctx.clock.now().getTime();
+    const index = Math.floor(now / windowMs);
+    return { index, retryAfterSeconds: Math.max(1, Math.ceil(((index + 1) * windowMs - now) / 1000)) };
+  };
+  const redisKey = (ip: string, index: number) => `parley:archive-guesses:${ip}:${index}`;
+  let memoryWindow = -1;
+  let memory = new Map<string, number>();
+  const memoryCounts = (index: number) => {
+    if (index !== memoryWindow) [memoryWindow, memory] = [index, new Map()];
+    return memory;
+  };
+  return {
+    async admitted(ip: string): Promise<true | { retryAfterSeconds: number }> {
+      const { index, retryAfterSeconds } = windowOf();
+      const failures = ctx.redis ? Number((await ctx.redis.client.get(redisKey(ip, index))) ?? 0) : (memoryCounts(index).get(ip) ?? 0);
+      return failures < ARCHIVE_GUESSES_PER_WINDOW ? true : { retryAfterSeconds };
+    },
+    async countFailure(ip: string): Promise<void> {
+      const { index } = windowOf();
+      if (ctx.redis) await ctx.redis.client.multi().incr(redisKey(ip, index)).pexpire(redisKey(ip, index), windowMs * 2).exec();
+      else memoryCounts(index).set(ip, (memoryCounts(index).get(ip) ?? 0) + 1);
+    },
+  };
 }
 
 async function clientOfLink(ctx: Context, token: string): Promise<store.Client | undefined> {

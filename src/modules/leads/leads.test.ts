@@ -251,6 +251,37 @@ describe('leads (spec 2.10, 4.10)', () => {
     assert.equal(await leadRows({ agentId: agent }), 0);
   });
 
+  test('single-line fields never carry a line break (it would forge lines in the owner’s plain-text mail): 400 naming the field; bidirectional overrides are stripped from name and company', async () => {
+    const agent = await formAgent({ fields: [{ name: 'name' }, { name: 'email', required: true }, { name: 'phone' }, { name: 'company' }], marketing: { enabled: false } });
+    const forged = 'Anna\r\nE-mail: ceo@victim.example';
+    for (const field of ['name', 'email', 'phone', 'company']) {
+      for (const lineBreak of ['\r\n', '\n', '\r', '\u2028']) {
+        const body = { name: 'Anna', email: 'anna@acme-bikes.nl', phone: '+31 20 123 4567', company: 'Acme', [field]: field === 'email' ? `anna@acme-bikes.nl${lineBreak}Bcc: x@example.org` : `Anna${lineBreak}Page: x` };
+        const reply = await leave(agent, body);
+        assertError(reply, 400, 'invalid_request');
+        assert.equal(reply.body.error.details[0]?.field, field, `${JSON.stringify(body)}: ${JSON.stringify(reply.body)}`);
+      }
+    }
+    assertError(await leave(agent, { name: forged, email: 'anna@acme-bikes.nl' }), 400, 'invalid_request');
+    assert.equal(await leadRows({ agentId: agent }), 0);
+
+    const id = await leaveLead(agent, { name: 'Anna \u202Eseiv\u202C Smit', company: '\u2066Acme\u2069 \u202ABikes\u202D', email: 'anna@acme-bikes.nl' });
+    const lead = await readLead(agent, id);
+    assert.equal(lead.name, 'Anna seiv Smit');
+    assert.equal(lead.company, 'Acme Bikes');
+  });
+
+  test('a lead of nothing but bidirectional controls is a field left empty', async () => {
+    const agent = await formAgent({ fields: [{ name: 'name', required: true }, { name: 'email', required: true }], marketing: { enabled: false } });
+    const cases: Array<[Record<string, unknown>, string]> = [[{ name: '\u202E\u202C', email: 'anna@acme-bikes.nl' }, 'name']];
+    for (const [body, field] of cases) {
+      const reply = await leave(agent, body);
+      assertError(reply, 400, 'invalid_request');
+      assert.equal(reply.body.error.details[0]?.field, field, `${JSON.stringify(body)}: ${JSON.stringify(reply.body)}`);
+    }
+    assert.equal(await leadRows({ agentId: agent }), 0);
+  });
+
   test('the phone the form requires is needed, and with two optional contact fields one of them', async () => {
     const phoneRequired = await formAgent({ fields: [{ name: 'phone', required: true }] });
     const missing = await leave(phoneRequired, { name: 'Anna' });

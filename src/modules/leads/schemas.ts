@@ -1,6 +1,7 @@
 /** Leads (spec 2.10, 4.10; the visitor API's POST leads): one zod schema per request and reply. */
 import { z } from 'zod';
 import { timestamp } from '../../http/schemas.ts';
+import { isOneLine, ONE_LINE_MESSAGE } from '../../http/text-guard.ts';
 import { pageQuery } from '../../http/paging.ts';
 import { MOMENTS } from './store.ts';
 
@@ -9,8 +10,8 @@ export const MAX_EMAIL_CHARS = 254;
 export const MAX_PHONE_CHARS = 40;
 export const MAX_COMPANY_CHARS = 100;
 
-/** A form field the visitor may leave empty: an empty text or null is "left empty". */
-const formText = (max: number, what: string) => z.string().max(max).nullish().describe(what);
+/** A one-line form field the visitor may leave empty: an empty text or null is "left empty". */
+const formText = (max: number, what: string) => z.string().max(max).refine(isOneLine, ONE_LINE_MESSAGE).nullish().describe(what);
 
 export const createLeadBody = z.strictObject({
   conversationId: z.string().max(100).optional().describe('the conversation the form was shown in; needs its x-visitor-token'),

@@ -8,6 +8,7 @@ import providers from 'email-providers/all.json' with { type: 'json' };
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
+import { withoutBidiControls } from '../../http/text-guard.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';
@@ -66,7 +67,7 @@ export async function createLead(ctx: Context, visitor: Visitor, input: CreateLe
 
 /** What the visitor typed, trimmed (an empty text is left empty), the e-mail and phone checked for their form. */
 function checkedDetails(input: CreateLeadInput): Details {
-  const details: Details = { name: filled(input.name), email: filled(input.email), phone: filled(input.phone), company: filled(input.company) };
+  const details: Details = { name: filled(input.name, withoutBidiControls), email: filled(input.email), phone: filled(input.phone), company: filled(input.company, withoutBidiControls) };
   if (details.email !== null && !z.email().safeParse(details.email).success) throw errors.invalidField('email', 'Not an e-mail address.');
   if (details.phone !== null && !isPhoneNumber(details.phone)) {
     throw errors.invalidField('phone', `Not a phone number: digits (at least ${MIN_PHONE_DIGITS}) with spaces, +, -, ., / or brackets.`);
@@ -74,8 +75,8 @@ function checkedDetails(input: CreateLeadInput): Details {
   return details;
 }
 
-function filled(value: string | null | undefined): string | null {
-  const trimmed = value?.trim() ?? '';
+function filled(value: string | null | undefined, clean: (text: string) => string = (text) => text): string | null {
+  const trimmed = clean(value ?? '').trim();
   return trimmed === '' ? null : trimmed;
 }
 

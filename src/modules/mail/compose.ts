@@ -31,10 +31,15 @@ export function compose(language: Language, content: MailContent): ComposedMail 
   return { subject, text: textOf(content.blocks), html: htmlOf(language, subject, content.blocks) };
 }
 
+function oneLine(value: string): string {
+  return value.replace(/[\r\n\v\f\u0085\u2028\u2029]+/g, ' ');
+}
+
 function textOf(blocks: Block[]): string {
   const parts = blocks.map((block) => {
     if ('quote' in block) return block.quote.split(/\r?\n/).map((line) => `> ${line}`).join('\n');
-    if ('fields' in block) return block.fields.map(([label, value]) => `${label}: ${value}`).join('\n');
+    // A value is one line of its own: a line break in it would forge the next label.
+    if ('fields' in block) return block.fields.map(([label, value]) => `${label}: ${oneLine(value)}`).join('\n');
     return block.link ? `${block.text} ${block.link}` : block.text;
   });
   return `${parts.join('\n\n')}\n`;

@@ -9,7 +9,7 @@
 import nodemailer from 'nodemailer';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { DELIVER_MAIL_JOB, DELIVER_MAIL_QUEUE, senderOf, writeOutbox, type DeliverMailJob, type MailRow } from '../../platform/mail.ts';
+import { DELIVER_MAIL_JOB, DELIVER_MAIL_QUEUE, oneLineHeader, senderOf, writeOutbox, type DeliverMailJob, type MailRow } from '../../platform/mail.ts';
 import { runPeriodically } from '../../platform/periodic.ts';
 
 /** The wait after each failed attempt: 8 attempts over about 22 hours, then the mail is given up. */
@@ -42,7 +42,7 @@ export function mailTransport(ctx: Context): MailTransport {
       await transport.sendMail({
         from: senderOf(ctx.config.publicUrl, mail.from_name),
         to: mail.recipient,
-        subject: mail.subject,
+        subject: oneLineHeader(mail.subject),
         text: mail.text_body,
         ...(mail.html_body ? { html: mail.html_body } : {}),
         ...(mail.reply_to ? { replyTo: mail.reply_to } : {}),

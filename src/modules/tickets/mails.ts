@@ -3,6 +3,12 @@
  * (in the ticket's language, with the agent's own answer-time sentence when it has
  * one) and the workspace owner's notice (in the workspace's language). The visitor is
  * addressed formally (u, vous, Sie, usted), as a business writes to a customer.
+ *
+ * Anyone can type any address into the ticket form, so the confirmation to an
+ * address nobody vouched for carries no word the visitor typed (no name, no
+ * question): the form cannot make the agent's name mail a stranger a message of
+ * the sender's choosing (docs/security.md, "Mail and other abuse"). A signed-in
+ * visitor's address is the site's own word, and their confirmation quotes them.
  */
 import type { Language } from '../agents/schemas.ts';
 import { compose, type Block, type ComposedMail } from '../mail/compose.ts';
@@ -70,8 +76,8 @@ const CONFIRMATION: Record<Language, ConfirmationTexts> = {
 export interface ConfirmationInput {
   agentName: string;
   number: number;
-  name: string | null;
-  question: string;
+  /** Only for an address the site vouched for (a signed-in visitor); otherwise null: the mail then says nothing the visitor typed. */
+  visitor: { name: string | null; question: string } | null;
   /** tickets.answerTime: the agent's own sentence; empty for the standard one. */
   answerTime: string;
   privacyUrl: string | null;
@@ -79,11 +85,11 @@ export interface ConfirmationInput {
 
 export function confirmationMail(language: Language, input: ConfirmationInput): ComposedMail {
   const t = CONFIRMATION[language];
+  const { visitor } = input;
   const blocks: Block[] = [
-    { text: t.greeting(input.name) },
+    { text: t.greeting(visitor?.name ?? null) },
     { text: `${t.received(input.number)} ${input.answerTime.trim() || t.answerTime}` },
-    { text: t.yourQuestion },
-    { quote: input.question },
+    ...(visitor ? [{ text: t.yourQuestion }, { quote: visitor.question }] : []),
     { text: `${t.closing}\n${input.agentName}` },
   ];
   if (input.privacyUrl) blocks.push({ text: t.privacy, link: input.privacyUrl });

@@ -1,6 +1,7 @@
 /** Tickets (spec 2.11, 4.11; the visitor API's POST tickets): one zod schema per request and reply. */
 import { z } from 'zod';
 import { timestamp } from '../../http/schemas.ts';
+import { isOneLine, ONE_LINE_MESSAGE } from '../../http/text-guard.ts';
 import { pageQuery } from '../../http/paging.ts';
 import { languageSchema } from '../agents/schemas.ts';
 import { ENTRY_KINDS, TICKET_STATUSES } from './store.ts';
@@ -12,7 +13,7 @@ const notBlank = (value: string) => value.trim().length > 0;
 
 export const openTicketBody = z.strictObject({
   email: z.email().max(254).describe("the visitor's e-mail address; every mail about the ticket goes there"),
-  name: z.string().max(100).optional().describe("the visitor's name"),
+  name: z.string().max(100).refine(isOneLine, ONE_LINE_MESSAGE).optional().describe("the visitor's name, on one line"),
   question: z.string().min(1).max(MAX_QUESTION_CHARS).refine(notBlank, 'must not be blank').describe('the question, up to 4,000 characters'),
   conversationId: z.string().min(1).max(100).optional().describe('the conversation the ticket comes from; needs its x-visitor-token'),
   page: z.strictObject({ url: z.string().max(2000) }).optional().describe('the page the visitor is on'),

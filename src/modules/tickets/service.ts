@@ -7,8 +7,10 @@ import type { z } from 'zod';
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
+import { withoutBidiControls } from '../../http/text-guard.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
 import { newId } from '../../platform/ids.ts';
+import { admitMailTo } from '../../platform/mail.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';
 import type { Db } from '../../platform/db.ts';
 import { requireAgent } from '../agents/access.ts';
@@ -39,7 +41,7 @@ export async function openTicket(ctx: Context, visitor: Visitor, input: OpenTick
   const conversation = input.conversationId === undefined ? null : await requireVisitorConversation(ctx, visitor, input.conversationId, visitorToken);
   const language = input.language ?? visitor.settings.language;
   const email = input.email.trim();
-  const name = input.name?.trim() || null;
+  const name = withoutBidiControls(input.name ?? '').trim() || null;
   const signedIn = input.identity !== undefined && sameAddress(input.identity.email, email) && (await verifyIdentity(ctx, visitor, input.identity));
   const now = ctx.clock.now();
   const ticket: Omit<store.TicketRow, 'helpdesk'> = {
@@ -61,11 +63,14 @@ export async function openTicket(ctx: Context, visitor: Visitor, input: OpenTick
     expires_at: null,
   };
   const owner = await store.workspaceOwner(ctx.db, visitor.workspaceId);
+  // Over the address's hourly allowance the ticket is still opened, only not confirmed: refusing it would let
+  // anyone who floods an address stop its owner from opening tickets.
+  const confirm = await admitMailTo(ctx.db, email, now);
   const mailIds = await ctx.db.transaction().execute(async (trx) => {
     ticket.number = await store.takeTicketNumber(trx, visitor.agent.id);
     await store.insertTicket(trx, ticket);
     await recordTicketCreated(trx, ticket.id, visitor.agent.id, now);
-    return recordTicketMails(ctx, trx, visitor, ticket, owner);
+    return recordTicketMails(ctx, trx, visitor, ticket, owner, confirm);
   });
   await ctx.mailer.dispatch(mailIds);
   return { id: ticket.id, number: ticket.number };
@@ -90,17 +95,20 @@ async function recordTicketMails(
   visitor: Visitor,
   ticket: Omit<store.TicketRow, 'helpdesk'>,
   owner: { email: string | null; language: string } | undefined,
+  confirm: boolean,
 ): Promise<Array<string | null>> {
   const agentName = visitor.settings.name;
-  const confirmation = confirmationMail(ticket.language as Language, {
-    agentName,
-    number: ticket.number,
-    name: ticket.name,
-    question: ticket.question,
-    answerTime: visitor.settings.tickets.answerTime,
-    privacyUrl: visitor.settings.tickets.privacyUrl,
-  });
-  const ids = [await ctx.mailer.record(db, { to: ticket.email, fromName: agentName, ...confirmation })];
+  const ids: Array<string | null> = [];
+  if (confirm) {
+    const confirmation = confirmationMail(ticket.language as Language, {
+      agentName,
+      number: ticket.number,
+      visitor: ticket.signed_in ? { name: ticket.name, question: ticket.question } : null,
+      answerTime: visitor.settings.tickets.answerTime,
+      privacyUrl: visitor.settings.tickets.privacyUrl,
+    });
+    ids.push(await ctx.mailer.record(db, { to: ticket.email, fromName: agentName, ...confirmation }));
+  }
   if (owner?.email) {
     const notice = ownerNoticeMail(languageOr(owner.language), {
       agentName,

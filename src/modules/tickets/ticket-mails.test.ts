@@ -1,5 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { MAILS_PER_RECIPIENT_PER_HOUR } from '../../platform/mail.ts';
 import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
@@ -106,12 +108,20 @@ describe('ticket mails in the right language, received by a real SMTP server', (
     return agent;
   }
 
+  const hmac = (secret: string, email: string) => createHmac('sha256', secret).update(email, 'utf8').digest('hex');
+  /** The identity of a visitor the agent's site has signed in: their address is the site's word. */
+  async function signedInAs(workspace: SeededWorkspace, agent: string, email: string) {
+    const reply = await service.api('GET', `/agents/${agent}/identity-secret`, { key: workspace.keys.manage });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    return { email, identity: { email, hash: hmac(reply.body.data.secret, email) } };
+  }
+
   for (const language of LANGUAGES) {
-    test(`${language}: the visitor's confirmation greets them, gives the number and the standard sentence, quotes the question, signs with the agent's name and links the privacy notice, in text and HTML`, async () => {
+    test(`${language}: a signed-in visitor's confirmation greets them, gives the number and the standard sentence, quotes the question, signs with the agent's name and links the privacy notice, in text and HTML`, async () => {
       const agentName = `Fietsenmaker ${language}`;
       const agent = await ticketAgent(ws, agentName);
       const to = `ana-${language}@example.org`;
-      const { number } = await openTicket(service, agent, { email: to, name: 'Ana', question: QUESTIONS[language], language });
+      const { number } = await openTicket(service, agent, { ...(await signedInAs(ws, agent, to)), name: 'Ana', question: QUESTIONS[language], language });
       const mail = await smtp.waitFor((m) => m.to.includes(to));
       const t = CONFIRMATION[language];
       assert.equal(mail.subject, withNumber(t.subject, number));
@@ -135,6 +145,66 @@ describe('ticket mails in the right language, received by a real SMTP server', (
       assert.ok(mail.html.includes(`<a href="${PRIVACY_URL}"`));
     });
   }
+
+  describe('no relay: anyone can type any address into the form', () => {
+    const LURE = 'Your account is locked, verify at https://evil.example/login';
+
+    for (const language of LANGUAGES) {
+      test(`${language}: the confirmation to an address nobody vouched for says only that ticket #n was received: no name, no question, no address the visitor typed`, async () => {
+        const agentName = `Relay ${language}`;
+        const agent = await ticketAgent(ws, agentName);
+        const victim = `victim-${language}@example.org`;
+        const { number } = await openTicket(service, agent, { email: victim, name: 'Security team https://evil.example', question: LURE, language, page: { url: 'https://evil.example/page' } });
+        const mail = await smtp.waitFor((m) => m.to.includes(victim));
+        const t = CONFIRMATION[language];
+        assert.equal(mail.subject, withNumber(t.subject, number));
+        assert.equal(
+          mail.text,
+          [t.anonymous, `${withNumber(t.received, number)} ${t.standard}`, `${t.closing}\n${agentName}`, `${t.privacy} ${PRIVACY_URL}`].join('\n\n') + '\n',
+        );
+        for (const part of [mail.text, mail.html!, mail.subject]) {
+          assert.ok(!part.includes('evil.example'), `nothing the visitor typed: ${part}`);
+          assert.ok(!part.includes('locked'));
+          assert.ok(!part.includes('Security team'));
+        }
+        // The team still reads the question, and the owner's notice quotes it.
+        const notice = await smtp.waitFor((m) => m.to.includes('owner@example.com') && m.subject === `New ticket #${number} for ${agentName}`);
+        assert.ok(notice.text.includes(`> ${LURE}`));
+      });
+    }
+
+    test('a signed-in visitor whose site vouched for another address is not quoted either', async () => {
+      const agent = await ticketAgent(ws, 'Vouched');
+      const { identity } = await signedInAs(ws, agent, 'ana@example.org');
+      await openTicket(service, agent, { email: 'mallory-target@example.org', identity, question: LURE });
+      const mail = await smtp.waitFor((m) => m.to.includes('mallory-target@example.org'));
+      assert.ok(!mail.text.includes('evil.example'));
+    });
+
+    test(`an address gets at most ${MAILS_PER_RECIPIENT_PER_HOUR} confirmations an hour from the whole service; further tickets are opened and the owner told, the address not mailed; the next hour it is mailed again`, async () => {
+      const victim = 'flooded@example.org';
+      const other = await workspaceIn('en', 'other-owner@example.org');
+      const agents = [await ticketAgent(ws, 'Flood one'), await ticketAgent(other, 'Flood two')];
+      const mailedTo = async (address: string) => Number((await service.ctx.db.selectFrom('mails').select((eb) => eb.fn.countAll().as('n')).where('recipient', '=', address).executeTakeFirstOrThrow()).n);
+      // Start at the beginning of an hour, so the hour does not turn mid-test.
+      const now = service.ctx.clock.now().getTime();
+      assert.equal((await service.admin('POST', '/clock', { advanceSeconds: Math.ceil((3_600_000 - (now % 3_600_000)) / 1000) + 1 })).status, 200);
+      const opened = await Promise.all(Array.from({ length: MAILS_PER_RECIPIENT_PER_HOUR + 3 }, (_, i) => openTicket(service, agents[i % 2]!, { email: i % 3 === 0 ? 'Flooded@Example.org' : victim, question: `Question ${i}` })));
+      assert.equal(opened.length, MAILS_PER_RECIPIENT_PER_HOUR + 3, 'every ticket is opened');
+      const recorded = await service.ctx.db.selectFrom('mails').select('recipient').where('recipient', 'in', [victim, 'Flooded@Example.org']).execute();
+      assert.equal(recorded.length, MAILS_PER_RECIPIENT_PER_HOUR, 'the address (in any case) is mailed no more than the allowance');
+      assert.equal((await mailedTo('owner@example.com')) > 0 && (await mailedTo('other-owner@example.org')) > 0, true, 'the owners are told of every ticket');
+      const notices = await service.ctx.db.selectFrom('mails').select('id').where('subject', 'like', 'New ticket #% for Flood %').execute();
+      assert.equal(notices.length, MAILS_PER_RECIPIENT_PER_HOUR + 3);
+      // Another address is not held back by this one's count.
+      await openTicket(service, agents[0]!, { email: 'bystander@example.org', question: 'Hi' });
+      assert.equal(await mailedTo('bystander@example.org'), 1);
+
+      assert.equal((await service.admin('POST', '/clock', { advanceSeconds: 3600 })).status, 200);
+      await openTicket(service, agents[1]!, { email: victim, question: 'A new hour' });
+      assert.equal(await mailedTo(victim) + (await mailedTo('Flooded@Example.org')), MAILS_PER_RECIPIENT_PER_HOUR + 1);
+    });
+  });
 
   test("the agent's tickets.answerTime takes the standard sentence's place; without a name the greeting has none", async () => {
     const agent = await ticketAgent(ws, 'Radhaus', { answerTime: 'Wir antworten innerhalb eines Werktages.' });

@@ -110,6 +110,10 @@ describe('tickets (spec 2.11, 3.3, 4.11)', () => {
         [{ email: 'a@example.org', question: 'x'.repeat(4001) }, 'question'],
         [{ email: 'a@example.org', question: 'Hi', language: 'it' }, 'language'],
         [{ email: 'a@example.org', question: 'Hi', name: 'x'.repeat(101) }, 'name'],
+        [{ email: 'a@example.org', question: 'Hi', name: 'Ana\r\nQuestion: forged' }, 'name'],
+        [{ email: 'a@example.org', question: 'Hi', name: 'Ana\nE-mail: ceo@example.org' }, 'name'],
+        [{ email: 'a@example.org', question: 'Hi', name: 'Ana\u2028x' }, 'name'],
+        [{ email: 'a@example.org\r\nBcc: b@example.org', question: 'Hi' }, 'email'],
         [{ email: 'a@example.org', question: 'Hi', page: { url: 'https://a.example', title: 'x' } }, 'page.title'],
         [{ email: 'a@example.org', question: 'Hi', status: 'solved' }, 'status'],
         [{ email: 'a@example.org', question: 'Hi', identity: { email: 'a@example.org' } }, 'identity.hash'],
@@ -120,6 +124,16 @@ describe('tickets (spec 2.11, 3.3, 4.11)', () => {
         assert.ok(reply.body.error.details.some((d: { field: string }) => d.field === field), `${JSON.stringify(body)}: ${JSON.stringify(reply.body.error.details)}`);
       }
       assert.equal((await visitorCall(service, 'POST', `/agents/${agent}/tickets`, { body: { email: 'a@example.org', question: 'x'.repeat(4000) } })).status, 201);
+    });
+
+    test('bidirectional overrides are stripped from the name; a name of nothing else is no name; the question keeps its lines', async () => {
+      const agent = await ticketAgent();
+      const named = await openTicket(service, agent, { name: 'Ana \u202Eaivlis\u202C \u2067Smit\u2069', question: 'Line one\nLine two' });
+      const ticket = (await read(agent, named.id)).body.data;
+      assert.equal(ticket.name, 'Ana aivlis Smit');
+      assert.equal(ticket.question, 'Line one\nLine two');
+      const unnamed = await openTicket(service, agent, { name: '\u202E\u202D' });
+      assert.equal((await read(agent, unnamed.id)).body.data.name, null);
     });
 
     test('an unknown agent is 404 not_found', async () => {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../http/errors.ts';
 import { commonErrors, errorBody, single } from '../../http/schemas.ts';
+import { withoutBidiControls } from '../../http/text-guard.ts';
 import { visitorTokenOf } from '../visitors/token.ts';
 import { MAX_FILE_BYTES } from './read.ts';
 import { sentFileSchema, visitorAgentParams, visitorFileParams, visitorFileSchema } from './schemas.ts';
@@ -111,7 +112,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/g;
 
 /** The name as the visitor's system had it, without a path (some browsers send one), at most 255 characters. */
 function cleanFileName(raw: string | undefined): string {
-  const name = printable(raw ?? '')
+  const name = withoutBidiControls(printable(raw ?? ''))
     .split(/[\\/]/)
     .pop()!
     .trim()

@@ -159,9 +159,11 @@ describe('visitor files (spec 2.8, 2.9, 4.9)', () => {
     assert.doesNotMatch(await readText(agent, scan.id), new RegExp(`Page ${pages.length}`));
   });
 
-  test('the file name is kept without a path or control characters; a file without a name is "file"', async () => {
+  test('the file name is kept without a path, control characters or bidirectional overrides; a file without a name is "file"', async () => {
     assert.equal((await sent(agent, Buffer.from('notes'), 'C:\\Users\\ann\\Desktop\\notes\u0007.txt')).fileName, 'notes.txt');
     assert.equal((await sent(agent, Buffer.from('notes'), 'réparation.txt')).fileName, 'réparation.txt');
+    // U+202E would show the owner "notes\u202Efdp.txt" as "notestxt.pdf".
+    assert.equal((await sent(agent, Buffer.from('notes'), 'notes\u202Efdp\u202C.\u2066txt\u2069')).fileName, 'notesfdp.txt');
     assert.equal((await sent(agent, Buffer.from('notes'), '')).fileName, 'file');
   });
 
