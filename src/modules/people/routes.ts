@@ -10,6 +10,8 @@ import { requireAdmin, requireOwner } from './principal.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
 import { signInPage } from './sign-in-page.ts';
+import { deleteTicketAsPerson } from '../tickets/dashboard.ts';
+import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -141,6 +143,20 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     await people.removePerson(ctx, request.person, request.params.personId, request.id);
     return { data: { id: request.params.personId, removed: true } };
   });
+  app.delete(
+    '/api/agents/:agentId/tickets/:ticketId',
+    { config: signedIn, schema: { params: z.object({ agentId: z.string().max(64), ticketId: z.string().max(64) }) } },
+    async (request) => ({ data: await deleteTicketAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.id) }),
+  );
+  const webhookParams = z.object({ webhookId: z.string().max(64) });
+  app.post('/api/webhooks/:webhookId/enable', { config: signedIn, schema: { params: webhookParams } }, async (request) => ({
+    data: await enableWebhookAsPerson(ctx, request.person, request.params.webhookId, request.id),
+  }));
+  app.get('/api/webhooks/:webhookId/deliveries', { config: signedIn, schema: { params: webhookParams } }, async (request) => ({
+    data: await recentDeliveriesAsPerson(ctx, request.person, request.params.webhookId),
+    pagination: { nextCursor: null },
+  }));
+
   app.post('/api/ownership', { config: signedIn, schema: { body: z.strictObject({ personId: z.string().max(64) }) } }, async (request) => {
     requireOwner(request.person);
     await people.handOver(ctx, request.person, request.body.personId, request.id);
