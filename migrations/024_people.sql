@@ -57,3 +57,24 @@ create index sign_in_links_workspace on sign_in_links (workspace_id, purpose);
 
 -- The audit log names the person who made a change made in the dashboard (a key's change names the key).
 alter table audit_log add column person_id text;
+
+-- Threading of outgoing mail (a ticket's confirmation and the team's replies): the headers
+-- Message-ID, In-Reply-To and References, as written (with angle brackets; references
+-- separated by spaces). Null: nodemailer makes a Message-ID, and the mail starts no thread.
+alter table mails add column message_id text;
+alter table mails add column in_reply_to text;
+alter table mails add column references_ids text;
+
+-- A team reply's mail, so its entry can say when that mail was finally given up (mailError).
+alter table ticket_entries add column mail_id text;
+create index ticket_entries_mail on ticket_entries (mail_id) where mail_id is not null;
+
+create function ticket_entry_mail_failed() returns trigger language plpgsql as $$
+begin
+  update ticket_entries set mail_error = coalesce(new.last_error, 'The mail could not be delivered.') where mail_id = new.id;
+  return new;
+end
+$$;
+-- Kept in the database, so the mail delivery (a lower area) need not know about tickets.
+create trigger ticket_entry_mail_failed after update of status on mails
+  for each row when (new.status = 'failed' and old.status <> 'failed') execute function ticket_entry_mail_failed();

@@ -448,6 +448,7 @@ const DASHBOARD_ROUTES: Array<{ method: RouteEntry['method']; path: string; role
   { method: 'PATCH', path: '/api/people/{personId}', role: 'admin', body: { role: 'member' } },
   { method: 'DELETE', path: '/api/people/{personId}', role: 'admin' },
   { method: 'POST', path: '/api/ownership', role: 'owner', body: { personId: '{personId}' } },
+  { method: 'POST', path: '/api/agents/{agentId}/tickets/{ticketId}/replies', role: 'member', body: { body: 'A reply from the security suite.' } },
   { method: 'DELETE', path: '/api/agents/{agentId}/tickets/{ticketId}', role: 'member' },
   { method: 'POST', path: '/api/webhooks/{webhookId}/enable', role: 'admin' },
   { method: 'GET', path: '/api/webhooks/{webhookId}/deliveries', role: 'admin' },

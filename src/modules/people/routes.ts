@@ -10,7 +10,7 @@ import { requireAdmin, requireOwner } from './principal.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
 import { signInPage } from './sign-in-page.ts';
-import { deleteTicketAsPerson } from '../tickets/dashboard.ts';
+import { deleteTicketAsPerson, replyToTicketAsPerson } from '../tickets/dashboard.ts';
 import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
 
 declare module 'fastify' {
@@ -147,6 +147,12 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     '/api/agents/:agentId/tickets/:ticketId',
     { config: signedIn, schema: { params: z.object({ agentId: z.string().max(64), ticketId: z.string().max(64) }) } },
     async (request) => ({ data: await deleteTicketAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.id) }),
+  );
+  app.post(
+    '/api/agents/:agentId/tickets/:ticketId/replies',
+    { config: signedIn, schema: { params: z.object({ agentId: z.string().max(64), ticketId: z.string().max(64) }), body: z.strictObject({ body: z.string().trim().min(1).max(10_000) }) } },
+    async (request, reply) =>
+      reply.status(201).send({ data: await replyToTicketAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.body.body, request.id) }),
   );
   const webhookParams = z.object({ webhookId: z.string().max(64) });
   app.post('/api/webhooks/:webhookId/enable', { config: signedIn, schema: { params: webhookParams } }, async (request) => ({
