@@ -93,6 +93,11 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
       return { data: { hasPassword: true } };
     },
   );
+  app.put('/api/me/workspace', { config: signedIn, schema: { body: z.strictObject({ workspaceId: z.string().max(64) }) } }, async (request) => {
+    await people.switchWorkspace(ctx, request.person, request.body.workspaceId);
+    const person = (await people.personOfSession(ctx, request.sessionToken))!;
+    return { data: await people.describeMe(ctx, person, request.sessionToken) };
+  });
   app.post('/api/sign-out', { config: signedIn }, async (request, reply) => {
     await people.endOwnSession(ctx, request.person, request.person.sessionId);
     return clearSession(ctx, reply).send({ data: { signedOut: true } });

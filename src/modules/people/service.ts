@@ -264,13 +264,28 @@ export async function personOfSession(ctx: Context, token: string): Promise<Pers
 export async function describeMe(ctx: Context, caller: PersonCaller, sessionToken: string) {
   const workspace = (await getWorkspace(ctx.db, caller.workspaceId))!;
   const person = (await store.findPerson(ctx.db, caller.personId))!;
+  const workspaces = await ctx.db
+    .selectFrom('memberships as m')
+    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .select(['w.id', 'w.name', 'm.role'])
+    .where('m.person_id', '=', caller.personId)
+    .orderBy('m.created_at')
+    .orderBy('w.id')
+    .execute();
   return {
+    workspaces: workspaces.map((w) => ({ id: w.id, name: w.name, role: w.role as store.Role })),
     person: { id: caller.personId, email: caller.email, name: caller.name, language: caller.language, hasPassword: person.password_hash !== null },
     workspace: { id: workspace.id, name: workspace.name, plan: workspace.plan },
     role: caller.role,
     agentIds: caller.agentIds,
     csrfToken: csrfTokenOf(sessionToken),
   };
+}
+
+/** Moves the caller's session to another workspace they belong to; one they do not belong to is 404. */
+export async function switchWorkspace(ctx: Context, caller: PersonCaller, workspaceId: string): Promise<void> {
+  if (!(await store.findMembership(ctx.db, workspaceId, caller.personId))) throw errors.notFound('workspace');
+  await ctx.db.updateTable('sessions').set({ workspace_id: workspaceId }).where('id', '=', caller.sessionId).execute();
 }
 
 export async function listOwnSessions(ctx: Context, caller: PersonCaller) {

@@ -257,6 +257,22 @@ describe('sessions', () => {
   });
 });
 
+describe('several workspaces', () => {
+  test('a person of two workspaces sees both and moves the session between them; a workspace not theirs is 404', async () => {
+    const first = await workspaceOwnedBy();
+    const second = (await service.admin('POST', '/workspaces', { name: 'Second', ownerEmail: first.email })).body.data.id;
+    const person = await signIn(service, first.id);
+    const me = (await person.call('GET', '/api/me')).body.data;
+    assert.deepEqual(me.workspaces.map((w: { id: string }) => w.id), [first.id, second]);
+    const moved = await person.call('PUT', '/api/me/workspace', { workspaceId: second });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    assert.equal((await person.call('GET', '/api/me')).body.data.workspace.id, second);
+    const stranger = (await workspaceOwnedBy()).id;
+    assertError(await person.call('PUT', '/api/me/workspace', { workspaceId: stranger }), 404, 'not_found');
+    assert.equal((await person.call('GET', '/api/me')).body.data.workspace.id, second);
+  });
+});
+
 describe('CSRF: a change made with the cookie needs the session token and the own Origin', () => {
   test('a missing or wrong CSRF token, or a missing or foreign Origin, is 403 forbidden and changes nothing', async () => {
     const person = await signIn(service, (await workspaceOwnedBy()).id);
