@@ -437,6 +437,7 @@ describe('the visitor API: a conversation is reached only with its own token, on
 const DASHBOARD_ROUTES: Array<{ method: RouteEntry['method']; path: string; role: 'member' | 'admin' | 'owner'; body?: unknown }> = [
   { method: 'GET', path: '/api/me', role: 'member' },
   { method: 'PUT', path: '/api/me/password', role: 'member', body: { password: 'a long enough password' } },
+  { method: 'PATCH', path: '/api/me', role: 'member', body: { name: 'Renamed by the security suite' } },
   { method: 'PUT', path: '/api/me/workspace', role: 'member', body: { workspaceId: '{workspaceId}' } },
   { method: 'POST', path: '/api/sign-out', role: 'member' },
   { method: 'GET', path: '/api/sessions', role: 'member' },

@@ -93,6 +93,15 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
       return { data: { hasPassword: true } };
     },
   );
+  app.patch(
+    '/api/me',
+    { config: signedIn, schema: { body: z.strictObject({ name: z.string().trim().max(100).optional(), language: z.enum(['en', 'nl']).optional() }) } },
+    async (request) => {
+      await people.updateMe(ctx, request.person, request.body);
+      const person = (await people.personOfSession(ctx, request.sessionToken))!;
+      return { data: await people.describeMe(ctx, person, request.sessionToken) };
+    },
+  );
   app.put('/api/me/workspace', { config: signedIn, schema: { body: z.strictObject({ workspaceId: z.string().max(64) }) } }, async (request) => {
     await people.switchWorkspace(ctx, request.person, request.body.workspaceId);
     const person = (await people.personOfSession(ctx, request.sessionToken))!;

@@ -282,6 +282,15 @@ export async function describeMe(ctx: Context, caller: PersonCaller, sessionToke
   };
 }
 
+/** The caller's own name and interface language (the language of the mails they are sent, such as sign-in links). */
+export async function updateMe(ctx: Context, caller: PersonCaller, change: { name?: string; language?: 'en' | 'nl' }): Promise<void> {
+  await ctx.db
+    .updateTable('people')
+    .set({ ...(change.name !== undefined && { name: change.name }), ...(change.language !== undefined && { language: change.language }), updated_at: ctx.clock.now() })
+    .where('id', '=', caller.personId)
+    .execute();
+}
+
 /** Moves the caller's session to another workspace they belong to; one they do not belong to is 404. */
 export async function switchWorkspace(ctx: Context, caller: PersonCaller, workspaceId: string): Promise<void> {
   if (!(await store.findMembership(ctx.db, workspaceId, caller.personId))) throw errors.notFound('workspace');

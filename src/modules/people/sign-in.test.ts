@@ -265,6 +265,19 @@ describe('sessions', () => {
   });
 });
 
+describe('the person themselves', () => {
+  test('a person changes their name and language; sign-in links then come in that language', async () => {
+    const ws = await workspaceOwnedBy();
+    const person = await signIn(service, ws.id);
+    const changed = await person.call('PATCH', '/api/me', { name: 'Lena de Vries', language: 'nl' });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual([changed.body.data.person.name, changed.body.data.person.language], ['Lena de Vries', 'nl']);
+    assertError(await person.call('PATCH', '/api/me', { language: 'fr' }), 400, 'invalid_request');
+    await appCall(service, 'POST', '/api/sign-in/links', { body: { email: ws.email } });
+    assert.match((await latestMailTo(service, ws.email)).subject, /^Inloggen bij People/);
+  });
+});
+
 describe('several workspaces', () => {
   test('a person of two workspaces sees both and moves the session between them; a workspace not theirs is 404', async () => {
     const first = await workspaceOwnedBy();
