@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context } from './context.ts';
 import { createKey, createWorkspace, ensureAdminToken } from './modules/admin/service.ts';
+import { operatorSignInLink } from './modules/people/service.ts';
 
 const BOOTSTRAP_LOCK = 827_002;
 
@@ -9,6 +10,8 @@ export interface FirstStart {
   manageKey: string;
   adminToken: string | undefined;
   workspaceId: string;
+  /** A one-time sign-in link to the dashboard for Demo's owner, valid 24 hours. */
+  signInLink: string;
 }
 
 /**
@@ -24,10 +27,11 @@ export async function bootstrap(ctx: Context): Promise<FirstStart | undefined> {
       if (done) return undefined;
       const adminToken = await ensureAdminToken(ctx);
       if (adminToken) await saveAdminToken(ctx.config.dataDir, adminToken);
-      const workspace = await createWorkspace(ctx, { name: 'Demo', plan: 'studio' });
+      const workspace = await createWorkspace(ctx, { name: 'Demo', plan: 'studio', ownerEmail: ctx.config.ownerEmail });
       const key = await createKey(ctx, workspace.id, { name: 'Demo manage key', scope: 'manage' });
       await ctx.db.insertInto('settings').values({ name: 'bootstrapped', value: ctx.clock.now().toISOString() }).execute();
-      return { manageKey: key.key, adminToken, workspaceId: workspace.id };
+      const link = await operatorSignInLink(ctx, workspace.id);
+      return { manageKey: key.key, adminToken, workspaceId: workspace.id, signInLink: link.url };
     } finally {
       await session.executeSql('select pg_advisory_unlock($1)', [BOOTSTRAP_LOCK]);
     }

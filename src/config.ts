@@ -35,6 +35,8 @@ export interface Config {
   sourceRetryDelaySeconds: number;
   /** A crawl page claimed, or a source read silent (no heartbeat), this long ago belongs to a worker that died. */
   lostWorkAfterSeconds: number;
+  /** Owner of the Demo workspace made on the first start (docs/people.md). */
+  ownerEmail: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -70,6 +72,7 @@ export function loadConfig(env: Env = process.env): Config {
     fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),
     lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 120, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
+    ownerEmail: env.PARLEY_OWNER_EMAIL || 'owner@localhost',
   };
 }
 

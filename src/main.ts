@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     console.log(`  Workspace id:                ${firstStart.workspaceId}`);
     console.log(`  Manage key (shown once):     ${firstStart.manageKey}`);
     if (firstStart.adminToken) console.log(`  Operator token (shown once): ${firstStart.adminToken}`);
+    console.log(`  Sign-in link (24 hours):     ${firstStart.signInLink}`);
     console.log(`  Try: curl -H "Authorization: Bearer ${firstStart.manageKey}" ${config.publicUrl}/api/v1/workspace`);
     console.log(`       npx parley admin keys create ${firstStart.workspaceId} --name "CRM sync" --scope read\n`);
   }

@@ -7,7 +7,8 @@
  * foreign key reaches the agent check instead of stopping at 400). Give
  * `fixtures()` a real id of the new kind when one can be made, so the foreign
  * check is tried on a real row. Routes that do not exist yet are skipped.
- * A visitor route that names a conversation goes in VISITOR_ROUTES.
+ * A visitor route that names a conversation goes in VISITOR_ROUTES, a
+ * dashboard route (people, session cookie) in DASHBOARD_ROUTES.
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,10 @@ import { sql } from 'kysely';
 import { startService, type Reply, type SeededWorkspace, type Service } from './support/harness.ts';
 import { seedAgent } from './support/seed-agent.ts';
 import { startVisitorConversation, visitorRequest, type VisitorConversation } from '../src/modules/visitors/test-support.ts';
+import { addPerson, appCall, ownOrigin, signIn, type SignedIn } from '../src/modules/people/test-support.ts';
+import { assertError } from './support/assertions.ts';
+import { createContext } from '../src/context.ts';
+import { buildApp } from '../src/app.ts';
 
 type Scope = 'read' | 'chat' | 'manage';
 
@@ -420,3 +425,137 @@ describe('the visitor API: a conversation is reached only with its own token, on
     assert.ok(conversation.body.data.messages.every((m: { feedback: unknown; attachments: unknown[] }) => m.feedback === null && m.attachments.length === 0));
   });
 });
+
+/**
+ * The dashboard's routes (docs/people.md): people only, with a session cookie.
+ * role: the least role that may call the route. {keyId} is a key of `own`,
+ * {personId} a member of `own`, {agentId}, {ticketId} and {webhookId} real rows
+ * of `own`, {sessionId} a session of `own`'s admin (a
+ * person's own sessions are theirs in every workspace: `own` and `foreign`
+ * share their owner).
+ */
+const DASHBOARD_ROUTES: Array<{ method: RouteEntry['method']; path: string; role: 'member' | 'admin' | 'owner'; body?: unknown }> = [
+  { method: 'GET', path: '/api/me', role: 'member' },
+  { method: 'PUT', path: '/api/me/password', role: 'member', body: { password: 'a long enough password' } },
+  { method: 'PATCH', path: '/api/me', role: 'member', body: { name: 'Renamed by the security suite' } },
+  { method: 'PUT', path: '/api/me/workspace', role: 'member', body: { workspaceId: '{workspaceId}' } },
+  { method: 'POST', path: '/api/sign-out', role: 'member' },
+  { method: 'GET', path: '/api/sessions', role: 'member' },
+  { method: 'DELETE', path: '/api/sessions/{sessionId}', role: 'member' },
+  { method: 'GET', path: '/api/keys', role: 'admin' },
+  { method: 'POST', path: '/api/keys', role: 'admin', body: { name: 'Security suite', scope: 'read' } },
+  { method: 'DELETE', path: '/api/keys/{keyId}', role: 'admin' },
+  { method: 'GET', path: '/api/people', role: 'admin' },
+  { method: 'POST', path: '/api/invitations', role: 'admin', body: { email: 'invited-by-suite@example.org', role: 'member' } },
+  { method: 'PATCH', path: '/api/people/{personId}', role: 'admin', body: { role: 'member' } },
+  { method: 'DELETE', path: '/api/people/{personId}', role: 'admin' },
+  { method: 'POST', path: '/api/ownership', role: 'owner', body: { personId: '{personId}' } },
+  { method: 'POST', path: '/api/agents/{agentId}/tickets/{ticketId}/replies', role: 'member', body: { body: 'A reply from the security suite.' } },
+  { method: 'DELETE', path: '/api/agents/{agentId}/tickets/{ticketId}', role: 'member' },
+  { method: 'POST', path: '/api/webhooks/{webhookId}/enable', role: 'admin' },
+  { method: 'GET', path: '/api/webhooks/{webhookId}/deliveries', role: 'admin' },
+];
+
+describe('the dashboard: people only, with their session, CSRF token and role', () => {
+  let owner: SignedIn;
+  let admin: SignedIn;
+  let member: SignedIn;
+  let ofForeign: SignedIn;
+  let dashboardIds: Record<string, string>;
+
+  before(async () => {
+    owner = await signIn(service, own.id, 'owner@example.com');
+    admin = await addPerson(service, owner, 'suite-admin@example.org', 'admin');
+    member = await addPerson(service, owner, 'suite-member@example.org', 'member');
+    // The same owner address owns `foreign` too: their session there is a session of another workspace.
+    ofForeign = await signIn(service, foreign.id, 'owner@example.com');
+    dashboardIds = {
+      keyId: own.keyIds.read,
+      workspaceId: own.id,
+      agentId,
+      ticketId: ids.ticketId,
+      webhookId: ids.webhookId,
+      personId: (await member.call('GET', '/api/me')).body.data.person.id,
+      sessionId: (await admin.call('GET', '/api/sessions')).body.data.find((s: { current: boolean }) => s.current).id,
+    };
+  });
+
+  const dashboardPath = (path: string) => path.replace(/\{(\w+)\}/g, (_, id: string) => dashboardIds[id]!);
+  const dashboardBody = (body: unknown) => (body === undefined ? undefined : JSON.parse(JSON.stringify(body).replace(/\{(\w+)\}/g, (_, id: string) => dashboardIds[id]!)));
+  const label = (entry: (typeof DASHBOARD_ROUTES)[number]) => `${entry.method} /app${entry.path}`;
+
+  for (const entry of DASHBOARD_ROUTES) {
+    test(`${label(entry)} without a session is 401 unauthorized; with an API key of any scope 403 forbidden`, async () => {
+      const headers = { origin: ownOrigin(service) };
+      assertError(await appCall(service, entry.method, dashboardPath(entry.path), { body: dashboardBody(entry.body), headers }), 401, 'unauthorized');
+      for (const scope of SCOPES) {
+        const keyed = await appCall(service, entry.method, dashboardPath(entry.path), { body: dashboardBody(entry.body), headers: { ...headers, authorization: `Bearer ${own.keys[scope]}` } });
+        assertError(keyed, 403, 'forbidden');
+      }
+    });
+
+    if (entry.method !== 'GET') {
+      test(`${label(entry)} with a missing or wrong CSRF token, or a foreign Origin, is 403 forbidden`, async () => {
+        for (const options of [{ csrf: null }, { csrf: 'f'.repeat(64) }, { csrf: ofForeign.csrfToken }, { origin: 'https://evil.example' }, { origin: null }]) {
+          assertError(await owner.call(entry.method, dashboardPath(entry.path), dashboardBody(entry.body), options), 403, 'forbidden');
+        }
+        assert.equal((await owner.call('GET', '/api/me')).status, 200, 'the session is still there');
+      });
+    }
+
+    if (entry.role !== 'member') {
+      test(`${label(entry)} needs ${entry.role}: a member${entry.role === 'owner' ? ' and an admin are' : ' is'} 403 forbidden`, async () => {
+        const refused = entry.role === 'owner' ? [member, admin] : [member];
+        for (const person of refused) assertError(await person.call(entry.method, dashboardPath(entry.path), dashboardBody(entry.body)), 403, 'forbidden');
+      });
+    }
+  }
+
+  test("a session of another workspace reaches none of this workspace's keys, people or sessions (404 not_found) and lists none", async () => {
+    // Moving a session between workspaces is the person's (who belongs to both here), not the workspace's: sign-in.test.ts tries a stranger's.
+    const aboutThisWorkspace = DASHBOARD_ROUTES.filter((e) => /\{\w+\}/.test(e.path + JSON.stringify(e.body ?? '')) && e.path !== '/api/me/workspace');
+    for (const entry of aboutThisWorkspace) {
+      assertError(await ofForeign.call(entry.method, dashboardPath(entry.path), dashboardBody(entry.body)), 404, 'not_found');
+    }
+    assert.equal((await admin.call('GET', '/api/me')).status, 200);
+    const keys = await ofForeign.call('GET', '/api/keys');
+    assert.ok(!JSON.stringify(keys.body).includes(own.keyIds.read));
+    const people = await ofForeign.call('GET', '/api/people');
+    assert.ok(!JSON.stringify(people.body).includes('suite-member'));
+    assert.equal((await service.api('GET', '/workspace', { key: own.keys.read })).status, 200, "own's key was not revoked");
+  });
+
+  test('an ended session is refused on every route (401 unauthorized)', async () => {
+    const doomed = await signIn(service, own.id, 'owner@example.com');
+    const doomedId = (await doomed.call('GET', '/api/sessions')).body.data.find((s: { current: boolean }) => s.current).id;
+    assert.equal((await owner.call('DELETE', `/api/sessions/${doomedId}`)).status, 200);
+    for (const entry of DASHBOARD_ROUTES) {
+      assertError(await doomed.call(entry.method, dashboardPath(entry.path), dashboardBody(entry.body)), 401, 'unauthorized');
+    }
+  });
+
+  test('a session ended in one process is refused at once by another on the same database', async (t) => {
+    if (!service.ctx.config.databaseUrl) return t.skip('one process only on the embedded store');
+    const other = await startServiceOn(service.ctx.config.databaseUrl);
+    try {
+      const person = await signIn(service, own.id, 'owner@example.com');
+      const otherCall = () => appCall({ ...service, url: other.url } as Service, 'GET', '/api/me', { headers: { cookie: person.cookie } });
+      assert.equal((await otherCall()).status, 200);
+      assert.equal((await person.call('POST', '/api/sign-out')).status, 200);
+      assertError(await otherCall(), 401, 'unauthorized');
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+/** A second API process on the same PostgreSQL (and Redis, when the run has one). */
+async function startServiceOn(databaseUrl: string): Promise<{ url: string; close(): Promise<void> }> {
+  const config = { ...service.ctx.config, databaseUrl };
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx, { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return { url, close: async () => (await app.close(), await ctx.close()) };
+}

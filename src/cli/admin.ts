@@ -13,6 +13,7 @@ const USAGE = `Usage: npx parley admin <command> [options]
   credit-packs add WORKSPACE_ID --credits N
   keys create WORKSPACE_ID --name NAME --scope read|chat|manage [--agent AGENT_ID]
   keys revoke WORKSPACE_ID KEY_ID
+  sign-in-link --workspace WORKSPACE_ID [--email E]   a fresh one-time sign-in link to the dashboard (24 hours; the owner's unless --email)
   audit WORKSPACE_ID
   outbox
   clock [--advance SECONDS | --now ISO_TIME]
@@ -47,6 +48,8 @@ export async function runCli(argv: string[]): Promise<number> {
       now: { type: 'string' },
       limit: { type: 'string' },
       cursor: { type: 'string' },
+      workspace: { type: 'string' },
+      email: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -121,6 +124,9 @@ function callFor([resource, verb, ...ids]: string[], values: Values): Call | und
   }
   // Commands whose second word is an id, or that have none.
   if (resource === 'audit' && verb) return { method: 'GET', path: `/workspaces/${verb}/audit` };
+  if (resource === 'sign-in-link' && !verb && typeof values.workspace === 'string') {
+    return { method: 'POST', path: `/workspaces/${values.workspace}/sign-in-links`, body: defined({ email: values.email }) };
+  }
   if (resource === 'outbox' && !verb) return { method: 'GET', path: '/outbox' };
   if (resource === 'clock' && !verb) {
     if (values.advance !== undefined) return { method: 'POST', path: '/clock', body: { advanceSeconds: Number(values.advance) } };

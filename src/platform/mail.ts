@@ -27,6 +27,10 @@ export interface Mail {
   replyTo?: string;
   /** Files sent with the mail; an image with a contentId is shown inline by the HTML part (cid:<contentId>). */
   attachments?: MailAttachment[];
+  /** Threading headers, each with its angle brackets (`<id@host>`); without messageId nodemailer makes one. */
+  messageId?: string;
+  inReplyTo?: string;
+  references?: string[];
 }
 
 export interface MailAttachment {
@@ -72,6 +76,10 @@ export interface MailRow {
   created_at: Date;
   sent_at: Date | null;
   reply_to: string | null;
+  /** Threading headers (migration 024); references separated by spaces. */
+  message_id: string | null;
+  in_reply_to: string | null;
+  references_ids: string | null;
 }
 
 export interface MailAttachmentRow {
@@ -116,6 +124,9 @@ export function createMailer(smtpUrl: string | undefined, db: Db, clock: Clock, 
         created_at: now,
         sent_at: null,
         reply_to: mail.replyTo ?? null,
+        message_id: mail.messageId ?? null,
+        in_reply_to: mail.inReplyTo ?? null,
+        references_ids: mail.references?.length ? mail.references.join(' ') : null,
       })
       .execute();
     for (const [position, file] of (mail.attachments ?? []).entries()) {

@@ -288,7 +288,7 @@ describe('operator API audit', () => {
     assert.deepEqual(reply.body.pagination, { nextCursor: null });
     const entries = reply.body.data;
     for (const entry of entries) {
-      assert.deepEqual(Object.keys(entry).sort(), ['action', 'createdAt', 'id', 'keyId', 'requestId', 'target']);
+      assert.deepEqual(Object.keys(entry).sort(), ['action', 'createdAt', 'id', 'keyId', 'personId', 'requestId', 'target']);
       assert.ok(!Number.isNaN(Date.parse(entry.createdAt)));
     }
     const times = entries.map((e: { createdAt: string }) => Date.parse(e.createdAt));

@@ -8,6 +8,7 @@ import { bearerToken } from '../../http/auth.ts';
 import { pageQuery } from '../../http/paging.ts';
 import { PLAN_IDS } from '../workspace/plans.ts';
 import * as admin from './service.ts';
+import { operatorSignInLink } from '../people/service.ts';
 
 const idParams = z.object({ id: z.string() });
 const languageSchema = z.enum(['en', 'nl', 'fr', 'de', 'es']);
@@ -79,6 +80,7 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
     { schema: { params: z.object({ id: z.string(), keyId: z.string() }) } },
     async (request) => ({ data: await admin.revokeKey(ctx, request.params.id, request.params.keyId, request.id) }),
   );
+  signInLinkRoute(app, ctx);
   app.get('/workspaces/:id/audit', { schema: { params: idParams } }, async (request) => ({
     data: await admin.listAuditEntries(ctx, request.params.id),
     pagination: { nextCursor: null },
@@ -99,5 +101,14 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
       await saveClockOffset(ctx.db, ctx.testClock);
       return { data: { now: ctx.clock.now().toISOString() } };
     },
+  );
+}
+
+/** A fresh one-time sign-in link to the dashboard, for the owner or another person of the workspace (operator contract, docs/people.md). */
+function signInLinkRoute(app: FastifyInstance, ctx: Context): void {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/workspaces/:id/sign-in-links',
+    { schema: { params: idParams, body: z.strictObject({ email: z.email().optional() }).optional() } },
+    async (request, reply) => reply.status(201).send({ data: await operatorSignInLink(ctx, request.params.id, request.body?.email) }),
   );
 }

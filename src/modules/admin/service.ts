@@ -10,6 +10,7 @@ import { listAudit, recordAudit } from '../audit/store.ts';
 import { countLiveKeys, getWorkspace, listWorkspacesPage, type WorkspaceRow } from '../workspace/store.ts';
 import { planOf, type PlanId } from '../workspace/plans.ts';
 import { afterPlanChange } from './plan-change.ts';
+import { setOwnerByEmail } from '../people/service.ts';
 
 export const MAX_KEYS_PER_WORKSPACE = 25;
 const ADMIN_TOKEN_SETTING = 'admin_token_fingerprint';
@@ -78,6 +79,7 @@ export async function createWorkspace(ctx: Context, input: NewWorkspace, request
     .returningAll()
     .executeTakeFirstOrThrow()
     .catch(hostnameTaken);
+  if (row.owner_email) await setOwnerByEmail(ctx, row.id, row.owner_email);
   // Keys of other workspaces may be cached as usable on this hostname until now.
   if (row.hostname) await ctx.versions.bump(versionNames.auth);
   await audit(ctx, row.id, 'workspace.create', row.id, requestId);
@@ -121,6 +123,7 @@ export async function updateWorkspace(ctx: Context, id: string, change: Workspac
     .returningAll()
     .executeTakeFirstOrThrow()
     .catch(hostnameTaken);
+  if (change.ownerEmail !== undefined) await setOwnerByEmail(ctx, id, change.ownerEmail);
   // Plan, status and hostname are part of what authentication caches; name and plan of what GET /workspace reports.
   await Promise.all([ctx.versions.bump(versionNames.auth), ctx.versions.bump(versionNames.workspace(id))]);
   if (row.plan !== before.plan) await afterPlanChange(ctx, id, planOf(row.plan));
@@ -152,6 +155,13 @@ export interface NewKey {
 
 /** Keys need Studio or above (spec 5.5), at most 25 live keys (5.4); the key is returned only here. */
 export async function createKey(ctx: Context, workspaceId: string, input: NewKey, requestId: string | null = null) {
+  const created = await issueKey(ctx, workspaceId, input);
+  await audit(ctx, workspaceId, 'key.create', created.id, requestId);
+  return created;
+}
+
+/** The key rules shared by the operator and the dashboard (modules/people/keys.ts); each records its own audit entry. */
+export async function issueKey(ctx: Context, workspaceId: string, input: NewKey) {
   const workspace = await workspaceOrThrow(ctx, workspaceId);
   if (!planOf(workspace.plan).api) throw errors.apiNotInPlan();
   if (input.agentId) {
@@ -175,11 +185,17 @@ export async function createKey(ctx: Context, workspaceId: string, input: NewKey
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await audit(ctx, workspaceId, 'key.create', row.id, requestId);
   return { id: row.id, key, name: row.name, prefix: row.prefix, scope: input.scope, agentId: row.agent_id, createdAt: row.created_at.toISOString() };
 }
 
 export async function revokeKey(ctx: Context, workspaceId: string, keyId: string, requestId: string | null = null) {
+  if (!(await endKey(ctx, workspaceId, keyId))) throw operatorNotFound(`Workspace ${workspaceId} has no live key ${keyId} (unknown, revoked already, or another workspace's).`);
+  await audit(ctx, workspaceId, 'key.revoke', keyId, requestId);
+  return { id: keyId, revoked: true };
+}
+
+/** Revokes a live key of the workspace, at once in every process (the auth version moves); false when there is none. */
+export async function endKey(ctx: Context, workspaceId: string, keyId: string): Promise<boolean> {
   const row = await ctx.db
     .updateTable('api_keys')
     .set({ revoked_at: ctx.clock.now() })
@@ -188,16 +204,15 @@ export async function revokeKey(ctx: Context, workspaceId: string, keyId: string
     .where('revoked_at', 'is', null)
     .returning(['id'])
     .executeTakeFirst();
-  if (!row) throw operatorNotFound(`Workspace ${workspaceId} has no live key ${keyId} (unknown, revoked already, or another workspace's).`);
+  if (!row) return false;
   await ctx.versions.bump(versionNames.auth);
-  await audit(ctx, workspaceId, 'key.revoke', keyId, requestId);
-  return { id: keyId, revoked: true };
+  return true;
 }
 
 export async function listAuditEntries(ctx: Context, workspaceId: string) {
   await workspaceOrThrow(ctx, workspaceId);
   const rows = await listAudit(ctx.db, workspaceId, 1000);
-  return rows.map((r) => ({ id: r.id, keyId: r.key_id, action: r.action, target: r.target, requestId: r.request_id, createdAt: r.created_at.toISOString() }));
+  return rows.map((r) => ({ id: r.id, keyId: r.key_id, personId: r.person_id, action: r.action, target: r.target, requestId: r.request_id, createdAt: r.created_at.toISOString() }));
 }
 
 export async function listOutbox(ctx: Context) {

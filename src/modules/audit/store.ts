@@ -4,6 +4,8 @@ import { newId } from '../../platform/ids.ts';
 export interface AuditEntry {
   workspaceId: string;
   keyId: string | null;
+  /** Set for a change a signed-in person made in the dashboard (docs/people.md). */
+  personId?: string | null;
   action: string;
   target: string | null;
   requestId: string | null;
@@ -24,6 +26,7 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
       request_id: entry.requestId,
       created_at: entry.at,
       via: entry.via ?? null,
+      ...(entry.personId ? { person_id: entry.personId } : {}),
     })
     .execute();
 }
@@ -31,7 +34,7 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
 export async function listAudit(db: Db, workspaceId: string, limit: number) {
   return db
     .selectFrom('audit_log')
-    .select(['id', 'key_id', 'action', 'target', 'request_id', 'created_at', 'via'])
+    .select(['id', 'key_id', 'action', 'target', 'request_id', 'created_at', 'via', 'person_id'])
     .where('workspace_id', '=', workspaceId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')

@@ -46,6 +46,9 @@ export function mailTransport(ctx: Context): MailTransport {
         text: mail.text_body,
         ...(mail.html_body ? { html: mail.html_body } : {}),
         ...(mail.reply_to ? { replyTo: mail.reply_to } : {}),
+        ...(mail.message_id ? { messageId: mail.message_id } : {}),
+        ...(mail.in_reply_to ? { inReplyTo: mail.in_reply_to } : {}),
+        ...(mail.references_ids ? { references: mail.references_ids.split(' ') } : {}),
         ...(attachments.length > 0
           ? {
               attachments: attachments.map((file) => ({

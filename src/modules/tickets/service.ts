@@ -20,6 +20,7 @@ import { requireVisitorConversation, verifyIdentity, type Visitor } from '../vis
 import { confirmationMail, ownerNoticeMail } from './mails.ts';
 import type { entrySchema, openTicketBody, ticketSchema, ticketWithEntriesSchema } from './schemas.ts';
 import * as store from './store.ts';
+import { ticketMessageId } from './threading.ts';
 
 /** How long a solved ticket is kept before it is deleted (its expiresAt). */
 export const SOLVED_RETENTION_DAYS = 90;
@@ -107,7 +108,9 @@ async function recordTicketMails(
       answerTime: visitor.settings.tickets.answerTime,
       privacyUrl: visitor.settings.tickets.privacyUrl,
     });
-    ids.push(await ctx.mailer.record(db, { to: ticket.email, fromName: agentName, ...confirmation }));
+    // The root of the ticket's mail thread: the team's replies answer it (./threading.ts).
+    const messageId = ticketMessageId(ctx.config.publicUrl, ticket.id);
+    ids.push(await ctx.mailer.record(db, { to: ticket.email, fromName: agentName, messageId, ...confirmation }));
   }
   if (owner?.email) {
     const notice = ownerNoticeMail(languageOr(owner.language), {

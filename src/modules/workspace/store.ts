@@ -46,6 +46,8 @@ declare module '../../platform/db.ts' {
       created_at: Date;
       /** 'mcp' for a change made through the MCP server (migration 017); null otherwise. */
       via: string | null;
+      /** The person who made a change in the dashboard (migration 024); null otherwise. */
+      person_id: Generated<string | null>;
     };
   }
 }

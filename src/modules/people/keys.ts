@@ -1,0 +1,45 @@
+import type { Context } from '../../context.ts';
+import { errors } from '../../http/errors.ts';
+import { endKey, issueKey, type NewKey } from '../admin/service.ts';
+import { audit } from './service.ts';
+import { requireAdmin, type PersonCaller } from './principal.ts';
+
+/**
+ * API keys, made and revoked in the dashboard only (spec 1.5), by owners and
+ * admins, with the operator's rules: Studio and up (402 api_not_in_plan), at
+ * most 25 live keys (409 key_limit_reached), the key shown once.
+ */
+export async function createKeyAsPerson(ctx: Context, caller: PersonCaller, input: NewKey, requestId: string) {
+  requireAdmin(caller);
+  const created = await issueKey(ctx, caller.workspaceId, input);
+  await audit(ctx, caller, 'key.create', created.id, requestId);
+  return created;
+}
+
+export async function listKeysAsPerson(ctx: Context, caller: PersonCaller) {
+  requireAdmin(caller);
+  const rows = await ctx.db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'scope', 'agent_id', 'created_at'])
+    .where('workspace_id', '=', caller.workspaceId)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scope: row.scope as NewKey['scope'],
+    agentId: row.agent_id,
+    createdAt: row.created_at.toISOString(),
+  }));
+}
+
+/** Revoked at once in every process (the auth version moves with it). */
+export async function revokeKeyAsPerson(ctx: Context, caller: PersonCaller, keyId: string, requestId: string) {
+  requireAdmin(caller);
+  if (!(await endKey(ctx, caller.workspaceId, keyId))) throw errors.notFound('key');
+  await audit(ctx, caller, 'key.revoke', keyId, requestId);
+  return { id: keyId, revoked: true };
+}

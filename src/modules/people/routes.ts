@@ -1,0 +1,237 @@
+import cookie from '@fastify/cookie';
+import { z } from 'zod';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Context } from '../../context.ts';
+import { errors } from '../../http/errors.ts';
+import { equalInConstantTime } from '../../platform/crypto.ts';
+import type { PersonCaller } from './principal.ts';
+import { requireAdmin, requireOwner } from './principal.ts';
+import * as people from './service.ts';
+import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
+import { signInPage } from './sign-in-page.ts';
+import { deleteTicketAsPerson, replyToTicketAsPerson } from '../tickets/dashboard.ts';
+import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in person, on routes with `signedIn` (./routes.ts). */
+    person: PersonCaller;
+    sessionToken: string;
+  }
+  interface FastifyContextConfig {
+    /** The route is for a signed-in person (dashboard): a session cookie, and for a change the CSRF token and own Origin. */
+    signedIn?: boolean;
+  }
+}
+
+export const DASHBOARD_PREFIX = '/app';
+export const CSRF_HEADER = 'x-csrf-token';
+
+const emailSchema = z.email().max(254);
+const passwordSchema = z.string().min(12).max(200);
+const agentIdsSchema = z.array(z.string().max(64)).max(200).nullable().optional();
+
+/** The session cookie: `__Host-` and Secure when the service is reached over https (docs/people.md, "Sessions"). */
+export function sessionCookieName(ctx: Context): string {
+  return isHttps(ctx) ? '__Host-parley_session' : 'parley_session';
+}
+
+function isHttps(ctx: Context): boolean {
+  return ctx.config.publicUrl.startsWith('https://');
+}
+
+/**
+ * Sign-in and the dashboard's own operations (docs/people.md), under /app:
+ * the sign-in page at /app/sign-in and the JSON routes under /app/api. API
+ * keys never work here.
+ */
+export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promise<void> {
+  const app = parent.withTypeProvider<ZodTypeProvider>();
+  await app.register(cookie);
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  // The sign-in page's button posts an HTML form.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  app.addHook('onRequest', guard(ctx));
+
+  app.get('/sign-in', { schema: { querystring: z.object({ token: z.string().max(200).optional() }) } }, async (request, reply) =>
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      // The token is in the address: no other site may learn it from a Referer.
+      .header('referrer-policy', 'no-referrer')
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+      .send(signInPage(request.query.token ?? '')),
+  );
+  // Only this POST uses the link, so a mail scanner that opens (GETs) it leaves it usable.
+  app.post('/sign-in', { schema: { body: z.object({ token: z.string().max(200) }) } }, async (request, reply) => {
+    const token = await people.signInWithLink(ctx, request.body.token, userAgentOf(request));
+    return setSession(ctx, reply, token).redirect(DASHBOARD_PREFIX, 303);
+  });
+
+  app.post('/api/sign-in/links', { schema: { body: z.strictObject({ email: emailSchema }) } }, async (request, reply) => {
+    await people.requestSignInLink(ctx, request.body.email, request.ip);
+    return reply.status(202).send({ data: { sent: true } });
+  });
+  app.post('/api/sign-in/password', { schema: { body: z.strictObject({ email: emailSchema, password: z.string().max(200) }) } }, async (request, reply) => {
+    const token = await people.signInWithPassword(ctx, request.body.email, request.body.password, request.ip, userAgentOf(request));
+    const person = (await people.personOfSession(ctx, token))!;
+    return setSession(ctx, reply, token).send({ data: await people.describeMe(ctx, person, token) });
+  });
+
+  const signedIn = { signedIn: true };
+  app.get('/api/me', { config: signedIn }, async (request) => ({ data: await people.describeMe(ctx, request.person, request.sessionToken) }));
+  app.put(
+    '/api/me/password',
+    { config: signedIn, schema: { body: z.strictObject({ password: passwordSchema, currentPassword: z.string().max(200).optional() }) } },
+    async (request) => {
+      await people.setPassword(ctx, request.person, request.body);
+      return { data: { hasPassword: true } };
+    },
+  );
+  app.patch(
+    '/api/me',
+    { config: signedIn, schema: { body: z.strictObject({ name: z.string().trim().max(100).optional(), language: z.enum(['en', 'nl']).optional() }) } },
+    async (request) => {
+      await people.updateMe(ctx, request.person, request.body);
+      const person = (await people.personOfSession(ctx, request.sessionToken))!;
+      return { data: await people.describeMe(ctx, person, request.sessionToken) };
+    },
+  );
+  app.put('/api/me/workspace', { config: signedIn, schema: { body: z.strictObject({ workspaceId: z.string().max(64) }) } }, async (request) => {
+    await people.switchWorkspace(ctx, request.person, request.body.workspaceId);
+    const person = (await people.personOfSession(ctx, request.sessionToken))!;
+    return { data: await people.describeMe(ctx, person, request.sessionToken) };
+  });
+  app.post('/api/sign-out', { config: signedIn }, async (request, reply) => {
+    await people.endOwnSession(ctx, request.person, request.person.sessionId);
+    return clearSession(ctx, reply).send({ data: { signedOut: true } });
+  });
+  app.get('/api/sessions', { config: signedIn }, async (request) => ({ data: await people.listOwnSessions(ctx, request.person), pagination: { nextCursor: null } }));
+  app.delete('/api/sessions/:sessionId', { config: signedIn, schema: { params: z.object({ sessionId: z.string().max(64) }) } }, async (request, reply) => {
+    await people.endOwnSession(ctx, request.person, request.params.sessionId);
+    if (request.params.sessionId === request.person.sessionId) clearSession(ctx, reply);
+    return { data: { id: request.params.sessionId, ended: true } };
+  });
+
+  app.get('/api/keys', { config: signedIn }, async (request) => ({ data: await listKeysAsPerson(ctx, request.person), pagination: { nextCursor: null } }));
+  app.post(
+    '/api/keys',
+    {
+      config: signedIn,
+      schema: { body: z.strictObject({ name: z.string().min(1).max(100), scope: z.enum(['read', 'chat', 'manage']), agentId: z.string().max(64).optional() }) },
+    },
+    async (request, reply) => reply.status(201).send({ data: await createKeyAsPerson(ctx, request.person, request.body, request.id) }),
+  );
+  app.delete('/api/keys/:keyId', { config: signedIn, schema: { params: z.object({ keyId: z.string().max(64) }) } }, async (request) => ({
+    data: await revokeKeyAsPerson(ctx, request.person, request.params.keyId, request.id),
+  }));
+
+  app.get('/api/people', { config: signedIn }, async (request) => {
+    requireAdmin(request.person);
+    return { data: await people.listPeople(ctx, request.person), pagination: { nextCursor: null } };
+  });
+  app.post(
+    '/api/invitations',
+    { config: signedIn, schema: { body: z.strictObject({ email: emailSchema, role: z.enum(['admin', 'member']), agentIds: agentIdsSchema }) } },
+    async (request, reply) => {
+      requireAdmin(request.person);
+      return reply.status(201).send({ data: await people.invite(ctx, request.person, request.body, request.id) });
+    },
+  );
+  const personParams = z.object({ personId: z.string().max(64) });
+  app.patch(
+    '/api/people/:personId',
+    { config: signedIn, schema: { params: personParams, body: z.strictObject({ role: z.enum(['admin', 'member']), agentIds: agentIdsSchema }) } },
+    async (request) => {
+      requireAdmin(request.person);
+      return { data: await people.changeRole(ctx, request.person, request.params.personId, request.body, request.id) };
+    },
+  );
+  app.delete('/api/people/:personId', { config: signedIn, schema: { params: personParams } }, async (request) => {
+    requireAdmin(request.person);
+    await people.removePerson(ctx, request.person, request.params.personId, request.id);
+    return { data: { id: request.params.personId, removed: true } };
+  });
+  app.delete(
+    '/api/agents/:agentId/tickets/:ticketId',
+    { config: signedIn, schema: { params: z.object({ agentId: z.string().max(64), ticketId: z.string().max(64) }) } },
+    async (request) => ({ data: await deleteTicketAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.id) }),
+  );
+  app.post(
+    '/api/agents/:agentId/tickets/:ticketId/replies',
+    { config: signedIn, schema: { params: z.object({ agentId: z.string().max(64), ticketId: z.string().max(64) }), body: z.strictObject({ body: z.string().trim().min(1).max(10_000) }) } },
+    async (request, reply) =>
+      reply.status(201).send({ data: await replyToTicketAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.body.body, request.id) }),
+  );
+  const webhookParams = z.object({ webhookId: z.string().max(64) });
+  app.post('/api/webhooks/:webhookId/enable', { config: signedIn, schema: { params: webhookParams } }, async (request) => ({
+    data: await enableWebhookAsPerson(ctx, request.person, request.params.webhookId, request.id),
+  }));
+  app.get('/api/webhooks/:webhookId/deliveries', { config: signedIn, schema: { params: webhookParams } }, async (request) => ({
+    data: await recentDeliveriesAsPerson(ctx, request.person, request.params.webhookId),
+    pagination: { nextCursor: null },
+  }));
+
+  app.post('/api/ownership', { config: signedIn, schema: { body: z.strictObject({ personId: z.string().max(64) }) } }, async (request) => {
+    requireOwner(request.person);
+    await people.handOver(ctx, request.person, request.body.personId, request.id);
+    return { data: { ownerId: request.body.personId } };
+  });
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Every change under /app must come from the service's own origin when a
+ * browser says where it comes from; a change made with the session cookie must
+ * say so, and carry the session's CSRF token (GET /app/api/me gives it). A key
+ * is refused with 403 (people only), no credentials with 401.
+ */
+function guard(ctx: Context) {
+  const ownOrigin = new URL(ctx.config.publicUrl).origin;
+  const cookieName = sessionCookieName(ctx);
+  return async function guardDashboardRequest(request: FastifyRequest): Promise<void> {
+    const changes = !SAFE_METHODS.has(request.method);
+    const origin = request.headers.origin;
+    if (changes && origin !== undefined && origin !== ownOrigin) throw errors.forbidden('Changes are accepted only from the dashboard itself (the Origin differs).');
+    if (!request.routeOptions.config.signedIn) return;
+    const token = request.cookies[cookieName];
+    const person = token ? await people.personOfSession(ctx, token) : undefined;
+    if (!token || !person) {
+      if (request.headers.authorization !== undefined) throw errors.forbidden('API keys cannot do this: it is for people signed in to the dashboard.');
+      throw errors.unauthorized('Sign in first: the session is missing, ended or expired.');
+    }
+    if (changes) {
+      if (origin !== ownOrigin) throw errors.forbidden('A change made with the session cookie needs the Origin header of the dashboard itself.');
+      const csrf = request.headers[CSRF_HEADER];
+      if (typeof csrf !== 'string' || !equalInConstantTime(csrf, people.csrfTokenOf(token))) {
+        throw errors.forbidden(`The ${CSRF_HEADER} header is missing or wrong (GET /app/api/me gives it).`);
+      }
+    }
+    request.person = person;
+    request.sessionToken = token;
+  };
+}
+
+function setSession(ctx: Context, reply: FastifyReply, token: string): FastifyReply {
+  return reply.setCookie(sessionCookieName(ctx), token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isHttps(ctx),
+    maxAge: people.SESSION_ABSOLUTE_MS / 1000,
+  });
+}
+
+function clearSession(ctx: Context, reply: FastifyReply): FastifyReply {
+  return reply.clearCookie(sessionCookieName(ctx), { path: '/', httpOnly: true, sameSite: 'lax', secure: isHttps(ctx) });
+}
+
+function userAgentOf(request: FastifyRequest): string {
+  return request.headers['user-agent'] ?? '';
+}
