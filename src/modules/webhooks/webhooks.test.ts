@@ -384,6 +384,25 @@ describe('deliveries (spec 6, 3.4)', () => {
     assert.equal(receiver.received.length, 1);
   });
 
+  test('PARLEY_ALLOW_PRIVATE_URLS relaxes https and the port only for a loopback or private host; a public name keeps the rules', async (t) => {
+    const ws = await service.seedWorkspace({ plan: 'studio' });
+    const add = (url: string) => service.api('POST', '/webhooks', { key: ws.keys.manage, body: { url, events: ['lead.created'] } });
+    const answers: Record<string, string[]> = { localhost: ['127.0.0.1'], 'hooks.example.com': ['93.184.215.14'], 'hooks.lan.example': ['192.168.1.20'], 'mixed.example.com': ['192.168.1.20', '93.184.215.14'] };
+    t.mock.method(dns.promises, 'lookup', async (name: string) => (answers[name] ?? []).map((address) => ({ address, family: 4 })));
+    for (const url of ['http://hooks.example.com/plain', 'https://hooks.example.com:8443/port', 'http://93.184.215.14/plain', 'https://93.184.215.14:8443/port', 'http://mixed.example.com:8080/hook']) {
+      const reply = await add(url);
+      assert.equal(reply.status, 400, `${url}: ${JSON.stringify(reply.body)}`);
+      assert.equal(reply.body.error.code, 'invalid_request', url);
+      assert.equal(reply.body.error.details[0].field, 'url', url);
+    }
+    assert.equal((await add('https://hooks.example.com/fine')).status, 201);
+    for (const url of ['http://127.0.0.1:9999/hook', 'http://localhost:9999/hook', 'https://10.0.0.5:8443/hook', 'http://[::1]:9999/hook', 'http://hooks.lan.example:8080/hook']) {
+      const reply = await add(url);
+      assert.equal(reply.status, 201, `${url}: ${JSON.stringify(reply.body)}`);
+    }
+    assert.equal((await add('http://169.254.169.254:80/latest')).body.error.code, 'invalid_request', 'link-local stays closed');
+  });
+
   test('the name is looked up again on every attempt: a private answer is refused and the attempt fails', async (t) => {
     const ws = await service.seedWorkspace({ plan: 'studio' });
     const agentId = await seedAgent(service, ws, 'Rebinding');
