@@ -37,20 +37,25 @@ describe('the webhook resource (spec 2.13, 4.14)', () => {
     for (const hook of (await service.api('GET', '/webhooks', { key: ws.keys.manage })).body.data) await service.api('DELETE', `/webhooks/${hook.id}`, { key: ws.keys.manage });
   };
 
-  test('below studio every webhook route is 402 integrations_not_in_plan', async () => {
+  test('a key of a workspace below studio gets 402 api_not_in_plan on every webhook route: the key\'s rule comes first (spec 5.5)', async () => {
     // Keys are made on studio; the workspace then goes down to starter.
     const starter = await service.seedWorkspace({ plan: 'studio' });
+    const hook = (await service.api('POST', '/webhooks', { key: starter.keys.manage, body: { url: 'https://93.184.215.14/hook', events: ['lead.created'] } })).body.data;
     assert.equal((await service.admin('PATCH', `/workspaces/${starter.id}`, { plan: 'starter' })).status, 200);
     for (const [method, path, key] of [
       ['GET', '/webhooks', starter.keys.read],
       ['POST', '/webhooks', starter.keys.manage],
+      ['GET', `/webhooks/${hook.id}`, starter.keys.read],
       ['GET', '/webhooks/wh_unknown', starter.keys.read],
+      ['DELETE', `/webhooks/${hook.id}`, starter.keys.manage],
       ['DELETE', '/webhooks/wh_unknown', starter.keys.manage],
     ] as const) {
-      const reply = await service.api(method, path, { key, body: method === 'POST' ? { url: 'https://93.184.215.14/hook', events: ['lead.created'] } : undefined });
+      const reply = await service.api(method, path, { key, body: method === 'POST' ? { url: 'https://93.184.215.14/hook2', events: ['lead.created'] } : undefined });
       assert.equal(reply.status, 402, `${method} ${path}`);
-      assert.equal(reply.body.error.code, 'integrations_not_in_plan');
+      assert.equal(reply.body.error.code, 'api_not_in_plan', `${method} ${path}`);
     }
+    assert.equal((await service.admin('PATCH', `/workspaces/${starter.id}`, { plan: 'studio' })).status, 200);
+    assert.equal((await service.api('GET', `/webhooks/${hook.id}`, { key: starter.keys.read })).status, 200, 'works again back on studio');
   });
 
   test('POST /webhooks replies 201 with the webhook and its secret, shown in that reply only', async () => {
