@@ -126,6 +126,14 @@ describe('npm start on the embedded database', { skip: storeUnderTest() !== 'emb
     const refused = await admin('keys', 'create', created.id, '--name', 'bad', '--scope', 'owner');
     assert.notEqual(refused.code, 0);
     assert.match(refused.output, /invalid_request/);
+    assert.equal((await admin('keys', 'revoke', created.id, made.id)).code, 0);
+    const listed = await admin('keys', 'list', created.id);
+    assert.equal(listed.code, 0, listed.output);
+    const [only] = JSON.parse(listed.output).data;
+    assert.equal(only.id, made.id);
+    assert.equal(only.name, 'CLI key');
+    assert.match(only.revokedAt, /^\d{4}-/);
+    assert.ok(!listed.output.includes(made.key), 'the key itself is never listed');
   });
 
   test('npx parley admin workspaces list lists the workspaces newest first, a page at a time', async () => {
