@@ -5,6 +5,21 @@ import { bootstrap } from './bootstrap.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
 import { startWorkers } from './workers.ts';
 
+/**
+ * Until people sign in, the owner is an address: where the owner's mail (new
+ * leads, tickets, held reports, a webhook switched off) goes, and how to read it.
+ */
+function ownerMailLines(smtp: boolean, workspaceId: string): string[] {
+  return [
+    "Owner mail: new leads, tickets and notices go to the workspace owner's address; the Demo workspace has none yet:",
+    `  npx parley admin workspaces update ${workspaceId} --owner-email you@example.com`,
+    smtp
+      ? '  Mail is sent through SMTP_URL.'
+      : '  No SMTP_URL is set, so mail is kept in the outbox, not sent. Read it: npx parley admin outbox (or GET /admin/v1/outbox with the operator token).',
+    '',
+  ];
+}
+
 /** Starts the roles the configuration asks for; stops gracefully on SIGINT and SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -26,6 +41,7 @@ async function main(): Promise<void> {
     if (firstStart.adminToken) console.log(`  Operator token (shown once): ${firstStart.adminToken}`);
     console.log(`  Try: curl -H "Authorization: Bearer ${firstStart.manageKey}" ${config.publicUrl}/api/v1/workspace`);
     console.log(`       npx parley admin keys create ${firstStart.workspaceId} --name "CRM sync" --scope read\n`);
+    for (const line of ownerMailLines(config.smtpUrl !== undefined, firstStart.workspaceId)) console.log(line);
   }
 
   let stopping = false;
