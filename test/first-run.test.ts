@@ -25,7 +25,7 @@ const SYSTEM_PATH = (process.env.PATH ?? '')
   .join(path.delimiter);
 
 async function systemRun(command: string, args: string[], cwd = ROOT): Promise<{ code: number; output: string }> {
-  const env = { ...process.env, PATH: SYSTEM_PATH };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: SYSTEM_PATH };
   for (const name of Object.keys(env)) if (/^(npm_|NODE_TEST|NODE_OPTIONS)/i.test(name)) delete env[name];
   try {
     const { stdout, stderr } = await exec(command, args, { cwd, env, timeout: 240_000 });
