@@ -5,6 +5,18 @@ import { bootstrap } from './bootstrap.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
 import { startWorkers } from './workers.ts';
 
+/** Where the owner's mail (sign-in links, new leads, tickets, notices) goes, and how to read it without a mail server. */
+function ownerMailLines(smtp: boolean, ownerEmail: string, workspaceId: string): string[] {
+  return [
+    `Owner mail: sign-in links, new leads, tickets and notices go to the owner's address, ${ownerEmail} (PARLEY_OWNER_EMAIL); another owner:`,
+    `  npx parley admin workspaces update ${workspaceId} --owner-email you@example.com`,
+    smtp
+      ? '  Mail is sent through SMTP_URL.'
+      : '  No SMTP_URL is set, so mail is kept in the outbox, not sent. Read it: npx parley admin outbox (or GET /admin/v1/outbox with the operator token).',
+    '',
+  ];
+}
+
 /** Starts the roles the configuration asks for; stops gracefully on SIGINT and SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -27,6 +39,7 @@ async function main(): Promise<void> {
     console.log(`  Sign-in link (24 hours):     ${firstStart.signInLink}`);
     console.log(`  Try: curl -H "Authorization: Bearer ${firstStart.manageKey}" ${config.publicUrl}/api/v1/workspace`);
     console.log(`       npx parley admin keys create ${firstStart.workspaceId} --name "CRM sync" --scope read\n`);
+    for (const line of ownerMailLines(config.smtpUrl !== undefined, config.ownerEmail, firstStart.workspaceId)) console.log(line);
   }
 
   let stopping = false;

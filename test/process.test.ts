@@ -70,6 +70,24 @@ describe('npm start on the embedded database', { skip: storeUnderTest() !== 'emb
     assert.equal(body.data.workspace.plan, 'studio');
   });
 
+  test("the first start says where the owner's mail goes: the owner's address, how to change it and the outbox, with the commands that work", async () => {
+    await waitFor(first, /Read it: npx parley admin outbox/, 10_000);
+    const output = first.output();
+    const workspaceId = printed(output, WORKSPACE_ID)!;
+    assert.match(output, /Owner mail: .*owner's address, owner@localhost \(PARLEY_OWNER_EMAIL\)/);
+    assert.match(output, /No SMTP_URL is set, so mail is kept in the outbox, not sent\. Read it: npx parley admin outbox \(or GET \/admin\/v1\/outbox with the operator token\)/);
+    const update = output.match(/npx parley admin (workspaces update \S+ --owner-email) you@example\.com/);
+    assert.ok(update, output);
+    const admin = (...args: string[]) => cli({ PARLEY_DATA_DIR: dataDir }, '--url', first.url, ...args);
+    const changed = await admin(...update[1]!.split(' '), 'owner@demo.example');
+    assert.equal(changed.code, 0, changed.output);
+    assert.equal(JSON.parse(changed.output).data.id, workspaceId);
+    assert.equal(JSON.parse(changed.output).data.ownerEmail, 'owner@demo.example');
+    const outbox = await admin('outbox');
+    assert.equal(outbox.code, 0, outbox.output);
+    assert.ok(Array.isArray(JSON.parse(outbox.output).data));
+  });
+
   test('the printed operator token opens the operator API', async () => {
     const response = await fetch(`${first.url}/admin/v1/clock`, { headers: { authorization: `Bearer ${operatorToken}` } });
     assert.equal(response.status, 200);
@@ -126,6 +144,14 @@ describe('npm start on the embedded database', { skip: storeUnderTest() !== 'emb
     const refused = await admin('keys', 'create', created.id, '--name', 'bad', '--scope', 'owner');
     assert.notEqual(refused.code, 0);
     assert.match(refused.output, /invalid_request/);
+    assert.equal((await admin('keys', 'revoke', created.id, made.id)).code, 0);
+    const listed = await admin('keys', 'list', created.id);
+    assert.equal(listed.code, 0, listed.output);
+    const [only] = JSON.parse(listed.output).data;
+    assert.equal(only.id, made.id);
+    assert.equal(only.name, 'CLI key');
+    assert.match(only.revokedAt, /^\d{4}-/);
+    assert.ok(!listed.output.includes(made.key), 'the key itself is never listed');
   });
 
   test('npx parley admin workspaces list lists the workspaces newest first, a page at a time', async () => {

@@ -11,6 +11,7 @@ const USAGE = `Usage: npx parley admin <command> [options]
   workspaces get WORKSPACE_ID
   workspaces update WORKSPACE_ID [--name N] [--plan P] [--status active|stopped] [--hostname H] [--owner-email E]
   credit-packs add WORKSPACE_ID --credits N
+  keys list WORKSPACE_ID                              every key, oldest first, revoked ones with revokedAt (never the key)
   keys create WORKSPACE_ID --name NAME --scope read|chat|manage [--agent AGENT_ID]
   keys revoke WORKSPACE_ID KEY_ID
   sign-in-link --workspace WORKSPACE_ID [--email E]   a fresh one-time sign-in link to the dashboard (24 hours; the owner's unless --email)
@@ -117,6 +118,8 @@ function callFor([resource, verb, ...ids]: string[], values: Values): Call | und
       return ids[0] ? { method: 'PATCH', path: `/workspaces/${ids[0]}`, body: workspaceFields } : undefined;
     case 'credit-packs add':
       return ids[0] ? { method: 'POST', path: `/workspaces/${ids[0]}/credit-packs`, body: { credits: Number(values.credits) } } : undefined;
+    case 'keys list':
+      return ids[0] ? { method: 'GET', path: `/workspaces/${ids[0]}/keys` } : undefined;
     case 'keys create':
       return ids[0] ? { method: 'POST', path: `/workspaces/${ids[0]}/keys`, body: defined({ name: values.name, scope: values.scope, agentId: values.agent }) } : undefined;
     case 'keys revoke':

@@ -4,7 +4,7 @@ import { API_KEY_PATTERN, equalInConstantTime, fingerprint } from '../platform/c
 import { findKeyByFingerprint, type KeyWithWorkspace } from '../modules/workspace/store.ts';
 import type { LimitResult } from '../platform/limiter.ts';
 import { planOf, type Plan } from '../modules/workspace/plans.ts';
-import { errors, type ApiError } from './errors.ts';
+import { errors } from './errors.ts';
 import { VersionedCache, versionNames } from '../platform/versions.ts';
 
 export type Scope = 'read' | 'chat' | 'manage';
@@ -36,8 +36,6 @@ declare module 'fastify' {
     audit?: string;
     /** false for public routes every visitor of a customer's site loads (widget images): they are not counted. */
     rateLimited?: boolean;
-    /** The route needs the plan's integrations (webhooks): below it, that more specific 402 is given (spec 4.14). */
-    integrations?: boolean;
   }
 }
 
@@ -59,7 +57,7 @@ export function requireScope(auth: Auth, needed: Scope): void {
 export function authenticate(ctx: Context) {
   const { countRequest, admit } = keyCheck(ctx);
   return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { scope: routeScope, rateLimited, integrations } = request.routeOptions.config;
+    const { scope: routeScope, rateLimited } = request.routeOptions.config;
     if (!routeScope && rateLimited === false) return;
     const found = await countRequest(request, reply);
     if (!routeScope) {
@@ -67,7 +65,9 @@ export function authenticate(ctx: Context) {
       if (!found && request.is404) throw errors.unauthorized();
       return;
     }
-    const auth = admit(found, integrations ? errors.integrationsNotInPlan : errors.apiNotInPlan);
+    // A key's own rule comes first (spec 5.5): below Studio every keyed route is api_not_in_plan;
+    // integrations_not_in_plan is the routes' own word for what a plan with the API lacks.
+    const auth = admit(found);
     requireScope(auth, routeScope);
     request.auth = auth;
   };
@@ -92,12 +92,12 @@ export function keyCheck(ctx: Context) {
     return found;
   }
   /** The principal of a counted request, or the refusal of its key, workspace or plan. */
-  function admit(found: FoundKey | undefined, notInPlan: () => ApiError = errors.apiNotInPlan): Auth {
+  function admit(found: FoundKey | undefined): Auth {
     if (!found) throw errors.unauthorized();
     const { row, workspaceVersion, agentsVersion } = found;
     if (row.status === 'stopped') throw errors.workspaceStopped();
     const plan = planOf(row.plan);
-    if (!plan.api) throw notInPlan();
+    if (!plan.api) throw errors.apiNotInPlan();
     return {
       keyId: row.key_id,
       keyName: row.name,

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 // The JSON Schema 2020-12 dialect OpenAPI 3.1 uses; ajv comes with Fastify (no OpenAPI validator is installed).
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { startService, type SeededWorkspace, type Service } from '../../test/support/harness.ts';
 import { seedAgent } from '../../test/support/seed-agent.ts';
 
@@ -140,6 +141,31 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
+  test('every example in the document is a value the API accepts: its schema\'s own bounds, enum, pattern, format and lengths', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const toDefs = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/components/schemas/', '"$ref":"components#/$defs/'));
+    ajv.addSchema({ $id: 'components', $defs: toDefs(doc.components.schemas) });
+    const found = examplesIn(doc);
+    assert.ok(found.length > 100, `only ${found.length} examples`);
+    for (const { schema, example, where } of found) {
+      const { examples: _examples, example: _example, ...own } = schema;
+      const check = ajv.compile(toDefs(own));
+      assert.ok(check(example), `${where}: ${JSON.stringify(example)} breaks ${JSON.stringify(own)}: ${ajv.errorsText(check.errors)}`);
+    }
+  });
+
+  test('every number carries its example and no ±2^53 bounds, so the reference at /docs never makes one up from them', () => {
+    const numbers = schemasIn(doc).filter(({ schema }) => schema.type === 'integer' || schema.type === 'number');
+    assert.ok(numbers.length > 50);
+    for (const { schema, where } of numbers) {
+      assert.ok('examples' in schema || 'enum' in schema || 'const' in schema, `${where} has no example`);
+      assert.ok(Math.abs(schema.minimum ?? 0) < Number.MAX_SAFE_INTEGER && Math.abs(schema.maximum ?? 0) < Number.MAX_SAFE_INTEGER, `${where}: ${JSON.stringify(schema)}`);
+    }
+    const limit = doc.paths['/agents/{id}/sources'].get.parameters.find((p: any) => p.name === 'limit').schema;
+    assert.deepEqual(limit.examples, [1]);
+  });
+
   test('response schemas admit fields a later version adds (spec 9.3); request bodies stay strict', () => {
     const closedObjects = (node: unknown): number =>
       !node || typeof node !== 'object' ? 0 : Number((node as any).additionalProperties === false) + Object.values(node).reduce<number>((n, child) => n + closedObjects(child), 0);
@@ -170,3 +196,21 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 });
+
+/** Every object in the document that is a schema by its type, with where it was found. */
+function schemasIn(node: unknown, where = '#'): Array<{ schema: any; where: string }> {
+  if (Array.isArray(node)) return node.flatMap((child, i) => schemasIn(child, `${where}/${i}`));
+  if (!node || typeof node !== 'object') return [];
+  const own = typeof (node as any).type === 'string' || Array.isArray((node as any).type) ? [{ schema: node, where }] : [];
+  return [...own, ...Object.entries(node).flatMap(([k, v]) => schemasIn(v, `${where}/${k}`))];
+}
+
+/** Every example (examples[] or example) anywhere in the document, with the schema that holds it. */
+function examplesIn(node: unknown, where = '#'): Array<{ schema: any; example: unknown; where: string }> {
+  if (Array.isArray(node)) return node.flatMap((child, i) => examplesIn(child, `${where}/${i}`));
+  if (!node || typeof node !== 'object') return [];
+  const object = node as any;
+  const own = [...(Array.isArray(object.examples) ? object.examples : []), ...('example' in object ? [object.example] : [])].map((example) => ({ schema: object, example, where }));
+  const children = Object.entries(object).filter(([k]) => k !== 'examples' && k !== 'example');
+  return [...own, ...children.flatMap(([k, v]) => examplesIn(v, `${where}/${k}`))];
+}

@@ -14,7 +14,48 @@ export function openResponseSchemas<T extends Record<string, any>>(document: T):
       if (operation && typeof operation === 'object' && operation.responses) removeClosedObjects(operation.responses);
     }
   }
+  withoutSafeIntegerBounds(document);
+  withNumberExamples(document);
   return document;
+}
+
+/**
+ * zod bounds every int() with ±Number.MAX_SAFE_INTEGER. In a document those
+ * bounds say nothing a JSON integer does not, and readers of the document
+ * take them for meaning: API renderers show -9007199254740991 as the example
+ * of a count, MCP clients warn about them. They are dropped, in place.
+ */
+export function withoutSafeIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(withoutSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return;
+  const object = node as Record<string, unknown>;
+  if (object.minimum === Number.MIN_SAFE_INTEGER) delete object.minimum;
+  if (object.maximum === Number.MAX_SAFE_INTEGER) delete object.maximum;
+  Object.values(object).forEach(withoutSafeIntegerBounds);
+}
+
+/**
+ * Every number in the document gets an example the API accepts (spec 9.3's
+ * reference at /docs): 0, or the bound nearest to it. Without one a renderer
+ * makes its own from the bounds, which need not be a value anyone sends.
+ */
+function withNumberExamples(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(withNumberExamples);
+  if (!node || typeof node !== 'object') return;
+  const object = node as Record<string, unknown>;
+  const numeric = object.type === 'integer' || object.type === 'number';
+  if (numeric && !('examples' in object || 'example' in object || 'const' in object || 'enum' in object)) {
+    object.examples = [numberExample(object)];
+  }
+  Object.values(object).forEach(withNumberExamples);
+}
+
+function numberExample(schema: Record<string, unknown>): number {
+  const step = schema.type === 'integer' ? 1 : 0.5;
+  const low = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + step : -Infinity;
+  const high = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - step : Infinity;
+  const near = Math.min(Math.max(0, low), high);
+  return schema.type === 'integer' ? Math.ceil(near) : near;
 }
 
 /** Drops every `additionalProperties: false` in a JSON schema, in place. */

@@ -7,6 +7,7 @@ import { requireScope, scopeAllows, type Auth } from '../http/auth.ts';
 import { targetOf } from '../http/audit-hook.ts';
 import { detailsOfIssue, type ValidationEntry } from '../http/error-handler.ts';
 import { ApiError, errors } from '../http/errors.ts';
+import { withoutSafeIntegerBounds } from '../http/openapi.ts';
 import { compiledSerializer } from '../http/serializer.ts';
 import { rejectingUnstorableText } from '../http/text-guard.ts';
 import { recordAudit } from '../modules/audit/store.ts';
@@ -173,7 +174,30 @@ function offeredPayloadShape(spec: ToolSpec, route: ApiRoute): Record<string, z.
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as Record<string, unknown>;
   if (json.type !== 'object') throw new Error('An MCP tool schema must describe an object');
-  return json as Tool['inputSchema'];
+  withoutSafeIntegerBounds(json);
+  return withSingleTypes(json) as Tool['inputSchema'];
+}
+
+/** Keywords that describe a schema rather than constrain one: they stay beside the anyOf. */
+const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+
+/**
+ * zod writes a nullable field as `type: ["string", "null"]`. Clients that map tool
+ * schemas onto a one-type dialect (Gemini's function declarations, the MCP
+ * Inspector's portability check) reject or weaken that, so every such type
+ * becomes anyOf branches of one type each, the constraints on the non-null ones.
+ */
+export function withSingleTypes(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withSingleTypes);
+  if (!node || typeof node !== 'object') return node;
+  const object = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withSingleTypes(value)]));
+  if (!Array.isArray(object.type)) return object;
+  const types = object.type as string[];
+  if (types.length === 1) return { ...object, type: types[0] };
+  const annotations = Object.fromEntries(Object.entries(object).filter(([key]) => ANNOTATIONS.has(key)));
+  const constraints = Object.fromEntries(Object.entries(object).filter(([key]) => key !== 'type' && !ANNOTATIONS.has(key)));
+  const branches = types.map((type) => (type === 'null' ? { type } : { type, ...constraints }));
+  return { anyOf: branches, ...annotations };
 }
 
 /**

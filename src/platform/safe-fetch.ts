@@ -144,6 +144,21 @@ async function safeAddresses(hostname: string, allowPrivate: boolean): Promise<s
   return addresses;
 }
 
+/**
+ * Whether the address names a loopback or private host: a literal address in those
+ * ranges, or a name that resolves only there. PARLEY_ALLOW_PRIVATE_URLS relaxes the
+ * rules meant for the public internet (https, no port) for such hosts alone.
+ */
+export async function namesPrivateHost(url: URL): Promise<boolean> {
+  let addresses: string[];
+  try {
+    addresses = await resolve(url.hostname.replace(/^\[(.*)\]$/, '$1'));
+  } catch {
+    return false;
+  }
+  return addresses.length > 0 && addresses.every((address) => ipaddr.isValid(address) && PRIVATE_RANGES.has(ipaddr.process(address).range()));
+}
+
 function checkedAddresses(url: URL, allowPrivate: boolean): Promise<string[]> {
   return safeAddresses(url.hostname.replace(/^\[(.*)\]$/, '$1'), allowPrivate);
 }

@@ -276,6 +276,39 @@ describe('operator API keys', () => {
   });
 });
 
+describe('operator API key list', () => {
+  test('GET /workspaces/{id}/keys lists every key oldest first, revoked ones with revokedAt; never the key or its fingerprint', async () => {
+    const ws = await service.seedWorkspace();
+    const agentId = (await service.api('POST', '/agents', { key: ws.keys.manage, body: { name: 'Shop', useCase: 'general' } })).body.data.id;
+    const tied = (await service.admin('POST', `/workspaces/${ws.id}/keys`, { name: 'Site bot', scope: 'chat', agentId })).body.data;
+    assert.equal((await service.admin('DELETE', `/workspaces/${ws.id}/keys/${ws.keyIds.read}`)).status, 200);
+    const reply = await service.admin('GET', `/workspaces/${ws.id}/keys`);
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    const keys = reply.body.data as Array<Record<string, unknown>>;
+    assert.deepEqual(keys.map((key) => key.id).sort(), [...Object.values(ws.keyIds), tied.id].sort());
+    assert.deepEqual(keys.at(-1), { id: tied.id, name: 'Site bot', prefix: tied.prefix, scope: 'chat', agentId, createdAt: tied.createdAt, revokedAt: null });
+    for (const key of keys) assert.deepEqual(Object.keys(key).sort(), ['agentId', 'createdAt', 'id', 'name', 'prefix', 'revokedAt', 'scope']);
+    const sorted = [...keys].sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || String(a.id).localeCompare(String(b.id)));
+    assert.deepEqual(keys, sorted, 'oldest first');
+    assert.match(String(keys.find((key) => key.id === ws.keyIds.read)!.revokedAt), /^\d{4}-\d{2}-\d{2}T/);
+    assert.ok(keys.filter((key) => key.id !== ws.keyIds.read).every((key) => key.revokedAt === null));
+    const raw = JSON.stringify(reply.body);
+    for (const secret of [...Object.values(ws.keys), tied.key]) assert.ok(!raw.includes(secret), 'no key in the list');
+    const stored = await service.ctx.db.selectFrom('api_keys').select('fingerprint').where('workspace_id', '=', ws.id).execute();
+    for (const { fingerprint } of stored) assert.ok(!raw.includes(fingerprint), 'no fingerprint in the list');
+  });
+
+  test('GET /workspaces/{id}/keys: an unknown workspace is 404, another workspace\'s keys are not listed, the operator token is needed', async () => {
+    assertError(await service.admin('GET', '/workspaces/ws_doesnotexist/keys'), 404, 'not_found');
+    const ws = await service.seedWorkspace();
+    const other = await service.seedWorkspace();
+    const listed = (await service.admin('GET', `/workspaces/${other.id}/keys`)).body.data.map((key: { id: string }) => key.id);
+    for (const id of Object.values(ws.keyIds)) assert.ok(!listed.includes(id));
+    assertError(await adminWithToken('GET', `/workspaces/${ws.id}/keys`, `Bearer ${ws.keys.manage}`), 401, 'unauthorized');
+    assertError(await service.admin('GET', `/workspaces/${ws.id}/keys?active=1`), 400, 'invalid_request');
+  });
+});
+
 describe('operator API audit', () => {
   test('GET /workspaces/{id}/audit lists entries newest first as { id, keyId, action, target, requestId, createdAt }', async () => {
     const ws = await service.seedWorkspace();

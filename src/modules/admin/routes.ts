@@ -75,6 +75,7 @@ export async function adminRoutes(parent: FastifyInstance, ctx: Context): Promis
     },
     async (request, reply) => reply.status(201).send({ data: await admin.createKey(ctx, request.params.id, request.body, request.id) }),
   );
+  app.get('/workspaces/:id/keys', { schema: { params: idParams, querystring: z.strictObject({}) } }, async (request) => ({ data: await admin.listKeys(ctx, request.params.id) }));
   app.delete(
     '/workspaces/:id/keys/:keyId',
     { schema: { params: z.object({ id: z.string(), keyId: z.string() }) } },

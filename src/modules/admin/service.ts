@@ -188,6 +188,31 @@ export async function issueKey(ctx: Context, workspaceId: string, input: NewKey)
   return { id: row.id, key, name: row.name, prefix: row.prefix, scope: input.scope, agentId: row.agent_id, createdAt: row.created_at.toISOString() };
 }
 
+/**
+ * Every key of the workspace, live and revoked, oldest first: what tells them apart
+ * (name, prefix, scope, agent) and their dates, never the key or its fingerprint.
+ * A workspace holds at most 25 live keys; revoked ones stay listed with revokedAt.
+ */
+export async function listKeys(ctx: Context, workspaceId: string) {
+  await workspaceOrThrow(ctx, workspaceId);
+  const rows = await ctx.db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'scope', 'agent_id', 'created_at', 'revoked_at'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scope: row.scope,
+    agentId: row.agent_id,
+    createdAt: row.created_at.toISOString(),
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+  }));
+}
+
 export async function revokeKey(ctx: Context, workspaceId: string, keyId: string, requestId: string | null = null) {
   if (!(await endKey(ctx, workspaceId, keyId))) throw operatorNotFound(`Workspace ${workspaceId} has no live key ${keyId} (unknown, revoked already, or another workspace's).`);
   await audit(ctx, workspaceId, 'key.revoke', keyId, requestId);

@@ -68,6 +68,23 @@ describe('clients (spec 2.12, 4.12)', () => {
     assert.deepEqual((await get(agent)).body.data, changed.body.data);
   });
 
+  test('PUT replies as GET does: fees without a value are there as null, first time and after', async () => {
+    const agent = await seedAgent(service, ws);
+    const sameAsGet = async (body: unknown) => {
+      const written = await put(agent, body);
+      assert.equal(written.status, 200, JSON.stringify(written.body));
+      assert.deepEqual(written.body.data, (await get(agent)).body.data);
+      assert.ok('serviceFeeEur' in written.body.data.client && 'setupFeeEur' in written.body.data.client, JSON.stringify(written.body.data.client));
+      return written.body.data.client;
+    };
+    assert.deepEqual(pickFees(await sameAsGet(FIRST)), { serviceFeeEur: null, setupFeeEur: null });
+    assert.deepEqual(pickFees(await sameAsGet({ reportDay: 5 })), { serviceFeeEur: null, setupFeeEur: null });
+    assert.deepEqual(pickFees(await sameAsGet({ setupFeeEur: 250 })), { serviceFeeEur: null, setupFeeEur: 250 });
+    assert.deepEqual(pickFees(await sameAsGet({ setupFeeEur: null, serviceFeeEur: null })), { serviceFeeEur: null, setupFeeEur: null });
+    const raw = await fetch(`${service.url}/api/v1/agents/${agent}/client`, { method: 'PUT', headers: { authorization: `Bearer ${ws.keys.manage}`, 'content-type': 'application/json' }, body: JSON.stringify({ intro: 'Hoi' }) });
+    assert.match(await raw.text(), /"serviceFeeEur":null,"setupFeeEur":null/);
+  });
+
   test('a first client with reportsEnabled true has reports on; replies go to the owner', async () => {
     const agent = await seedAgent(service, ws);
     const created = await put(agent, { ...FIRST, reportsEnabled: true, holdForReview: true });
@@ -184,3 +201,7 @@ describe('clients (spec 2.12, 4.12)', () => {
     assert.equal((await get(agent)).body.data.client.name, FIRST.name);
   });
 });
+
+function pickFees(client: { serviceFeeEur?: unknown; setupFeeEur?: unknown }) {
+  return { serviceFeeEur: client.serviceFeeEur, setupFeeEur: client.setupFeeEur };
+}

@@ -8,7 +8,7 @@ import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
-import { SafeFetchError } from '../../platform/safe-fetch.ts';
+import { namesPrivateHost, SafeFetchError } from '../../platform/safe-fetch.ts';
 import { requireAgent } from '../agents/access.ts';
 import type { CreatedWebhookView, CreateWebhookInput, WebhookView } from './schemas.ts';
 import * as store from './store.ts';
@@ -95,7 +95,9 @@ function cutAfterHost(url: string): string {
 
 /**
  * Spec 4.14's address rules. PARLEY_ALLOW_PRIVATE_URLS=1 (local testing) also lets
- * in plain http and a port, as local receivers need. The name is looked up again
+ * in plain http and a port, as local receivers need, for an address that names a
+ * loopback or private host (or a name resolving only there); a public name keeps
+ * the rules with the flag on. The name is looked up again
  * before every delivery (delivery.ts), so passing here is not the last word.
  */
 async function checkedUrl(ctx: Context, raw: string): Promise<string> {
@@ -105,9 +107,9 @@ async function checkedUrl(ctx: Context, raw: string): Promise<string> {
   } catch {
     throw errors.invalidField('url', 'Not an address.');
   }
-  const local = ctx.config.allowPrivateUrls;
-  if (url.protocol !== 'https:' && !(local && url.protocol === 'http:')) throw errors.invalidField('url', 'The address must start with https://.');
-  if (url.port !== '' && !local) throw errors.invalidField('url', 'The address may not name a port.');
+  const relaxed = (url.protocol === 'http:' || url.port !== '') && ctx.config.allowPrivateUrls && (await namesPrivateHost(url));
+  if (url.protocol !== 'https:' && !(relaxed && url.protocol === 'http:')) throw errors.invalidField('url', 'The address must start with https://.');
+  if (url.port !== '' && !relaxed) throw errors.invalidField('url', 'The address may not name a port.');
   if (url.username !== '' || url.password !== '') throw errors.invalidField('url', 'The address may not hold a user name or password.');
   if (url.href.length > 2000) throw errors.invalidField('url', 'The address is longer than 2,000 characters.');
   if (isMappedIPv6(url.hostname)) throw errors.unsafeUrl();

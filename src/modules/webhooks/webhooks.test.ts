@@ -37,20 +37,25 @@ describe('the webhook resource (spec 2.13, 4.14)', () => {
     for (const hook of (await service.api('GET', '/webhooks', { key: ws.keys.manage })).body.data) await service.api('DELETE', `/webhooks/${hook.id}`, { key: ws.keys.manage });
   };
 
-  test('below studio every webhook route is 402 integrations_not_in_plan', async () => {
+  test('a key of a workspace below studio gets 402 api_not_in_plan on every webhook route: the key\'s rule comes first (spec 5.5)', async () => {
     // Keys are made on studio; the workspace then goes down to starter.
     const starter = await service.seedWorkspace({ plan: 'studio' });
+    const hook = (await service.api('POST', '/webhooks', { key: starter.keys.manage, body: { url: 'https://93.184.215.14/hook', events: ['lead.created'] } })).body.data;
     assert.equal((await service.admin('PATCH', `/workspaces/${starter.id}`, { plan: 'starter' })).status, 200);
     for (const [method, path, key] of [
       ['GET', '/webhooks', starter.keys.read],
       ['POST', '/webhooks', starter.keys.manage],
+      ['GET', `/webhooks/${hook.id}`, starter.keys.read],
       ['GET', '/webhooks/wh_unknown', starter.keys.read],
+      ['DELETE', `/webhooks/${hook.id}`, starter.keys.manage],
       ['DELETE', '/webhooks/wh_unknown', starter.keys.manage],
     ] as const) {
-      const reply = await service.api(method, path, { key, body: method === 'POST' ? { url: 'https://93.184.215.14/hook', events: ['lead.created'] } : undefined });
+      const reply = await service.api(method, path, { key, body: method === 'POST' ? { url: 'https://93.184.215.14/hook2', events: ['lead.created'] } : undefined });
       assert.equal(reply.status, 402, `${method} ${path}`);
-      assert.equal(reply.body.error.code, 'integrations_not_in_plan');
+      assert.equal(reply.body.error.code, 'api_not_in_plan', `${method} ${path}`);
     }
+    assert.equal((await service.admin('PATCH', `/workspaces/${starter.id}`, { plan: 'studio' })).status, 200);
+    assert.equal((await service.api('GET', `/webhooks/${hook.id}`, { key: starter.keys.read })).status, 200, 'works again back on studio');
   });
 
   test('POST /webhooks replies 201 with the webhook and its secret, shown in that reply only', async () => {
@@ -382,6 +387,25 @@ describe('deliveries (spec 6, 3.4)', () => {
     await advance(service, 3600);
     await sleep(QUIET_MS);
     assert.equal(receiver.received.length, 1);
+  });
+
+  test('PARLEY_ALLOW_PRIVATE_URLS relaxes https and the port only for a loopback or private host; a public name keeps the rules', async (t) => {
+    const ws = await service.seedWorkspace({ plan: 'studio' });
+    const add = (url: string) => service.api('POST', '/webhooks', { key: ws.keys.manage, body: { url, events: ['lead.created'] } });
+    const answers: Record<string, string[]> = { localhost: ['127.0.0.1'], 'hooks.example.com': ['93.184.215.14'], 'hooks.lan.example': ['192.168.1.20'], 'mixed.example.com': ['192.168.1.20', '93.184.215.14'] };
+    t.mock.method(dns.promises, 'lookup', async (name: string) => (answers[name] ?? []).map((address) => ({ address, family: 4 })));
+    for (const url of ['http://hooks.example.com/plain', 'https://hooks.example.com:8443/port', 'http://93.184.215.14/plain', 'https://93.184.215.14:8443/port', 'http://mixed.example.com:8080/hook']) {
+      const reply = await add(url);
+      assert.equal(reply.status, 400, `${url}: ${JSON.stringify(reply.body)}`);
+      assert.equal(reply.body.error.code, 'invalid_request', url);
+      assert.equal(reply.body.error.details[0].field, 'url', url);
+    }
+    assert.equal((await add('https://hooks.example.com/fine')).status, 201);
+    for (const url of ['http://127.0.0.1:9999/hook', 'http://localhost:9999/hook', 'https://10.0.0.5:8443/hook', 'http://[::1]:9999/hook', 'http://hooks.lan.example:8080/hook']) {
+      const reply = await add(url);
+      assert.equal(reply.status, 201, `${url}: ${JSON.stringify(reply.body)}`);
+    }
+    assert.equal((await add('http://169.254.169.254:80/latest')).body.error.code, 'invalid_request', 'link-local stays closed');
   });
 
   test('the name is looked up again on every attempt: a private answer is refused and the attempt fails', async (t) => {
