@@ -63,7 +63,8 @@ export async function indexSourceText(ctx: Context, input: { sourceId: string; a
     sourceId: source.id,
     title,
     url: source.url,
-    config: textSearchConfig((await detectLanguage(`${title}\n${chunks.map((c) => c.text).join('\n')}`)) ?? (await agentLanguage(ctx.db, source.agent_id))),
+    // The first passages tell the source's language (detection reads 1,000 characters).
+    config: textSearchConfig((await detectLanguage(`${title}\n${chunks.slice(0, 2).map((c) => c.text).join('\n')}`)) ?? (await agentLanguage(ctx.db, source.agent_id))),
   };
   const passages = await Promise.all(
     chunks.map(async (chunk, i) => ({ position: chunk.position, text: chunk.text, vector: vectors?.[i], config: await passageConfig(chunk.text, target.config) })),
