@@ -7,6 +7,8 @@ import { seedTexts } from './test-support.ts';
 
 // No OPENAI_BASE_URL: the lexical index alone, and the offline model answers; every agent has the default settings.
 const env = { PARLEY_RATE_LIMIT_PER_MINUTE: '100000' };
+/** The highest minSimilarity a use-case preset sets (src/modules/workspace/presets.ts). */
+const STRICTEST_PRESET = 0.55;
 
 interface Shop {
   /** One sentence of opening hours, and a plain question about it. */
@@ -133,14 +135,20 @@ describe('a plain question in each of the five languages finds what the material
     for (const agentLanguage of new Set<Language>([language, 'en'])) {
       const setting = `${language} material, agent language ${agentLanguage}`;
 
-      test(`${setting}: "${shop.sentence.question}" is answered from the one sentence that says it`, async () => {
+      test(`${setting}: "${shop.sentence.question}" is answered from the one sentence that says it, also at the strictest preset's minSimilarity`, async () => {
         const ws = workspaces.get(language)!;
         const agent = await newAgent(ws, `Sentence ${agentLanguage}`, agentLanguage);
         const [source] = await seedTexts(service, ws.keys.manage, agent, [{ title: 'Hours', content: shop.sentence.text }]);
-        const reply = await ask(ws, agent, shop.sentence.question);
-        assert.ok(!reply.answer.startsWith(PHRASES[language].decline), `declined: ${reply.answer}`);
-        assert.ok(reply.answer.includes(shop.sentence.fact), reply.answer);
-        assert.deepEqual(reply.sources.map((s) => s.id), [source]);
+        for (const minSimilarity of [undefined, STRICTEST_PRESET]) {
+          if (minSimilarity !== undefined) {
+            const patched = await service.api('PATCH', `/agents/${agent}`, { key: ws.keys.manage, body: { retrieval: { minSimilarity } } });
+            assert.equal(patched.status, 200, JSON.stringify(patched.body));
+          }
+          const reply = await ask(ws, agent, shop.sentence.question);
+          assert.ok(!reply.answer.startsWith(PHRASES[language].decline), `declined at minSimilarity ${minSimilarity ?? 'default'}: ${reply.answer}`);
+          assert.ok(reply.answer.includes(shop.sentence.fact), reply.answer);
+          assert.deepEqual(reply.sources.map((s) => s.id), [source]);
+        }
       });
 
       test(`${setting}: each question is answered from its own page among four, and a question none covers is declined`, async () => {
