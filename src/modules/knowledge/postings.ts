@@ -43,8 +43,8 @@ interface AgentLists {
 
 /**
  * A question as the index reads it, with the agent's index version and statistics: its
- * lexemes in every configuration it was parsed with, and its words, each the lexemes that
- * stand for it (one a configuration at most).
+ * lexemes in every configuration it was parsed with, and its words, each with the lexemes
+ * the configurations give at its place in the question (its forms).
  */
 export interface ParsedQuestion {
   version: string;
