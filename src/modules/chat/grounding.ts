@@ -7,6 +7,7 @@
  *   confidence capped by the result (partial: 60, unsupported: 20).
  */
 import { generateText, type LanguageModel } from 'ai';
+import type { Language } from '../agents/schemas.ts';
 import { contentTerms, questionTerms, sentences } from './text.ts';
 
 export type Grounding = 'supported' | 'partial' | 'unsupported';
@@ -22,12 +23,13 @@ const SENTENCE_SUPPORT = 0.7;
 
 /**
  * Before the answer: half the best passage's score, half the share of the question's
- * own terms (not the words any question uses, such as "how" or "can") the passages hold.
+ * own terms (not the words any question uses, such as "how" or "can") the passages hold,
+ * both stemmed for the answer's language.
  */
-export function retrievalConfidence(question: string, passages: UsedPassage[]): number {
+export function retrievalConfidence(question: string, passages: UsedPassage[], language?: Language): number {
   if (passages.length === 0) return 0;
-  const asked = new Set(questionTerms(question));
-  const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`)));
+  const asked = new Set(questionTerms(question, language));
+  const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`, language)));
   const share = asked.size === 0 ? 0 : [...asked].filter((t) => held.has(t)).length / asked.size;
   const best = Math.min(1, Math.max(...passages.map((p) => p.score)));
   return Math.round(100 * (0.5 * best + 0.5 * share));

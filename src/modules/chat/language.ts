@@ -1,42 +1,13 @@
 /**
  * The language of an answer (spec 4.7): the one asked for when it is one of the
- * five, else the question's own, else the agent's. Detection uses eld's small
- * n-gram set narrowed to the five languages (reliable on questions of two or
- * three words; about 10-20 µs a question); it is loaded on first use. A shorter
- * text counts only when one language clearly leads.
+ * five, else the question's own, else the agent's. Detection (knowledge/languages.ts)
+ * uses eld's small n-gram set narrowed to the five languages; a shorter text counts
+ * only when one language clearly leads.
  */
-import { LANGUAGES, type Language } from '../agents/schemas.ts';
+import type { Language } from '../agents/schemas.ts';
+import { detectLanguage, isLanguage } from '../knowledge/languages.ts';
 
-type Detector = { detect(text: string): { language: string; isReliable(): boolean; getScores(): Record<string, number> } };
-
-/** An unreliable detection (a word or two) counts when its language leads the next by this much (scores 0..1). */
-const CLEAR_LEAD = 0.1;
-let detector: Promise<Detector> | undefined;
-
-function loadDetector(): Promise<Detector> {
-  detector ??= import('eld/small').then(({ eld }) => {
-    eld.setLanguageSubset([...LANGUAGES]);
-    return eld;
-  });
-  return detector;
-}
-
-export function isLanguage(value: unknown): value is Language {
-  return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
-}
-
-/**
- * The question's language, or undefined when it shows none (digits only, another
- * language, or a word or two that could be several: "Hello" scores Spanish and German
- * alike, "Kosten?" German and Dutch).
- */
-export async function detectLanguage(text: string): Promise<Language | undefined> {
-  const result = (await loadDetector()).detect(text);
-  if (!isLanguage(result.language)) return undefined;
-  if (result.isReliable()) return result.language;
-  const [first = 0, second = 0] = Object.values(result.getScores()).sort((a, b) => b - a);
-  return first - second >= CLEAR_LEAD ? result.language : undefined;
-}
+export { detectLanguage, isLanguage };
 
 export async function answerLanguage(requested: string | undefined, question: string, agentLanguage: Language): Promise<Language> {
   if (isLanguage(requested)) return requested;

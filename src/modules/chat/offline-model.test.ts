@@ -60,7 +60,18 @@ describe('stems and terms', () => {
       ['réparation', 'réparations', 'réparer'],
       ['rueda', 'ruedas'],
     ];
-    for (const group of groups) assert.deepEqual(new Set(group.map(stem)).size, 1, `${group.join(', ')}: ${group.map(stem).join(', ')}`);
+    for (const group of groups) assert.deepEqual(new Set(group.map((word) => stem(word))).size, 1, `${group.join(', ')}: ${group.map((word) => stem(word)).join(', ')}`);
+  });
+
+  test('in Spanish the persons, infinitive and participle of a verb share a stem, and nouns their plural', () => {
+    const groups = [
+      ['abren', 'abrimos', 'abrir', 'abre'],
+      ['domingo', 'domingos'],
+      ['hora', 'horas'],
+      ['envío', 'envíos', 'enviamos'],
+    ];
+    for (const group of groups) assert.deepEqual(new Set(group.map((word) => stem(word, 'es'))).size, 1, `${group.join(', ')}: ${group.map((word) => stem(word, 'es')).join(', ')}`);
+    assert.notEqual(stem('abril', 'es'), stem('abrir', 'es'));
   });
 
   test('a stem keeps a double l, s or z, numbers whole, and at most seven letters', () => {

@@ -61,7 +61,8 @@ export interface OfflineAnswer {
  * The answer, as a pure function of the question and the passages (docs/chat.md):
  * 1. the question's terms: its content words without the words any question uses, the
  *    words that ask for a kind of fact ("how much", "what time") replaced by that kind
- *    ("#money", "#clock"), each weighted by how rare it is among the passages' sentences;
+ *    ("#money", "#clock"), each weighted by how rare it is among the passages' sentences
+ *    (question and sentences stemmed alike, for the answer's language);
  * 2. the sentences that hold most of that weight are chosen (see chooseSentences);
  * 3. when the chosen sentences hold less than half of it, the material does not cover
  *    the question and the model says so; otherwise it quotes them in the passages' order
@@ -75,13 +76,13 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const followed = input.followsUp ? askedFor(input.followsUp) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   const candidates = input.passages.flatMap((passage, index) => {
-    const titleTerms = contentTerms(passage.title);
+    const titleTerms = contentTerms(passage.title, input.language);
     return sentences(passage.text).map((text, position) => {
-      const ownTerms = new Set([...contentTerms(text), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
+      const ownTerms = new Set([...contentTerms(text, input.language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
       return { text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...titleTerms]), passageScore: passage.score };
     });
   });
-  const weights = termWeights(candidates, [
+  const weights = termWeights(candidates, input.language, [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -100,11 +101,11 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
  * sentences (a term every sentence holds tells them apart least). A follow-up's own terms
  * come first; the question it follows up adds its own at half weight.
  */
-function termWeights(candidates: Candidate[], questions: Array<{ asked: ReturnType<typeof askedFor>; factor: number }>): Map<string, number> {
+function termWeights(candidates: Candidate[], language: Language, questions: Array<{ asked: ReturnType<typeof askedFor>; factor: number }>): Map<string, number> {
   const weights = new Map<string, number>();
   const n = candidates.length;
   for (const { asked, factor } of questions) {
-    for (const term of [...questionTerms(asked.rest), ...asked.kinds.map((kind) => `#${kind}`)]) {
+    for (const term of [...questionTerms(asked.rest, language), ...asked.kinds.map((kind) => `#${kind}`)]) {
       if (weights.has(term)) continue;
       const df = candidates.filter((c) => c.terms.has(term)).length;
       weights.set(term, factor * Math.log(1 + (n + 1) / (df + 0.5)));

@@ -1,10 +1,12 @@
 /**
  * The passages an answer is made from: the agent's search index with its topK and
- * minSimilarity, a short follow-up searched together with the question it follows,
+ * minSimilarity, the question read in its own language (knowledge/search.ts), a short
+ * follow-up searched together with the question it follows,
  * and the passages of the page the visitor is on first when the agent has read it.
  */
 import type { Context } from '../../context.ts';
 import { searchPassages, type PassageHit } from '../knowledge/search.ts';
+import { detectLanguage } from '../knowledge/languages.ts';
 import { normaliseUrl } from '../knowledge/crawl/urls.ts';
 import type { Agent } from '../agents/schemas.ts';
 import type { PastMessage } from './prompt.ts';
@@ -47,8 +49,9 @@ export async function retrieve(ctx: Context, agent: Agent, question: string, his
   const followsUp = followedUpQuestion(question, history);
   const query = followsUp ? `${followsUp}\n${question}` : question;
   const { topK, minSimilarity } = agent.retrieval;
+  const questionLanguage = await detectLanguage(query);
   const [found, onPage] = await Promise.all([
-    searchPassages(ctx, { agentId: agent.id, query, topK, minSimilarity, language: agent.language }),
+    searchPassages(ctx, { agentId: agent.id, query, topK, minSimilarity, language: agent.language, questionLanguage }),
     page ? pagePassages(ctx, agent.id, page, query) : Promise.resolve([]),
   ]);
   if (onPage.length === 0) return { passages: found, followsUp };

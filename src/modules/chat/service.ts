@@ -302,7 +302,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     offline: { question: input.message, followsUp, language, passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })) },
     passages: used,
     sources: sourcesOf(found.passages),
-    confidence: retrievalConfidence(followsUp ? `${followsUp} ${input.message}` : input.message, used),
+    confidence: retrievalConfidence(followsUp ? `${followsUp} ${input.message}` : input.message, used, language),
     model,
     charge,
   };

@@ -1,20 +1,22 @@
 /**
  * Words and sentences as the answering code compares them: pure functions, no
  * database. Matching is deliberately light (accents folded, a few common endings
- * cut, stop words of the five languages dropped): it ranks sentences that the
- * search index already chose, so it only has to tell the best of a few dozen apart.
+ * cut, Spanish verb endings too when the text is Spanish, stop words of the five
+ * languages dropped): it ranks sentences that the search index already chose, so it
+ * only has to tell the best of a few dozen apart.
  */
+import type { Language } from '../agents/schemas.ts';
 
 const STOP_WORDS = new Set(
   [
     // en
     'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who why will with would you your yours about also any just may might please tell',
     // nl
-    'de het een en van in is op te dat die voor met zijn er aan ook als bij of om nog wat wie waar hoe wanneer kan kun kunt je jij u uw we wij ik mijn ons onze zij ze hun niet geen wel naar dan door maar over uit worden wordt was',
+    'de het een en van in is op te dat die voor met zijn er aan ook als bij of om nog wat wie waar hoe wanneer kan kun kunt je jij jullie u uw we wij ik mijn ons onze zij ze hun niet geen wel naar dan door maar over uit worden wordt was',
     // fr
-    'le la les un une des et de du en est sont au aux ce cet cette ces que qui quoi quand comment pour par sur dans avec sans pas ne ou je tu il elle nous vous ils elles mon ma mes votre vos notre nos leur leurs se sa son ses y a peut puis',
+    'le la les un une des et de du en est sont au aux ce cet cette ces que qui quoi quand comment pour par sur dans avec sans chez pas ne ou je tu il elle nous vous ils elles mon ma mes votre vos notre nos leur leurs se sa son ses y a peut puis suis es etes sommes ai as avez avons ont',
     // de
-    'der die das ein eine einen einem einer und oder ist sind war in im am an auf aus bei mit nach von vor zu zum zur für über um wie wo was wer wann warum ich du er sie es wir ihr mein dein unser euer ihre nicht kein keine auch noch nur kann können den dem des',
+    'der die das ein eine einen einem einer und oder ist sind war in im am an auf aus bei mit nach von vor zu zum zur für über um wie wo was wer wann warum ich du er sie es wir ihr ihnen ihm ihn uns euch mich mir dich dir mein meine meinen meinem meiner dein unser euer ihre nicht kein keine auch noch nur kann können den dem des',
     // es
     'el la los las un una unos unas y o de del en es son al que qué cómo como cuándo cuando dónde donde quién por para con sin no se su sus mi mis tu tus nuestro nuestra usted ustedes lo le les me te nos hay puedo puede',
   ]
@@ -35,7 +37,7 @@ const GENERIC_WORDS = new Set(
     // nl
     'hallo hoi bedankt dank alstublieft alsjeblieft krijg krijgen krijgt neem nemen neemt breng brengen brengt maak maken maakt ga gaan gaat kom komen komt houd houden zie zien kijk kijken weet weten wil willen wilt moet moeten mag mogen nodig even graag iets soort manier mogelijk gebeurt gebeuren',
     // fr
-    'bonjour salut merci svp faire fait prendre prends prend apporter apporte aller vais va venir viens vient voir savoir sais veux veut vouloir faut falloir besoin chose choses genre type possible encore quelque arrive',
+    'bonjour salut merci svp pouvez pouvons peux faire fait prendre prends prend apporter apporte aller vais va venir viens vient voir savoir sais veux veut vouloir faut falloir besoin chose choses genre type possible encore quelque arrive',
     // de
     'hallo danke bitte bekomme bekommen bekommt nehmen nehme nimmt bringen bringe bringt gehen gehe geht kommen komme kommt machen mache macht sehen wissen weiss will wollen muss mussen brauche brauchen braucht etwas art moglich passiert gibt',
     // es
@@ -54,14 +56,27 @@ export function fold(text: string): string {
 const ENDINGS = ['ations', 'ation', 'ments', 'ment', 'ingen', 'ungen', 'ing', 'ung', 'ies', 'ied', 'es', 'en', 'ed', 'er', 'ly', 's', 'e', 'n'];
 
 /**
+ * Spanish endings of verbs (the persons of the present, the gerund, the participle, the
+ * infinitive) and of nouns and adjectives: "abren", "abrimos" and "abrir" are one word.
+ * Longest first.
+ */
+const SPANISH_ENDINGS = ['iendo', 'ieron', 'ando', 'amos', 'emos', 'imos', 'aron', 'ados', 'idos', 'ado', 'ido', 'ais', 'eis', 'as', 'es', 'os', 'an', 'en', 'ar', 'er', 'ir', 'a', 'e', 'o', 's'];
+
+/**
  * A light stem: the word folded, then at most two common endings cut, each only when four
  * letters stay (three for a plural s: "days", "cars"), and at most seven letters kept.
  * "insurers" and "insurer" give "insur", "fitting" and "fit" give "fit" (a doubled
  * consonant left by a cut is undoubled, except l, s and z), "batteries" gives "battery".
+ * In Spanish, whose verbs change their endings most, one of SPANISH_ENDINGS is cut
+ * instead, when three letters stay.
  */
-export function stem(word: string): string {
+export function stem(word: string, language?: Language): string {
   let w = fold(word);
   if (/^\d/.test(w)) return w;
+  if (language === 'es') {
+    const ending = SPANISH_ENDINGS.find((e) => w.endsWith(e) && w.length - e.length >= 3);
+    return (ending ? w.slice(0, -ending.length) : w).slice(0, 7);
+  }
   for (let cut = 0; cut < 2; cut++) {
     const shorter = cutEnding(w);
     if (shorter === w) break;
@@ -95,29 +110,30 @@ export function words(text: string): string[] {
   return text.match(WORD) ?? [];
 }
 
-/** The stems of a text's words that carry meaning (stop words and single letters dropped). */
-export function contentTerms(text: string): string[] {
-  return termsOf(text, STOP_WORDS);
+/** The stems of a text's words that carry meaning (stop words and single letters dropped), stemmed for `language` when given. */
+export function contentTerms(text: string, language?: Language): string[] {
+  return termsOf(text, language, [STOP_WORDS]);
 }
 
 /**
  * The terms of a question: its content terms without the words any question uses
  * (GENERIC_WORDS). A question of generic words only keeps them.
  */
-export function questionTerms(text: string): string[] {
-  const terms = termsOf(text, STOP_WORDS, GENERIC_WORDS);
-  return terms.length > 0 ? terms : contentTerms(text);
+export function questionTerms(text: string, language?: Language): string[] {
+  const terms = termsOf(text, language, [STOP_WORDS, GENERIC_WORDS]);
+  return terms.length > 0 ? terms : contentTerms(text, language);
 }
 
-function termsOf(text: string, ...dropped: Array<Set<string>>): string[] {
+function termsOf(text: string, language: Language | undefined, dropped: Array<Set<string>>): string[] {
   const terms: string[] = [];
   for (const word of words(text)) {
     const folded = fold(word);
     if (folded.length < 2 && !/\d/.test(folded)) continue;
     if (dropped.some((set) => set.has(folded))) continue;
-    terms.push(stem(folded.replace(/['’]/g, '')));
-    // "trade-in" and "second-hand" also match "trade in" and "second hand".
-    if (/\p{L}-\p{L}/u.test(folded)) for (const part of termsOf(folded.replace(/-/g, ' '), ...dropped)) terms.push(part);
+    // "trade-in" and "second-hand" also match "trade in" and "second hand"; "êtes-vous", whose parts are all dropped, is dropped.
+    const parts = /\p{L}-\p{L}/u.test(folded) ? termsOf(folded.replace(/-/g, ' '), language, dropped) : [];
+    if (parts.length === 0 && /\p{L}-\p{L}/u.test(folded)) continue;
+    terms.push(stem(folded.replace(/['’]/g, ''), language), ...parts);
   }
   return terms;
 }
@@ -174,7 +190,7 @@ const WEEKDAYS =
 const MONTHS =
   'january|february|march|april|june|july|august|september|october|november|december|januari|februari|maart|mei|juni|juli|augustus|oktober|janvier|fevrier|mars|avril|mai|juin|juillet|aout|septembre|octobre|novembre|decembre|januar|februar|marz|juni|juli|dezember|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre';
 const TIME_UNITS =
-  'minutes?|hours?|days?|weeks?|months?|years?|minuten|uur|uren|dagen|dag|weken|week|maanden|maand|jaar|jaren|heures?|jours?|semaines?|mois|ans?|annees?|stunden?|tagen?|wochen?|monaten?|monate|jahren?|jahre|minutos?|horas?|dias?|semanas?|meses|mes|anos?';
+  'minutes?|hours?|days?|weeks?|months?|years?|minuten|uur|uren|werkdagen|werkdag|dagen|dag|weken|week|maanden|maand|jaar|jaren|heures?|jours?|semaines?|mois|ans?|annees?|stunden?|werktage[n]?|werktag|arbeitstage[n]?|arbeitstag|tage[n]?|tag|wochen?|monaten?|monate|jahren?|jahre|minutos?|horas?|dias?|semanas?|meses|mes|anos?';
 
 /**
  * What a question asks for beyond its words, and what an answer to it holds: "how much"
@@ -214,7 +230,8 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   {
     kind: 'money',
     question: /\b(how much|prices?|costs?|fees?|charges?|rates?|wat kost|hoeveel kost|kosten|kost|prijs|prijzen|tarief|combien coute|combien|prix|coute|coutent|couts?|tarifs?|frais|was kostet|wie viel kostet|kostet|preise?|gebuhr|cuanto cuesta|cuanto|precios?|cuesta|cuestan|costes?|tarifas?)\b/g,
-    answer: /\d\s?(euros?|eur|cents?|€|\$|£|dollars?|pounds?)\b|[€$£]\s?\d|\b(free|gratis|gratuite?s?|kostenlos|gratuitos?)\b/,
+    // No \b after a currency sign: "4,95 €;" has no word boundary after the sign.
+    answer: /\d\s?((euros?|eur|cents?|dollars?|pounds?)\b|[€$£])|[€$£]\s?\d|\b(free|gratis|gratuite?s?|kostenlos|gratuitos?)\b/,
   },
   {
     kind: 'phone',

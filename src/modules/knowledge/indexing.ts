@@ -1,6 +1,7 @@
 /**
  * Writing a source's passages into the search index: the passages, their postings
- * (PostgreSQL full-text lexemes, stemmed in the agent's language), the BM25 statistics
+ * (PostgreSQL full-text lexemes, stopped and stemmed in the passage's own language), the
+ * text search configurations the agent's passages use, the BM25 statistics
  * and, with an embedding provider, their vectors. All of one source in one transaction,
  * serialised per agent by a lock on the agent's statistics row; each batch of passages
  * is one set-based statement (docs/knowledge.md, "Search index").
@@ -11,15 +12,13 @@ import type { Tables } from '../../platform/db.ts';
 import { newId } from '../../platform/ids.ts';
 import { chunkText } from './chunk.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
+import { detectLanguage, textSearchConfig } from './languages.ts';
 import { agentLanguage, type SourceRow } from './store.ts';
 
-const TEXT_SEARCH_CONFIG: Record<string, string> = { en: 'english', nl: 'dutch', fr: 'french', de: 'german', es: 'spanish' };
+export { textSearchConfig };
+
 /** Passages written per statement: bounds the statement's size for a very long file. */
 const WRITE_BATCH = 1000;
-
-export function textSearchConfig(language: string): string {
-  return TEXT_SEARCH_CONFIG[language] ?? 'english';
-}
 
 /** Thrown when a source gives no text to index. */
 export class NoContentError extends Error {}
@@ -34,6 +33,8 @@ export interface NewPassage {
   text: string;
   /** Its embedding, when the index holds vectors. */
   vector?: number[];
+  /** The text search configuration of its own language; the target's when left out. */
+  config?: string;
 }
 
 export interface PassageTarget {
@@ -41,7 +42,7 @@ export interface PassageTarget {
   sourceId: string;
   title: string;
   url: string | null;
-  /** The text search configuration (textSearchConfig of the agent's language). */
+  /** The text search configuration of passages that do not name their own. */
   config: string;
 }
 
@@ -56,14 +57,18 @@ export async function indexSourceText(ctx: Context, input: { sourceId: string; a
   const chunks = chunkText(indexableText(source));
   if (chunks.length === 0) throw new NoContentError('the source holds no text');
   const vectors = embeddingsEnabled(ctx) ? await embedTexts(ctx, chunks.map((c) => c.text), { maxRetries: 0 }) : undefined;
+  const title = source.title ?? source.name;
   const target: PassageTarget = {
     agentId: source.agent_id,
     sourceId: source.id,
-    title: source.title ?? source.name,
+    title,
     url: source.url,
-    config: textSearchConfig(await agentLanguage(ctx.db, source.agent_id)),
+    // The first passages tell the source's language (detection reads 1,000 characters).
+    config: textSearchConfig((await detectLanguage(`${title}\n${chunks.slice(0, 2).map((c) => c.text).join('\n')}`)) ?? (await agentLanguage(ctx.db, source.agent_id))),
   };
-  const passages = chunks.map((chunk, i) => ({ position: chunk.position, text: chunk.text, vector: vectors?.[i] }));
+  const passages = await Promise.all(
+    chunks.map(async (chunk, i) => ({ position: chunk.position, text: chunk.text, vector: vectors?.[i], config: await passageConfig(chunk.text, target.config) })),
+  );
   const table = vectors ? await vectorTable(ctx) : undefined; // before the transaction: it may create the table
 
   const changed = await ctx.db.transaction().execute(async (trx) => {
@@ -82,6 +87,15 @@ export async function indexSourceText(ctx: Context, input: { sourceId: string; a
   if (changed === undefined) return false;
   await tidyEmbeddedIndex(ctx, changed);
   return true;
+}
+
+/**
+ * A passage is stopped and stemmed in its own language (a Dutch page of an agent whose
+ * language is English is Dutch), else in its source's (a short passage shows none).
+ */
+async function passageConfig(text: string, sourceConfig: string): Promise<string> {
+  const language = await detectLanguage(text);
+  return language ? textSearchConfig(language) : sourceConfig;
 }
 
 /**
@@ -122,18 +136,21 @@ async function writePassages(ctx: Context, trx: Transaction<Tables>, target: Pas
 }
 
 /**
- * One statement for a batch: the lexemes of every passage (to_tsvector once each), the
- * terms' document frequencies and bounds (upserted, which also gives each term its id),
- * the postings, the passages with their lengths and term ids, and the agent's totals.
+ * One statement for a batch: the lexemes of every passage (to_tsvector once each, in the
+ * passage's configuration), the terms' document frequencies and bounds (upserted, which
+ * also gives each term its id), the postings, the passages with their lengths and term ids,
+ * and the agent's totals with the configurations its passages use (a question is parsed
+ * with each of them: search.ts).
  */
 async function insertPassageBatch(trx: Transaction<Tables>, target: PassageTarget, ids: string[], batch: NewPassage[]): Promise<number> {
-  const { agentId, sourceId, title, url, config } = target;
+  const { agentId, sourceId, title, url } = target;
+  const configs = batch.map((p) => p.config ?? target.config);
   const result = await sql<{ postings: number }>`
     with docs as materialized (
-      select d.id, d.position, d.text, nextval(pg_get_serial_sequence('passages', 'seq')) as seq,
+      select d.id, d.position, d.text, d.config, nextval(pg_get_serial_sequence('passages', 'seq')) as seq,
              -- The title is searched with each passage: a passage under "Shipping costs" answers "what does shipping cost?".
-             to_tsvector(${config}::regconfig, ${title}::text || E'\n' || d.text) as vec
-      from unnest(${ids}::text[], ${batch.map((p) => p.position)}::int[], ${batch.map((p) => p.text)}::text[]) as d(id, position, text)
+             to_tsvector(d.config::regconfig, ${title}::text || E'\n' || d.text) as vec
+      from unnest(${ids}::text[], ${batch.map((p) => p.position)}::int[], ${batch.map((p) => p.text)}::text[], ${configs}::text[]) as d(id, position, text, config)
     ), lex as (
       select d.seq, l.lexeme as term, coalesce(array_length(l.positions, 1), 1) as tf
       from docs d cross join lateral unnest(d.vec) as l
@@ -153,14 +170,15 @@ async function insertPassageBatch(trx: Transaction<Tables>, target: PassageTarge
     ), forward as (
       select lex.seq, array_agg(terms.term_id order by terms.term_id) as term_ids from lex join terms using (term) group by lex.seq
     ), added as (
-      insert into passages (id, seq, agent_id, source_id, position, title, url, text, length, term_ids)
-      select d.id, d.seq, ${agentId}, ${sourceId}, d.position, ${title}, ${url}, d.text, coalesce(lens.length, 0), coalesce(forward.term_ids, '{}')
+      insert into passages (id, seq, agent_id, source_id, position, title, url, text, config, length, term_ids)
+      select d.id, d.seq, ${agentId}, ${sourceId}, d.position, ${title}, ${url}, d.text, d.config, coalesce(lens.length, 0), coalesce(forward.term_ids, '{}')
       from docs d left join lens using (seq) left join forward using (seq)
       returning length
     )
     update agent_stats set
       passage_count = passage_count + (select count(*) from added),
-      total_length = total_length + (select coalesce(sum(length), 0) from added)
+      total_length = total_length + (select coalesce(sum(length), 0) from added),
+      configs = array(select distinct c from unnest(agent_stats.configs || ${[...new Set(configs)]}::text[]) as c order by c)
     where agent_id = ${agentId}
     returning (select count(*) from postings)::int as postings`.execute(trx);
   return Number(result.rows[0]?.postings ?? 0);
@@ -185,7 +203,9 @@ async function removePassages(trx: Transaction<Tables>, agentId: string, sourceI
     )
     update agent_stats set
       passage_count = passage_count - (select count(*) from gone),
-      total_length = total_length - (select coalesce(sum(length), 0) from gone)
+      total_length = total_length - (select coalesce(sum(length), 0) from gone),
+      -- An index left empty starts its list of configurations again.
+      configs = case when passage_count = (select count(*) from gone) then '{}' else configs end
     where agent_id = ${agentId}
     returning (select coalesce(sum(cardinality(term_ids)), 0) from gone)::int as postings`.execute(trx);
   await sql`delete from passages where source_id = ${sourceId}`.execute(trx);

@@ -12,9 +12,14 @@
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 
-/** BM25's parameters, as bm25_top_passages (migrations/019) has them. */
+/** BM25's parameters, as bm25_top_passages (migrations/026) has them. */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
+/**
+ * A question's word that the index holds in no form weighs this share of the idf of a term
+ * in one passage in the score's divisor (bm25_top_passages has the same).
+ */
+export const ABSENT_SHARE = 0.5;
 /** Postings kept by one process over all agents (16 bytes each: about 32 MB). */
 const MAX_KEPT_POSTINGS = 2_000_000;
 /** A term in more passages than this is not kept: its question is scored by the database. */
@@ -36,17 +41,23 @@ interface AgentLists {
   postings: number;
 }
 
-/** What the question's statement gives: the agent's index version and statistics, and the question's lexemes. */
-interface QuestionTerms {
+/**
+ * A question as the index reads it, with the agent's index version and statistics: its
+ * lexemes in every configuration it was parsed with, and its words, each with the lexemes
+ * the configurations give at its place in the question (its forms).
+ */
+export interface ParsedQuestion {
   version: string;
   n: number;
   avgdl: number;
   terms: string[];
+  /** Each word's terms, as indexes into terms. */
+  words: number[][];
 }
 
 export interface ScoredPassage {
   seq: number;
-  /** BM25 divided by the sum of the question's terms' idf, 0..1. */
+  /** BM25 divided by the question's words' weights (questionWeight), 0..1. */
   score: number;
 }
 
@@ -57,13 +68,12 @@ const keptByContext = new WeakMap<Context, Map<string, AgentLists>>();
  * score descending, then passage number. Null when a list is too long to keep or the index
  * changed while its lists were read: the database function answers then.
  */
-export async function topPassages(ctx: Context, agentId: string, config: string, query: string, limit: number, minScore: number): Promise<ScoredPassage[] | null> {
-  const question = await questionTerms(ctx, agentId, config, query);
-  if (!question) return [];
+export async function topPassages(ctx: Context, agentId: string, question: ParsedQuestion, limit: number, minScore: number): Promise<ScoredPassage[] | null> {
+  if (question.terms.length === 0) return [];
   const found = await listsFor(ctx, agentId, question);
   if (!found) return null;
   const { agent, lists } = found;
-  const idfSum = lists.reduce((sum, list) => sum + list.idf, 0);
+  const idfSum = questionWeight(question, lists);
   if (idfSum <= 0 || lists.every((list) => list.slots.length === 0) || limit <= 0) return [];
   const totals = new Float64Array(agent.seqs.length);
   const touched: number[] = [];
@@ -110,19 +120,69 @@ function ahead(seq: number, score: number, other: ScoredPassage): boolean {
   return score > other.score || (score === other.score && seq < other.seq);
 }
 
-async function questionTerms(ctx: Context, agentId: string, config: string, query: string): Promise<QuestionTerms | undefined> {
-  const { rows } = await sql<{ version: string; n: number; total: number; terms: string[] }>`
+/**
+ * What a score is divided by: each word weighs the idf of its best term the index holds; a
+ * word held in no form (a question word no stop list has, "jullie", "wann"; an inflection
+ * the material does not use) weighs ABSENT_SHARE of the idf of a term in one passage. Such a
+ * word tells no passage apart, so it may not outweigh the words the passages do hold (with a
+ * df of 0 its idf was the largest of all), while a question most of whose words the material
+ * lacks still scores low. A passage holding every held word once at average length scores
+ * about 1.
+ */
+function questionWeight(question: ParsedQuestion, lists: TermList[]): number {
+  const absent = ABSENT_SHARE * Math.log(1 + (question.n - 1 + 0.5) / (1 + 0.5));
+  let total = 0;
+  for (const word of question.words) {
+    let best = -1;
+    for (const term of word) if (lists[term].slots.length > 0) best = Math.max(best, lists[term].idf);
+    total += best >= 0 ? best : absent;
+  }
+  return total;
+}
+
+/**
+ * Parses the question with each configuration: the first (the question's own language's)
+ * decides its words (what it stops is no word); the others add the lexemes they give at the
+ * same place of the question as further forms of those words, and the agent's passages'
+ * own configurations (agent_stats.configs) are always among them. One statement, that also
+ * reads the index's version and statistics. Undefined when the agent has no passages.
+ */
+export async function parseQuestion(ctx: Context, agentId: string, configs: string[], query: string): Promise<ParsedQuestion | undefined> {
+  const { rows } = await sql<{ version: string; n: number; total: number; parsed: unknown }>`
     select a.version::text as version, a.passage_count::float8 as n, a.total_length::float8 as total,
-      tsvector_to_array(to_tsvector(${config}::regconfig, ${query})) as terms
+      (select coalesce(json_agg(json_build_array(c.i, l.lexeme, l.positions)), '[]')
+        from (select name, min(i) as i from unnest(${configs}::text[] || a.configs) with ordinality as c(name, i) group by name) c
+        cross join lateral unnest(to_tsvector(c.name::regconfig, ${query})) as l) as parsed
     from agent_stats a where a.agent_id = ${agentId}`.execute(ctx.db);
   const row = rows[0];
   if (!row || Number(row.n) <= 0) return undefined;
   const n = Number(row.n);
-  return { version: row.version, n, avgdl: Math.max(Number(row.total) / n, 1), terms: row.terms };
+  const parsed = (typeof row.parsed === 'string' ? JSON.parse(row.parsed) : row.parsed) as Array<[number, string, number[] | null]>;
+  return { version: row.version, n, avgdl: Math.max(Number(row.total) / n, 1), ...questionWords(parsed) };
+}
+
+/** The words of a question from its lexemes by configuration (1 the first) and places. */
+function questionWords(parsed: Array<[number, string, number[] | null]>): { terms: string[]; words: number[][] } {
+  const terms: string[] = [];
+  const indexOf = new Map<string, number>();
+  const termIndex = (term: string) => indexOf.get(term) ?? indexOf.set(term, terms.push(term) - 1).get(term)!;
+  const words: Array<Set<number>> = [];
+  const wordAt = new Map<number, Set<number>>();
+  for (const [config, lexeme, positions] of parsed) {
+    if (Number(config) !== 1) continue;
+    const word = new Set([termIndex(lexeme)]);
+    words.push(word);
+    for (const position of positions ?? []) wordAt.set(position, word);
+  }
+  for (const [config, lexeme, positions] of parsed) {
+    if (Number(config) === 1) continue;
+    for (const position of positions ?? []) wordAt.get(position)?.add(termIndex(lexeme));
+  }
+  return { terms, words: words.map((word) => [...word]) };
 }
 
 /** The question's lists, from memory or read now; null when one is too long or the index moved meanwhile. */
-async function listsFor(ctx: Context, agentId: string, question: QuestionTerms): Promise<{ agent: AgentLists; lists: TermList[] } | null> {
+async function listsFor(ctx: Context, agentId: string, question: ParsedQuestion): Promise<{ agent: AgentLists; lists: TermList[] } | null> {
   const kept = keptByContext.get(ctx) ?? keptByContext.set(ctx, new Map()).get(ctx)!;
   let agent = kept.get(agentId);
   if (agent?.version !== question.version) agent = { version: question.version, terms: new Map(), seqs: [], slotOf: new Map(), postings: 0 };
@@ -150,7 +210,7 @@ async function listsFor(ctx: Context, agentId: string, question: QuestionTerms):
  * state of the index; each term's postings come as three arrays (far cheaper to read than a
  * row a posting).
  */
-async function readLists(ctx: Context, agentId: string, question: QuestionTerms, terms: string[], agent: AgentLists): Promise<Map<string, TermList> | null> {
+async function readLists(ctx: Context, agentId: string, question: ParsedQuestion, terms: string[], agent: AgentLists): Promise<Map<string, TermList> | null> {
   const { rows } = await sql<{ version: string; term: string | null; df: number | null; seqs: number[] | null; tfs: number[] | null; lengths: number[] | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId}),
     t as (select term, df, term_id from agent_term_stats where agent_id = ${agentId} and term = any(${terms}::text[]))
@@ -173,7 +233,7 @@ async function readLists(ctx: Context, agentId: string, question: QuestionTerms,
 }
 
 /** Each posting's contribution computed as bm25_top_passages computes it, in the same order of operations. */
-function termList(question: QuestionTerms, agent: AgentLists, df: number, postings: { seqs: number[]; tfs: number[]; lengths: number[] }): TermList {
+function termList(question: ParsedQuestion, agent: AgentLists, df: number, postings: { seqs: number[]; tfs: number[]; lengths: number[] }): TermList {
   const idf = Math.log(1 + (question.n - df + 0.5) / (df + 0.5));
   const count = postings.seqs.length;
   const slots = new Int32Array(count);

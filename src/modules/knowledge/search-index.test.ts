@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { ingestWebsitePage } from './ingest.ts';
-import { BM25_B, BM25_K1, topPassages } from './postings.ts';
+import { ABSENT_SHARE, BM25_B, BM25_K1, parseQuestion, topPassages } from './postings.ts';
 import { databaseLexicalSearch, lexicalSearch } from './search.ts';
 
 // Words of very different frequency (a Zipf law), repeated within passages and passages
@@ -29,12 +29,16 @@ function page(random: () => number): string {
   return Array.from({ length: paragraphs }, () => Array.from({ length: 3 + Math.floor(random() * 60) }, () => zipfWord(random)).join(' ') + '.').join('\n\n');
 }
 
-/** BM25 from scratch: every passage's lexemes read again from its title and text, nothing from the index tables. */
+/**
+ * BM25 from scratch: every passage's lexemes read again from its title and text in the
+ * configuration it records, nothing from the index tables. A query's words are its English
+ * lexemes; a word's other forms are the lexemes the passages' configurations give at its place.
+ */
 async function recount(service: Service, agentId: string): Promise<{ scores(query: string): Promise<Map<string, number>>; df: Map<string, number>; n: number; totalLength: number }> {
   const rows = (
     await sql<{ id: string; term: string; tf: number }>`
       select p.id, l.lexeme as term, coalesce(array_length(l.positions, 1), 1) as tf
-      from passages p cross join lateral unnest(to_tsvector('english', p.title || E'\n' || p.text)) as l where p.agent_id = ${agentId}`.execute(service.ctx.db)
+      from passages p cross join lateral unnest(to_tsvector(p.config::regconfig, p.title || E'\n' || p.text)) as l where p.agent_id = ${agentId}`.execute(service.ctx.db)
   ).rows;
   const ids = (await sql<{ id: string }>`select id from passages where agent_id = ${agentId}`.execute(service.ctx.db)).rows.map((r) => r.id);
   const length = new Map(ids.map((id) => [id, 0]));
@@ -53,12 +57,25 @@ async function recount(service: Service, agentId: string): Promise<{ scores(quer
     n,
     totalLength,
     scores: async (query) => {
-      const terms = (await sql<{ term: string }>`select distinct lexeme as term from unnest(to_tsvector('english', ${query}))`.execute(service.ctx.db)).rows.map((r) => r.term);
-      const scores = new Map<string, number>();
+      const forms = (
+        await sql<{ word: string; term: string }>`
+          select e.lexeme as word, l.lexeme as term
+          from unnest(to_tsvector('english', ${query})) as e
+          cross join (select distinct p.config from passages p where p.agent_id = ${agentId} union select 'english') c
+          cross join lateral unnest(to_tsvector(c.config::regconfig, ${query})) as l
+          where l.positions && e.positions`.execute(service.ctx.db)
+      ).rows;
+      const words = new Map<string, Set<string>>();
+      for (const { word, term } of forms) words.set(word, (words.get(word) ?? new Set()).add(term));
+      const idfOf = (term: string) => Math.log(1 + (n - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5));
       let idfSum = 0;
-      for (const term of terms) {
-        const idf = Math.log(1 + (n - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5));
-        idfSum += idf;
+      for (const terms of words.values()) {
+        const held = [...terms].filter((term) => df.has(term)).map(idfOf);
+        idfSum += held.length > 0 ? Math.max(...held) : ABSENT_SHARE * Math.log(1 + (n - 1 + 0.5) / 1.5);
+      }
+      const scores = new Map<string, number>();
+      for (const term of new Set([...words.values()].flatMap((terms) => [...terms]))) {
+        const idf = idfOf(term);
         for (const { id, tf } of postings.get(term) ?? []) {
           const weight = (tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length.get(id)!) / avgdl));
           scores.set(id, (scores.get(id) ?? 0) + idf * weight);
@@ -105,10 +122,15 @@ async function assertIndexMatchesRecount(): Promise<void> {
       const expected = [...(await truth.scores(query)).entries()].filter(([, s]) => s >= minScore).sort((a, b) => b[1] - a[1]).slice(0, limit);
       const all = await truth.scores(query);
       // The lists kept in the process and the database function alone rank alike; the kept lists answer (no fallback).
-      assert.notEqual(await topPassages(service.ctx, agentId, 'english', query, limit, minScore), null, query);
-      for (const search of [lexicalSearch, databaseLexicalSearch]) {
-        const got = await search(service.ctx, agentId, query, 'english', limit, minScore);
-        const label = `${search.name}: ${query} (top ${limit}, min ${minScore})`;
+      const parsed = (await parseQuestion(service.ctx, agentId, ['english'], query))!;
+      assert.notEqual(await topPassages(service.ctx, agentId, parsed, limit, minScore), null, query);
+      const searches = {
+        lexicalSearch: () => lexicalSearch(service.ctx, agentId, query, ['english'], limit, minScore),
+        databaseLexicalSearch: () => databaseLexicalSearch(service.ctx, agentId, parsed, limit, minScore),
+      };
+      for (const [name, search] of Object.entries(searches)) {
+        const got = await search();
+        const label = `${name}: ${query} (top ${limit}, min ${minScore})`;
         assert.deepEqual(got.map((h) => h.score.toFixed(9)), expected.map(([, s]) => s.toFixed(9)), label);
         for (const hit of got) assert.equal(all.get(hit.passageId)!.toFixed(9), hit.score.toFixed(9), label);
       }
@@ -132,7 +154,7 @@ test('after a retrain (every source read and indexed again) the statistics and r
 });
 
 test('a page added or deleted after a search is seen by the very next search (the lists kept in the process follow the index version)', async () => {
-  const search = () => lexicalSearch(service.ctx, agentId, 'zuxtorbel kalodor', 'english', 5, 0.5);
+  const search = () => lexicalSearch(service.ctx, agentId, 'zuxtorbel kalodor', ['english'], 5, 0.5);
   assert.deepEqual(await search(), []);
   const { sourceId } = await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_index', url: 'https://index.example/new', title: 'New page', text: 'Zuxtorbel kalodor zuxtorbel.' });
   const found = await search();

@@ -1,10 +1,14 @@
 /**
  * Finding an agent's passages for a question.
  *
- * Lexical: BM25 (k1 1.2, b 0.75) over the stemmed lexemes PostgreSQL full text gives in
- * the agent's language, with the term statistics kept in tables by indexing.ts. The score
- * is normalised to 0..1 by dividing by the sum of the query terms' idf: a passage that
- * holds every query term once at average length scores about 1.
+ * Lexical: BM25 (k1 1.2, b 0.75) over the stemmed lexemes PostgreSQL full text gives, each
+ * passage in its own language, with the term statistics kept in tables by indexing.ts. The
+ * question is parsed in its own language (its words: what that language stops is no word)
+ * and in the agent's and the passages' languages (further forms of those words), and any
+ * passage holding one of them is scored (docs/knowledge.md, "Languages"). The score is
+ * normalised to 0..1 by dividing by the words' weights (postings.ts, questionWeight): a
+ * passage that holds every word the index knows once at average length scores about 1, and
+ * a word the index lacks in every form weighs less than one it holds.
  * Vector (when an embedding provider is configured): cosine similarity over pgvector HNSW.
  * Hybrid: reciprocal rank fusion (k 60) of the two lists, each list first cut at
  * minSimilarity, the fused value divided by its maximum (first in both lists) to 0..1.
@@ -13,8 +17,8 @@
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
-import { textSearchConfig } from './indexing.ts';
-import { topPassages } from './postings.ts';
+import { textSearchConfig } from './languages.ts';
+import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
 
 export const RRF_K = 60;
@@ -26,6 +30,8 @@ export interface SearchInput {
   minSimilarity: number;
   /** The agent's language (en, nl, fr, de, es); read from the agent when left out. */
   language?: string;
+  /** The question's own language, when it shows one; the agent's stands in otherwise. */
+  questionLanguage?: string;
 }
 
 export interface PassageHit {
@@ -50,13 +56,13 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   if (!query || input.topK <= 0) return [];
   const candidates = Math.max(input.topK * 4, 20);
   const language = input.language ?? (await agentLanguage(ctx.db, input.agentId));
-  const config = textSearchConfig(language);
+  const configs = [textSearchConfig(input.questionLanguage ?? language), textSearchConfig(language)];
   if (!embeddingsEnabled(ctx)) {
     // Lexical ranking is exact, so its first topK are the answer: no wider candidate list, no second read of the texts.
-    return (await lexicalSearch(ctx, input.agentId, query, config, input.topK, input.minSimilarity)).map(rounded);
+    return (await lexicalSearch(ctx, input.agentId, query, configs, input.topK, input.minSimilarity)).map(rounded);
   }
   const [lexical, vector] = await Promise.all([
-    lexicalRanking(ctx, input.agentId, query, config, candidates, input.minSimilarity),
+    lexicalRanking(ctx, input.agentId, query, configs, candidates, input.minSimilarity),
     vectorSearch(ctx, input.agentId, query, candidates),
   ]);
   const ranked = fuse([lexical, vector.filter((hit) => hit.score >= input.minSimilarity)]).slice(0, input.topK);
@@ -64,9 +70,11 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
 }
 
 /** The lexical candidates of a hybrid search, ranked, without their texts: only the fused first topK are read. */
-async function lexicalRanking(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore: number): Promise<Ranked[]> {
-  const top = await topPassages(ctx, agentId, config, query, limit, minScore);
-  if (!top) return (await databaseLexicalSearch(ctx, agentId, query, config, limit, minScore)).map(({ passageId, score }) => ({ passageId, score }));
+async function lexicalRanking(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore: number): Promise<Ranked[]> {
+  const question = await parseQuestion(ctx, agentId, configs, query);
+  if (!question) return [];
+  const top = await topPassages(ctx, agentId, question, limit, minScore);
+  if (!top) return (await databaseLexicalSearch(ctx, agentId, question, limit, minScore)).map(({ passageId, score }) => ({ passageId, score }));
   if (top.length === 0) return [];
   const { rows } = await sql<{ seq: number; id: string }>`
     select seq::float8 as seq, id from passages where seq = any(${top.map((hit) => hit.seq)}::bigint[])`.execute(ctx.db);
@@ -85,12 +93,15 @@ function rounded(hit: PassageHit): PassageHit {
  * BM25 over the agent's passages, best `limit` first, normalised to 0..1 and cut at
  * minScore: scored over the posting lists the process keeps (postings.ts), then the
  * passages' texts read in one statement; when a list is too long to keep, by the database
- * function bm25_top_passages (migrations/019), the exact top k by MaxScore pruning
+ * function bm25_top_passages (migrations/026), the exact top k by MaxScore pruning
  * (docs/knowledge.md). Both rank alike, to the last bit but for the order of a sum.
+ * `configs`: the question's language's first (see parseQuestion).
  */
-export async function lexicalSearch(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore = 0): Promise<PassageHit[]> {
-  const top = await topPassages(ctx, agentId, config, query, limit, minScore);
-  if (!top) return databaseLexicalSearch(ctx, agentId, query, config, limit, minScore);
+export async function lexicalSearch(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore = 0): Promise<PassageHit[]> {
+  const question = await parseQuestion(ctx, agentId, configs, query);
+  if (!question) return [];
+  const top = await topPassages(ctx, agentId, question, limit, minScore);
+  if (!top) return databaseLexicalSearch(ctx, agentId, question, limit, minScore);
   if (top.length === 0) return [];
   const { rows } = await sql<PassageRowOut & { seq: number }>`
     select p.seq::float8 as seq, ${passageColumns}
@@ -117,9 +128,12 @@ function hitOf(row: PassageRowOut, score: number): PassageHit {
 }
 
 /** The same ranking by the database function alone: one round trip reading the postings it needs. */
-export async function databaseLexicalSearch(ctx: Context, agentId: string, query: string, config: string, limit: number, minScore = 0): Promise<PassageHit[]> {
+export async function databaseLexicalSearch(ctx: Context, agentId: string, question: ParsedQuestion, limit: number, minScore = 0): Promise<PassageHit[]> {
+  const pairs = question.words.flatMap((word, i) => word.map((term) => [question.terms[term], i + 1] as const));
+  if (pairs.length === 0) return [];
   const result = await sql<PassageRowOut & { score: number }>`
-    select * from bm25_top_passages(${agentId}, ${config}::regconfig, ${query}, ${limit}::integer, ${minScore}::float8)`.execute(ctx.db);
+    select * from bm25_top_passages(${agentId}, ${pairs.map(([term]) => term)}::text[], ${pairs.map(([, word]) => word)}::integer[],
+      ${limit}::integer, ${minScore}::float8)`.execute(ctx.db);
   return result.rows.map((row) => hitOf(row, Number(row.score)));
 }
 
