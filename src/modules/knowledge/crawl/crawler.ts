@@ -418,9 +418,10 @@ async function writeSiteFacts(run: Run, page: ExtractedPage, servedAt: string): 
   // A batch after a restart starts with no hashes: the text this crawl kept tells it.
   const keptByThisCrawl = held?.crawl_id === crawl.id ? held.content : '';
   if (keptByThisCrawl.includes(facts)) return;
-  const text = keptByThisCrawl ? `${keptByThisCrawl}\n\n${facts}` : facts;
-  if (keptByThisCrawl && text.length > MAX_SITE_FACTS_CHARS) return;
   const title = SITE_FACTS_TITLES[page.language.slice(0, 2)] ?? SITE_FACTS_TITLES.en;
+  // Under a heading of their own, every passage of the facts says what it is ("Contact details › Opening hours").
+  const text = keptByThisCrawl ? `${keptByThisCrawl}\n\n${facts}` : `# ${title}\n\n${facts}`;
+  if (keptByThisCrawl && text.length > MAX_SITE_FACTS_CHARS) return;
   await ingestWebsitePage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url, title, text });
 }
 
