@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { startService, type SeededWorkspace, type Service } from '../../../../test/support/harness.ts';
 import { serveFixtureSite, type FixtureSite } from '../../../../test/support/fixture-sites.ts';
 import { seedAgent } from '../../../../test/support/seed-agent.ts';
+import { makeDocx } from '../test-support.ts';
 import { getLatestCrawl, type CrawlObject } from './service.ts';
 import { page, paragraphsFor, startSite, type TestSite } from './test-site.ts';
 
@@ -25,13 +26,20 @@ describe('reading a small-business site', () => {
   let clinic: FixtureSite;
   let small: TestSite;
   let clinicAgent: string;
+  /** Crawled by the turned-away test; the Word document test reads what that crawl kept. */
+  let smallAgent = '';
 
   before(async () => {
     service = await startService({ env: { PARLEY_ALLOW_PRIVATE_URLS: '1' } });
     ws = await service.seedWorkspace({ plan: 'studio' });
     clinic = await serveFixtureSite('clearwater');
     small = await startSite({
-      '/': page('Home', paragraphsFor(0), ['/login', '/empty', '/soon', '/about']),
+      '/': page('Home', paragraphsFor(0), ['/login', '/empty', '/soon', '/about', '/files/terms.docx', '/files/old.pdf']),
+      '/files/terms.docx': {
+        type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        body: await makeDocx(['Terms of sale', 'Orders placed before noon are shipped the same working day by tracked parcel.']),
+      },
+      '/files/old.pdf': { type: 'application/pdf', body: 'This address says it is a PDF, but it holds plain text.' },
       '/about': page('About', paragraphsFor(1), ['/']),
       '/login': {
         body: '<html><head><title>Sign in</title></head><body><h1>Sign in</h1><form><input name="email"><input type="password" name="password"></form></body></html>',
@@ -100,9 +108,9 @@ describe('reading a small-business site', () => {
   });
 
   test('every page turned away is counted on the crawl and listed with its reason', async () => {
-    const agentId = await seedAgent(service, ws, 'small');
+    const agentId = (smallAgent = await seedAgent(service, ws, 'small'));
     const done = await crawl(agentId, `${small.origin}/`);
-    assert.deepEqual({ status: done.status, processed: done.processed, turnedAway: done.turnedAway }, { status: 'completed', processed: 5, turnedAway: 3 });
+    assert.deepEqual({ status: done.status, processed: done.processed, turnedAway: done.turnedAway }, { status: 'completed', processed: 7, turnedAway: 3 });
     const listed = await service.api('GET', `/agents/${agentId}/crawl/pages?status=turned_away`, { key: ws.keys.read });
     assert.equal(listed.status, 200, JSON.stringify(listed.body));
     assert.deepEqual(
@@ -115,7 +123,18 @@ describe('reading a small-business site', () => {
     assert.deepEqual(rest.body.data.map((item: { url: string }) => new URL(item.url).pathname), ['/soon']);
     assert.equal(rest.body.pagination.nextCursor, null);
     const everything = await service.api('GET', `/agents/${agentId}/crawl/pages`, { key: ws.keys.read });
-    assert.equal(everything.body.data.length, 5);
+    assert.equal(everything.body.data.length, 7);
+    const skipped = await service.api('GET', `/agents/${agentId}/crawl/pages?status=skipped`, { key: ws.keys.read });
+    assert.deepEqual(skipped.body.data.map((item: { url: string; reason: string }) => [new URL(item.url).pathname, item.reason]), [['/files/old.pdf', 'not_a_document']]);
+  });
+
+  test('a Word document linked from the site is read in the same crawl as a file source', async () => {
+    const agentId = smallAgent;
+    assert.ok(agentId, 'the small site was crawled by the test before');
+    const docx = (await sources(agentId)).find((source) => source.url.endsWith('/files/terms.docx'));
+    assert.ok(docx, 'the linked document is a source');
+    assert.deepEqual({ type: docx.type, status: docx.status }, { type: 'file', status: 'ready' });
+    assert.match(await content(agentId, docx.id), /shipped the same working day/);
   });
 
   test('GET /crawl/pages answers 400 invalid_request for a cursor it never gave and 404 when the agent was never crawled', async () => {
