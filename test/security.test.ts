@@ -56,6 +56,7 @@ const ROUTES: RouteEntry[] = [
   { method: 'GET', path: '/agents/{id}/sources/{sourceId}', scope: 'read' },
   { method: 'DELETE', path: '/agents/{id}/sources/{sourceId}', scope: 'manage' },
   { method: 'GET', path: '/agents/{id}/crawl', scope: 'read' },
+  { method: 'GET', path: '/agents/{id}/crawl/pages', scope: 'read' },
   { method: 'DELETE', path: '/agents/{id}/crawl', scope: 'manage' },
   { method: 'POST', path: '/agents/{id}/retrain', scope: 'manage' },
   { method: 'POST', path: '/agents/{id}/chat', scope: 'chat', body: { message: 'What are your opening hours?' } },

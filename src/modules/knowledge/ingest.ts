@@ -8,7 +8,7 @@
 import type { Context } from '../../context.ts';
 import { newId } from '../../platform/ids.ts';
 import { indexSourceText } from './indexing.ts';
-import { storageUsed as storageUsedQuery, type TurnedAway } from './store.ts';
+import { storageUsed as storageUsedQuery, type FileKind, type TurnedAway } from './store.ts';
 
 export interface WebsitePageInput {
   workspaceId: string;
@@ -101,4 +101,76 @@ export async function recordTurnedAwayPage(
 /** Bytes the agent's sources take: what counts against plan.storagePerAgentBytes. */
 export function storageUsedBytes(ctx: Context, agentId: string): Promise<number> {
   return storageUsedQuery(ctx.db, agentId);
+}
+
+export interface CrawledFileInput {
+  workspaceId: string;
+  agentId: string;
+  crawlId: string;
+  url: string;
+  name: string;
+  kind: FileKind;
+  bytes: Uint8Array;
+  /** Read from the bytes by readFileText, as a file source is read. */
+  text: string;
+}
+
+/**
+ * A document (PDF, DOCX) a crawl found linked from the site: a file source, kept with its
+ * bytes so a retrain reads it again like any file source. A file source an earlier crawl
+ * made from the same address is replaced; one the owner added by hand is left alone.
+ */
+export async function ingestCrawledFile(ctx: Context, input: CrawledFileInput): Promise<{ sourceId: string }> {
+  const now = ctx.clock.now();
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const earlier = await trx
+      .selectFrom('sources')
+      .select('id')
+      .where('agent_id', '=', input.agentId)
+      .where('type', '=', 'file')
+      .where('url', '=', input.url)
+      .where('crawl_id', 'is not', null)
+      .forUpdate()
+      .executeTakeFirst();
+    const fields = {
+      name: input.name.slice(0, 500),
+      content: input.text,
+      size_bytes: input.bytes.length,
+      crawl_id: input.crawlId,
+      status: 'pending' as const,
+      error: null,
+      queued_at: now,
+      job_id: null,
+    };
+    const saved = earlier
+      ? await trx
+          .updateTable('sources')
+          .set({ ...fields, generation: (eb) => eb('generation', '+', 1) })
+          .where('id', '=', earlier.id)
+          .returning(['id', 'generation'])
+          .executeTakeFirstOrThrow()
+      : await trx
+          .insertInto('sources')
+          .values({
+            ...fields,
+            id: newId('src'),
+            workspace_id: input.workspaceId,
+            agent_id: input.agentId,
+            type: 'file',
+            url: input.url,
+            title: null,
+            turned_away: null,
+            chunk_count: 0,
+            generation: 0,
+            created_at: now,
+            processed_at: null,
+          })
+          .returning(['id', 'generation'])
+          .executeTakeFirstOrThrow();
+    await trx.deleteFrom('source_files').where('source_id', '=', saved.id).execute();
+    await trx.insertInto('source_files').values({ source_id: saved.id, kind: input.kind, bytes: input.bytes }).execute();
+    return saved;
+  });
+  await indexSourceText(ctx, { sourceId: row.id, agentId: input.agentId, generation: row.generation });
+  return { sourceId: row.id };
 }

@@ -40,6 +40,7 @@ function featureSite(): Promise<TestSite> {
     '/old-page': { status: 301, headers: { location: '/moved' } },
     '/moved': page('Moved here', paragraphsFor(6), ['/']),
     '/data': { type: 'application/json', body: '{"not":"a page"}' },
+    '/brochure.pdf': { type: 'application/pdf', body: 'not a PDF at all' }, // a linked document is fetched; this one is no document
     '/missing': { status: 404, body: 'gone' },
     '/sitemap.xml': (origin) => ({
       type: 'application/xml',
@@ -105,16 +106,16 @@ describe('website crawl', () => {
     assert.equal(started.status, 201);
     assert.equal(started.body.data.status, 'queued');
     const crawl = await finished(agentId);
-    // /, about, about-copy, about-twin, pricing, faq, login, empty, old-page, data: ten addresses once normalised.
-    assert.deepEqual(crawl, { id: started.body.data.id, status: 'completed', processed: 10, discovered: 10, pending: 0, failed: 0, stopReason: null });
+    // /, about, about-copy, about-twin, pricing, faq, login, empty, old-page, data, brochure.pdf: eleven addresses once normalised.
+    assert.deepEqual(crawl, { id: started.body.data.id, status: 'completed', processed: 11, discovered: 11, pending: 0, failed: 0, turnedAway: 2, stopReason: null });
     const kept = (await websiteSources(agentId)).sort();
     // One of /about and its twin (same text) is kept; /about-copy names /about as canonical; /old-page redirects to /moved.
     assert.equal(kept.filter((p) => p === '/about' || p === '/about-twin').length, 1);
     assert.deepEqual(kept.filter((p) => p !== '/about' && p !== '/about-twin'), ['/', '/faq', '/moved', '/pricing']);
   });
 
-  test('links mode never requests robots-disallowed, excluded, off-site or non-page addresses', () => {
-    for (const never of ['/private/secret', '/blog/post-1', '/brochure.pdf']) assert.ok(!site.hits.includes(never), `${never} was requested`);
+  test('links mode never requests robots-disallowed, excluded or off-site addresses', () => {
+    for (const never of ['/private/secret', '/blog/post-1']) assert.ok(!site.hits.includes(never), `${never} was requested`);
     assert.equal(site.hits.filter((hit) => hit === '/faq').length, 1, 'the address with a fragment is the same page');
   });
 

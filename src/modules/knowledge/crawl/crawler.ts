@@ -10,8 +10,12 @@ import type { Context } from '../../../context.ts';
 import { SafeFetchError, type SafeResponse } from '../../../platform/safe-fetch.ts';
 import { planOf, type Plan } from '../../workspace/plans.ts';
 import { getWorkspace } from '../../workspace/store.ts';
-import { ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../ingest.ts';
-import { extractPage } from './extract.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { fetchFile } from '../fetch-file.ts';
+import { ingestCrawledFile, ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../ingest.ts';
+import { nameFromUrl } from '../service.ts';
+import { FileReadError, readFileText, readLimits } from '../read-file.ts';
+import { extractPage, hasContactDetails, type ExtractedPage } from './extract.ts';
 import { queueCrawlBatch } from './service.ts';
 import { parseSitemap } from './sitemap.ts';
 import { foldSpelling, slashDroppedSpelling } from './spellings.ts';
@@ -49,6 +53,12 @@ const ROBOTS_FETCH = { timeoutMs: 10_000, maxBytes: 512 * 1024, maxRedirects: 5 
 const MAX_ATTEMPTS = 3;
 /** Below this much main text a page is turned away as too_little_content. */
 export const MIN_TEXT_CHARS = 200;
+/** A page that carries contact details (a contact page) needs only a sentence of its own. */
+export const MIN_CONTACT_PAGE_CHARS = 60;
+/** Documents linked from the site's pages, read as file sources in the same crawl. */
+const DOCUMENT_LINK = /\.(pdf|docx)$/i;
+/** The site-wide source of header and footer facts holds at most this much (distinct footers add up). */
+const MAX_SITE_FACTS_CHARS = 8_000;
 const MAX_SITEMAP_FILES = 50;
 const SEED_MS = 60_000;
 const USER_AGENT = 'Parley';
@@ -76,6 +86,8 @@ interface Run {
   taken: number;
   /** Addresses in the frontier, at least. */
   frontier: number;
+  /** Hashes of the header and footer facts this batch has kept, and the write under way. */
+  siteFacts: { hashes: Set<string>; writing: Promise<void> };
 }
 
 export async function runCrawlBatch(ctx: Context, crawlId: string, isStopping: () => boolean): Promise<void> {
@@ -94,6 +106,7 @@ export async function runCrawlBatch(ctx: Context, crawlId: string, isStopping: (
     inFlight: 0,
     taken: 0,
     frontier: 0,
+    siteFacts: { hashes: new Set(), writing: Promise.resolve() },
   };
   if (!crawl.seeded) await seed(run);
   // A page claimed this long ago belongs to a worker that died.
@@ -263,13 +276,18 @@ async function fetchText(ctx: Context, url: string): Promise<string | null> {
 /** The address to queue for a link, or null when the crawl leaves it alone. */
 function pageToFollow(run: Run, href: string, base: string): string | null {
   const url = normaliseUrl(href, base);
-  if (!url || !isOnSite(url, run.site) || looksLikeFile(url)) return null;
+  if (!url || !isOnSite(url, run.site) || (looksLikeFile(url) && !isDocumentLink(url))) return null;
   if (isExcluded(url, run.crawl.exclude_paths) || !run.robots(url)) return null;
   return url;
 }
 
+function isDocumentLink(url: string): boolean {
+  return DOCUMENT_LINK.test(new URL(url).pathname);
+}
+
 async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
   const { ctx, crawl } = run;
+  if (isDocumentLink(page.url)) return readDocument(run, page);
   let response: SafeResponse;
   try {
     response = await ctx.safeFetch.fetch(page.url, { ...PAGE_FETCH, headers: { accept: ACCEPT } });
@@ -296,7 +314,8 @@ async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
   if (!isNew) return { status: 'skipped', reason: 'duplicate' };
   if (crawl.mode === 'links' && !extracted.nofollow) await queueLinks(run, extracted.links, response.url, page.depth + 1);
   if (extracted.noindex) return { status: 'skipped', reason: 'noindex' };
-  const turnedAway = extracted.isLoginForm ? 'login_page' : extracted.text.length < MIN_TEXT_CHARS ? 'too_little_content' : null;
+  if (extracted.siteFacts) await keepSiteFacts(run, extracted, response.url);
+  const turnedAway = turnedAwayReason(extracted);
   const title = extracted.title || address;
   if (turnedAway) {
     await recordTurnedAwayPage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url: address, title, reason: turnedAway });
@@ -352,4 +371,97 @@ function decode(response: SafeResponse): string {
   } catch {
     return new TextDecoder().decode(response.body);
   }
+}
+
+/** Why a page is not kept, or null. A short page is kept when it carries contact details. */
+export function turnedAwayReason(page: Pick<ExtractedPage, 'isLoginForm' | 'text' | 'siteFacts'>): 'login_page' | 'too_little_content' | null {
+  if (page.isLoginForm) return 'login_page';
+  if (page.text.length >= MIN_TEXT_CHARS) return null;
+  const carriesContact = hasContactDetails(page.text) || (page.siteFacts !== null && hasContactDetails(page.siteFacts));
+  return carriesContact && page.text.length >= MIN_CONTACT_PAGE_CHARS ? null : 'too_little_content';
+}
+
+const SITE_FACTS_TITLES: Record<string, string> = {
+  en: 'Contact details',
+  nl: 'Contactgegevens',
+  fr: 'Coordonnées',
+  de: 'Kontaktdaten',
+  es: 'Datos de contacto',
+};
+
+/**
+ * The facts of the site's header and footer (contact details, opening hours) are one
+ * website source for the whole site, at the site's home address with #contact-details:
+ * written by the first page that has them, and grown only by a header or footer whose
+ * text (by hash) this crawl has not kept yet. Lanes take turns, so none loses another's.
+ */
+function keepSiteFacts(run: Run, page: ExtractedPage, servedAt: string): Promise<void> {
+  const write = run.siteFacts.writing.then(() => writeSiteFacts(run, page, servedAt));
+  run.siteFacts.writing = write.catch(() => {});
+  return write;
+}
+
+async function writeSiteFacts(run: Run, page: ExtractedPage, servedAt: string): Promise<void> {
+  const { ctx, crawl } = run;
+  const facts = page.siteFacts!;
+  const hash = createHash('sha256').update(facts).digest('hex');
+  if (run.siteFacts.hashes.has(hash)) return;
+  run.siteFacts.hashes.add(hash);
+  const url = `${new URL(servedAt).origin}/#contact-details`;
+  const held = await ctx.db
+    .selectFrom('sources')
+    .select(['content', 'crawl_id'])
+    .where('agent_id', '=', crawl.agent_id)
+    .where('type', '=', 'website')
+    .where('url', '=', url)
+    .executeTakeFirst();
+  // A batch after a restart starts with no hashes: the text this crawl kept tells it.
+  const keptByThisCrawl = held?.crawl_id === crawl.id ? held.content : '';
+  if (keptByThisCrawl.includes(facts)) return;
+  const title = SITE_FACTS_TITLES[page.language.slice(0, 2)] ?? SITE_FACTS_TITLES.en;
+  // Under a heading of their own, every passage of the facts says what it is ("Contact details › Opening hours").
+  const text = keptByThisCrawl ? `${keptByThisCrawl}\n\n${facts}` : `# ${title}\n\n${facts}`;
+  if (keptByThisCrawl && text.length > MAX_SITE_FACTS_CHARS) return;
+  await ingestWebsitePage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url, title, text });
+}
+
+/**
+ * A PDF or Word document linked from the site: fetched within the storage allowance and
+ * read as a file source is (fetchFile, readFileText), in this crawl's lane.
+ */
+async function readDocument(run: Run, page: CrawlPageRow): Promise<Outcome> {
+  const { ctx, crawl } = run;
+  const allowanceLeftBytes = run.plan.storagePerAgentBytes - (await storageUsedBytes(ctx, crawl.agent_id));
+  let file;
+  try {
+    file = await fetchFile(ctx, page.url, { allowanceLeftBytes });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.code === 'storage_limit_reached') return { status: 'skipped', reason: 'storage_limit' };
+    if (error.code === 'unsupported_file_type') return { status: 'skipped', reason: 'not_a_document' };
+    return failed(run, page, error.code);
+  }
+  if (file.kind !== 'pdf' && file.kind !== 'docx') return { status: 'skipped', reason: 'not_a_document' };
+  let text: string;
+  try {
+    text = await readFileText(file.kind, file.bytes, readLimits(ctx));
+  } catch (error) {
+    if (error instanceof FileReadError) return failed(run, page, error.failure);
+    throw error;
+  }
+  if (text.trim().length < MIN_CONTACT_PAGE_CHARS) return { status: 'turned_away', reason: 'too_little_content' };
+  const hash = createHash('sha256').update(text).digest('hex');
+  if (!(await claimContentHash(ctx.db, crawl.id, page.url, hash))) return { status: 'skipped', reason: 'duplicate' };
+  const url = normaliseUrl(file.url) ?? page.url;
+  await ingestCrawledFile(ctx, {
+    workspaceId: crawl.workspace_id,
+    agentId: crawl.agent_id,
+    crawlId: crawl.id,
+    url,
+    name: nameFromUrl(url) || url,
+    kind: file.kind,
+    bytes: file.bytes,
+    text,
+  });
+  return { status: 'done', reason: null };
 }

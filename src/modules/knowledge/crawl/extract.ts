@@ -20,6 +20,13 @@ export interface ExtractedPage {
   noindex: boolean;
   /** <meta name=robots content=nofollow>: the site asks not to follow its links. */
   nofollow: boolean;
+  /**
+   * What the site says in its header or footer when that holds contact details or
+   * opening hours (kept once per site by the crawler; the main text leaves it out).
+   */
+  siteFacts: string | null;
+  /** The page's <html lang>, lower case ('' when absent). */
+  language: string;
 }
 
 /** A page with a password field and less main text than this is a login wall. */
@@ -27,6 +34,7 @@ const LOGIN_TEXT_LIMIT = 600;
 const BLOCKS = new Set([
   'p', 'div', 'section', 'article', 'main', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
   'pre', 'blockquote', 'table', 'tr', 'br', 'hr', 'figure', 'figcaption', 'header', 'footer', 'details', 'summary',
+  'address', 'aside', 'nav', 'form', 'fieldset', 'legend', 'caption', 'option',
 ]);
 const CHROME = 'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg, button, [role=navigation], [aria-hidden=true]';
 
@@ -34,7 +42,7 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   const $ = cheerio.load(html);
   const base = baseOf($, pageUrl);
   const robots = ($('meta[name="robots" i]').attr('content') ?? '').toLowerCase();
-  const text = mainText(html, $);
+  const text = mainText($);
   return {
     title: titleOf($),
     canonical: resolve($('link[rel~="canonical" i]').first().attr('href'), base),
@@ -47,7 +55,59 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
     isLoginForm: $('form input[type="password" i]').length > 0 && text.length < LOGIN_TEXT_LIMIT,
     noindex: /\b(noindex|none)\b/.test(robots),
     nofollow: /\b(nofollow|none)\b/.test(robots),
+    siteFacts: siteFactsOf($),
+    language: ($('html').attr('lang') ?? '').trim().toLowerCase(),
   };
+}
+
+const CHROME_PARTS = 'header, footer, [role=banner], [role=contentinfo]';
+/** Inside a header or footer: menus, buttons and forms carry no facts. */
+const CHROME_NOISE = 'script, style, noscript, template, nav, form, iframe, svg, button, select, [role=navigation], [aria-hidden=true]';
+
+/**
+ * The header and footer text that holds contact details or opening hours. Links
+ * other than mailto: and tel: are left out: in a footer they are menus ("Privacy").
+ */
+function siteFactsOf($: cheerio.CheerioAPI): string | null {
+  const parts = $(CHROME_PARTS)
+    .toArray()
+    .filter((element) => $(element).parents(`${CHROME_PARTS}, article, main`).length === 0);
+  const facts: string[] = [];
+  for (const part of parts) {
+    const clone = $(part).clone();
+    clone.find(CHROME_NOISE).remove();
+    clone.find('a').each((_, link) => {
+      if (!/^(mailto|tel):/i.test($(link).attr('href') ?? '')) $(link).remove();
+    });
+    const text = htmlToText(clone);
+    if (text && (hasContactDetails(text) || hasOpeningHours(text)) && !facts.includes(text)) facts.push(text);
+  }
+  return facts.length > 0 ? facts.join('\n\n') : null;
+}
+
+const EMAIL = /[\p{L}\d._%+-]+@[\p{L}\d-]+(?:\.[\p{L}\d-]+)+/u;
+/** A number written as a phone number: starting with +, 0 or (, 8 to 15 digits with spaces, dots or dashes. */
+const PHONE = /(?:\+|\(|\b0)\d[\d\s().\/-]{5,20}\d/g;
+const POSTAL_CODES = [
+  /\b\d{4}\s?[A-Z]{2}\b/, // Dutch: 3511 NS
+  /\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b/, // British: BS7 8AE
+  /\b\d{5}\s+\p{Lu}\p{Ll}+/u, // French, German, Spanish, Italian: 75011 Paris
+  /\b[A-Z]{2}\s\d{5}(?:-\d{4})?\b/, // American: CA 94103
+];
+
+/** Whether a text carries a way to reach the business: an e-mail address, a phone number or a postal address. */
+export function hasContactDetails(text: string): boolean {
+  if (EMAIL.test(text)) return true;
+  for (const match of text.match(PHONE) ?? []) {
+    const digits = match.replace(/\D/g, '').length;
+    if (digits >= 8 && digits <= 15) return true;
+  }
+  return POSTAL_CODES.some((code) => code.test(text));
+}
+
+/** Times of day: 09:00, 7.30, 9am, 18 h. */
+export function hasOpeningHours(text: string): boolean {
+  return /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b/i.test(text);
 }
 
 function titleOf($: cheerio.CheerioAPI): string {
@@ -73,8 +133,11 @@ function resolve(href: string | undefined, base: string): string | null {
  * Readability finds the article; on pages it cannot read (listings, short pages)
  * the whole body without navigation, header, footer, forms and scripts stands in.
  */
-function mainText(html: string, $: cheerio.CheerioAPI): string {
-  const article = readabilityHtml(html);
+function mainText($: cheerio.CheerioAPI): string {
+  // Without the site's header and footer: on a short page Readability would take the footer for the article.
+  const withoutChrome = $.root().clone();
+  withoutChrome.find(CHROME_PARTS).filter((_, element) => $(element).parents('article, main').length === 0).remove();
+  const article = readabilityHtml($.html(withoutChrome));
   const fromArticle = article ? htmlToText(cheerio.load(article).root()) : '';
   const body: cheerio.Cheerio<AnyNode> = $('body').length > 0 ? $('body').clone() : $.root().clone();
   body.find(CHROME).remove();
@@ -93,29 +156,182 @@ function readabilityHtml(html: string): string | null {
   }
 }
 
-/** Text with one blank line between blocks, so paragraphs survive into the source. */
-function htmlToText(root: cheerio.Cheerio<AnyNode>): string {
+/**
+ * Text with one blank line between blocks, so paragraphs survive into the source.
+ * Headings become Markdown headings (the passages under them carry them as context,
+ * see chunk.ts); a table row is one line with its headers, a definition list item and
+ * a details block keep their question and answer together.
+ */
+export function htmlToText(root: cheerio.Cheerio<AnyNode>): string {
+  const out = new TextWriter();
+  root.toArray().forEach((node) => writeNode(node, out));
+  return out.text();
+}
+
+class TextWriter {
+  private blocks: string[] = [];
+  private inline: string[] = [];
+  /** The level of the last heading written: a details block's question sits one below it. */
+  headingLevel = 1;
+
+  word(text: string): void {
+    this.inline.push(text);
+  }
+
+  /** Ends the running block: what follows never glues to what came before. */
+  breakBlock(): void {
+    const text = collapse(this.inline.join(''));
+    this.inline = [];
+    if (text) this.blocks.push(text);
+  }
+
+  block(text: string): void {
+    this.breakBlock();
+    const clean = collapse(text);
+    if (clean) this.blocks.push(clean);
+  }
+
+  heading(level: number, text: string): void {
+    const clean = collapse(text);
+    if (!clean) return;
+    this.block(`${'#'.repeat(level)} ${clean}`);
+    this.headingLevel = level;
+  }
+
+  text(): string {
+    this.breakBlock();
+    return this.blocks.join('\n\n');
+  }
+}
+
+type Element = AnyNode & { name: string; attribs: Record<string, string>; children: AnyNode[] };
+
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template']);
+
+function writeNode(node: AnyNode, out: TextWriter): void {
+  if (node.type === 'text') {
+    out.word((node as unknown as { data: string }).data);
+    return;
+  }
+  if (node.type !== 'tag' && node.type !== 'root') return;
+  const element = node as Element;
+  const name = element.name?.toLowerCase() ?? '';
+  if (SKIPPED.has(name)) return;
+  const heading = /^h([1-6])$/.exec(name);
+  if (heading) return out.heading(Number(heading[1]), inlineText(element));
+  if (name === 'table') return writeTable(element, out);
+  if (name === 'dl') return writeDefinitions(element, out);
+  if (name === 'details') return writeDetails(element, out);
+  if (name === 'br') return out.breakBlock();
+  // An address is one line: "14 Gloucester Road, Bristol BS7 8AE".
+  if (name === 'address') return out.block(inlineText(element, ', '));
+  const block = BLOCKS.has(name);
+  if (block) out.breakBlock();
+  for (const child of element.children ?? []) writeNode(child, out);
+  if (block) out.breakBlock();
+}
+
+/** The text of an element on one line, with a space wherever a block or cell boundary was. */
+function inlineText(node: AnyNode, lineBreak = ' '): string {
   const parts: string[] = [];
-  const walk = (node: AnyNode): void => {
-    if (node.type === 'text') {
-      parts.push((node as unknown as { data: string }).data);
-      return;
-    }
-    if (node.type !== 'tag' && node.type !== 'root') return;
-    const name = (node as unknown as { name?: string }).name?.toLowerCase() ?? '';
-    if (name === 'script' || name === 'style' || name === 'noscript' || name === 'template') return;
-    const block = BLOCKS.has(name);
-    if (block) parts.push('\n');
-    for (const child of (node as unknown as { children: AnyNode[] }).children ?? []) walk(child);
-    if (block) parts.push('\n');
+  const walk = (current: AnyNode): void => {
+    if (current.type === 'text') parts.push((current as unknown as { data: string }).data);
+    if (current.type !== 'tag' && current.type !== 'root') return;
+    const name = (current as Element).name?.toLowerCase() ?? '';
+    if (SKIPPED.has(name)) return;
+    if (name === 'br') parts.push(lineBreak);
+    const spaced = BLOCKS.has(name) || CELLS.has(name);
+    if (spaced) parts.push(' ');
+    for (const child of (current as Element).children ?? []) walk(child);
+    if (spaced) parts.push(' ');
   };
-  root.toArray().forEach(walk);
-  return parts
-    .join('')
-    .split(/\n/)
-    .map(collapse)
-    .filter(Boolean)
-    .join('\n\n');
+  walk(node);
+  return collapse(parts.join('')).replace(/\s*,(\s*,)+/g, ',').replace(/^,\s*|,\s*$/g, '');
+}
+
+const CELLS = new Set(['td', 'th', 'dt', 'dd', 'caption', 'address', 'tbody', 'thead', 'tfoot']);
+
+function childElements(node: AnyNode, names?: string[]): Element[] {
+  return ((node as Element).children ?? []).filter(
+    (child): child is Element => child.type === 'tag' && (!names || names.includes((child as Element).name.toLowerCase())),
+  );
+}
+
+/** The rows of a table, its own only (a nested table is read as the text of its cell). */
+function rowsOf(table: Element): Element[] {
+  return childElements(table).flatMap((child) => (child.name.toLowerCase() === 'tr' ? [child] : childElements(child, ['tr'])));
+}
+
+/**
+ * One line per row: "Saturday: 09:00 – 17:00" for a two-column table,
+ * "Initial assessment — Length: 60 minutes; Price: £65" when there are more columns
+ * and a header row names them.
+ */
+function writeTable(table: Element, out: TextWriter): void {
+  out.breakBlock();
+  const caption = childElements(table, ['caption'])[0];
+  if (caption) out.block(inlineText(caption));
+  const rows = rowsOf(table).map((row) => ({
+    cells: childElements(row, ['td', 'th']).map((cell) => inlineText(cell)),
+    isHeader: childElements(row, ['td', 'th']).every((cell) => cell.name.toLowerCase() === 'th') || (row.parent as Element | null)?.name?.toLowerCase() === 'thead',
+  }));
+  const headerAt = rows.findIndex((row) => row.isHeader && row.cells.length > 1);
+  const headers = headerAt >= 0 && rows.slice(0, headerAt).every((row) => row.isHeader) ? rows[headerAt].cells : null;
+  for (const [index, row] of rows.entries()) {
+    if (headers && index <= headerAt) continue;
+    out.block(tableRowLine(row.cells, headers));
+  }
+  out.breakBlock();
+}
+
+export function tableRowLine(cells: string[], headers: string[] | null): string {
+  const [label, ...rest] = cells;
+  const values = rest.map((value, i) => ({ value, header: headers?.[i + 1] ?? '' })).filter((cell) => cell.value);
+  if (!label) return values.map((cell) => cell.value).join('; ');
+  if (values.length === 0) return label;
+  if (values.length === 1 && rest.length === 1) return `${label}: ${values[0].value}`;
+  const named = values.map((cell) => (cell.header ? `${cell.header}: ${cell.value}` : cell.value));
+  return `${label} — ${named.join('; ')}`;
+}
+
+/** A term and its descriptions as one block: "Friday: 7:30am – 5:00pm", "Can I pay cash? Yes, ...". */
+function writeDefinitions(list: Element, out: TextWriter): void {
+  out.breakBlock();
+  let term = '';
+  let descriptions: string[] = [];
+  const flush = () => {
+    if (term || descriptions.length > 0) out.block(definitionLine(term, descriptions.join(' ')));
+    term = '';
+    descriptions = [];
+  };
+  // A <div> may wrap each dt/dd group (allowed in HTML).
+  const items = childElements(list).flatMap((child) => (child.name.toLowerCase() === 'div' ? childElements(child) : [child]));
+  for (const item of items) {
+    const name = item.name.toLowerCase();
+    if (name === 'dt') {
+      if (descriptions.length > 0) flush();
+      term = term ? `${term} / ${inlineText(item)}` : inlineText(item);
+    } else if (name === 'dd') descriptions.push(inlineText(item));
+  }
+  flush();
+}
+
+export function definitionLine(term: string, description: string): string {
+  if (!term || !description) return term || description;
+  return /[?:.!]$/.test(term) ? `${term} ${description}` : `${term}: ${description}`;
+}
+
+/** An FAQ's <details>: the <summary> is the question, heading the answer below it. */
+function writeDetails(details: Element, out: TextWriter): void {
+  const summary = childElements(details, ['summary'])[0];
+  const level = Math.min(6, out.headingLevel + 1);
+  const parentLevel = out.headingLevel;
+  if (summary) out.heading(level, inlineText(summary));
+  else out.breakBlock();
+  for (const child of details.children ?? []) if (child !== summary) writeNode(child, out);
+  out.breakBlock();
+  // The next details block is a sibling question, not an answer to this one.
+  out.headingLevel = parentLevel;
 }
 
 function collapse(value: string): string {

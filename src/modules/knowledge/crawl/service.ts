@@ -1,10 +1,12 @@
 /** The crawl verbs: start one, read the latest, stop it. */
 import type { Context } from '../../../context.ts';
 import { errors } from '../../../http/errors.ts';
+import { DEFAULT_PAGE_SIZE } from '../../../http/paging.ts';
 import { newId } from '../../../platform/ids.ts';
 import { SafeFetchError } from '../../../platform/safe-fetch.ts';
 import type { AgentRef } from '../../agents/access.ts';
 import { cancelCrawls, crawlCounts, hasUnfinishedCrawl, insertCrawl, latestCrawl, type CrawlMode, type CrawlRow } from './store.ts';
+import { listCrawlPages, turnedAwayCount, type CrawlPageItem, type ListedStatus } from './pages.ts';
 import { normaliseUrl, siteOf } from './urls.ts';
 
 export const CRAWL_BATCH_JOB = 'crawl.batch';
@@ -22,6 +24,8 @@ export interface CrawlObject {
   discovered: number;
   pending: number;
   failed: number;
+  /** Pages read and not kept (login_page, too_little_content): listed by GET /crawl/pages?status=turned_away. */
+  turnedAway: number;
   stopReason: CrawlRow['stop_reason'];
 }
 
@@ -98,8 +102,36 @@ export async function crawlObject(ctx: Context, row: CrawlRow): Promise<CrawlObj
     discovered: counts.discovered,
     pending: counts.pending,
     failed: counts.failed,
+    turnedAway: await turnedAwayCount(ctx.db, row.id),
     stopReason: row.stop_reason,
   };
+}
+
+/**
+ * GET /crawl/pages: the latest crawl's pages with what became of each (a turned-away
+ * page with its reason), in address order. The cursor is the last address of a page.
+ */
+export async function listLatestCrawlPages(
+  ctx: Context,
+  agent: AgentRef,
+  query: { status?: ListedStatus; limit?: number; cursor?: string },
+): Promise<{ items: CrawlPageItem[]; nextCursor: string | null }> {
+  const row = await latestCrawl(ctx.db, agent.workspaceId, agent.id);
+  if (!row) throw errors.notFound('crawl');
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await listCrawlPages(ctx.db, row.id, { status: query.status, afterUrl: decodePageCursor(query.cursor), limit });
+  if (rows.length <= limit) return { items: rows, nextCursor: null };
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: Buffer.from(items[items.length - 1].url).toString('base64url') };
+}
+
+function decodePageCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const url = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^https?:\/\/\S+$/.test(url) || Buffer.from(url).toString('base64url') !== cursor) {
+    throw errors.invalidField('cursor', 'The cursor is not one this service gave out.');
+  }
+  return url;
 }
 
 async function checkedStartUrl(ctx: Context, raw: string): Promise<string> {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 export interface SiteResponse {
   status?: number;
   type?: string;
-  body?: string;
+  body?: string | Buffer;
   headers?: Record<string, string>;
 }
 
