@@ -1,11 +1,14 @@
 /**
  * The bounded reader itself (file-reader.ts): its memory bound holds memory outside
- * the V8 heap, its time bound ends a read, and a process runs at most its number of
- * reads at once. The readers of visitor files and file sources are tested through the
+ * the V8 heap, its time bound ends a read, a process runs at most its number of
+ * reads at once, and a reader whose service is killed does not run on unwatched. The
+ * readers of visitor files and file sources are tested through the
  * API in knowledge/read-file.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createFileReader, FileReadError, FileReaderBusyError } from './file-reader.ts';
 
 const FIXTURE = new URL('../../test/support/file-readers.ts', import.meta.url);
@@ -69,3 +72,47 @@ test('at most `concurrency` reads run at once; the others wait, and a caller tha
     await reader.close();
   }
 });
+
+test('a reader whose service is killed ends itself within seconds (its bounds were the service’s to watch)', async () => {
+  const script = `import { createFileReader } from ${JSON.stringify(new URL('./file-reader.ts', import.meta.url).href)};
+    const reader = createFileReader(1);
+    void reader.read(new URL(${JSON.stringify(FIXTURE.href)}), { kind: 'text', bytes: new Uint8Array(0), mode: 'sleep', ms: 60000 }, { memoryMb: 256, timeoutMs: 60000 });
+    setInterval(() => {}, 1000);`;
+  const service = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+  try {
+    const reader = await eventually('the reader started', () => childPids(service.pid!)[0]);
+    // Its guardian thread is up once the read began.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    service.kill('SIGKILL');
+    await eventually('the reader ended', () => !isRunning(reader) || undefined, 5_000);
+  } finally {
+    service.kill('SIGKILL');
+  }
+});
+
+async function eventually<T>(what: string, check: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    assert.ok(Date.now() < until, `${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Alive and not a zombie (a container's first process may never reap an orphan). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return false;
+  }
+}

@@ -5,9 +5,10 @@
  * none of it on the V8 heap a worker thread's resourceLimits bound) is the
  * service's memory. The process is bounded three ways:
  * - memory: its anonymous resident memory (RssAnon in /proc, measured by the kernel)
- *   is watched every 20 ms and the process killed past `memoryMb`; its V8 heap is
+ *   is watched every 20 ms, by the service and by a guardian thread inside the reader
+ *   (file-reader.child.ts), and the process killed past `memoryMb`; its V8 heap is
  *   capped at the same figure by V8 itself;
- * - time: killed after `timeoutMs`;
+ * - time: killed after `timeoutMs` (and by its guardian when the service is gone);
  * - inflated bytes: before any reader runs, the file's compressed parts are inflated
  *   into nothing, counting (inflate-guard.ts), so a bomb is refused in a fraction of
  *   a second.
@@ -73,6 +74,9 @@ export interface ChildRequest {
   script: string;
   input: ReaderInput;
   caps: InflateCaps;
+  memoryMb: number;
+  /** When the read's time is up (ms since the epoch). */
+  deadline: number;
 }
 
 export type ChildReply = { ok: true; value: unknown } | { ok: false; failure: FileReadFailure; message: string };
@@ -86,7 +90,8 @@ export function createFileReader(concurrency: number): FileReader {
       if (closed) throw new Error('the file reader is closed');
       const release = await slots.take(options.refuseWhenBusy ? concurrency * WAITING_PER_SLOT : Infinity);
       try {
-        return await readInChild<T>({ script: script.href, input, caps: inflateCaps(bounds) }, bounds, children);
+        const request = { script: script.href, input, caps: inflateCaps(bounds), memoryMb: bounds.memoryMb, deadline: Date.now() + bounds.timeoutMs };
+        return await readInChild<T>(request, bounds, children);
       } finally {
         release();
       }
@@ -150,8 +155,8 @@ function readInChild<T>(request: ChildRequest, bounds: ReadBounds, children: Set
       children.delete(child);
       if (reply?.ok) resolve(reply.value as T);
       else if (reply) reject(new FileReadError(reply.failure, reply.message));
-      else if (stopped === 'memory' || /heap limit|out of memory/i.test(stderr)) reject(new FileReadError('file_too_complex', `reading took more than ${bounds.memoryMb} MB`));
-      else if (stopped === 'time') reject(new FileReadError('file_too_complex', `reading took longer than ${bounds.timeoutMs} ms`));
+      else if (stopped === 'memory' || /heap limit|out of memory|guardian: over its memory/i.test(stderr)) reject(new FileReadError('file_too_complex', `reading took more than ${bounds.memoryMb} MB`));
+      else if (stopped === 'time' || /guardian: past its time/.test(stderr)) reject(new FileReadError('file_too_complex', `reading took longer than ${bounds.timeoutMs} ms`));
       else reject(new FileReadError('file_unreadable', `the reader stopped (${signal ?? `exit ${code}`})`));
     });
     child.send(request);
