@@ -150,7 +150,7 @@ async function pdfFigures(): Promise<Row[]> {
     }
     const totalMb = files.reduce((sum, f) => sum + f.bytes.length, 0) / 1e6;
     const bounds = { memoryMb: 512, timeoutMs: 60_000 };
-    const reader = createFileReader(1);
+    const reader = createFileReader({ concurrency: 1 });
     const readText = (bytes: Buffer) => reader.read<string>(SOURCE_READER, { kind: 'pdf', bytes }, bounds);
     await readText(files[0].bytes); // warm-up (disk cache)
     let chars = 0;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';
 import { SettableClock, systemClock } from './platform/clock.ts';
@@ -61,7 +62,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis) : memoryLimiter(config.rateLimitPerMinute, clock);
   closers.push(() => limiter.close());
   // The embedded database is one process's, so a counter in memory is exact there.
-  const fileReader = createFileReader(config.fileReadConcurrency);
+  const fileReader = createFileReader({ concurrency: config.fileReadConcurrency, compileCacheDir: path.join(config.dataDir, 'reader-compile-cache') });
   closers.push(() => fileReader.close());
   const versions = redis ? redisVersions(redis) : database.kind === 'embedded' ? memoryVersions() : uncachedVersions();
   return {

@@ -16,7 +16,7 @@ const BOUNDS = { memoryMb: 256, timeoutMs: 20_000 };
 const nothing = { kind: 'text', bytes: new Uint8Array(0) };
 
 test('a read that allocates past the memory bound outside the V8 heap (typed arrays) is ended as file_too_complex; the caller’s memory stays put', async () => {
-  const reader = createFileReader(2);
+  const reader = createFileReader({ concurrency: 2 });
   try {
     const before = process.memoryUsage().rss;
     let peak = before;
@@ -38,7 +38,7 @@ test('a read that allocates past the memory bound outside the V8 heap (typed arr
 });
 
 test('a read past its time is ended as file_too_complex', async () => {
-  const reader = createFileReader(1);
+  const reader = createFileReader({ concurrency: 1 });
   try {
     await assert.rejects(
       reader.read(FIXTURE, { ...nothing, mode: 'sleep', ms: 10_000 }, { ...BOUNDS, timeoutMs: 500 }),
@@ -50,7 +50,7 @@ test('a read past its time is ended as file_too_complex', async () => {
 });
 
 test('at most `concurrency` reads run at once; the others wait, and a caller that asked is refused once four a slot wait', async () => {
-  const reader = createFileReader(2);
+  const reader = createFileReader({ concurrency: 2 });
   try {
     const runs = await Promise.all(
       Array.from({ length: 5 }, () => reader.read<{ startedAt: number; endedAt: number }>(FIXTURE, { ...nothing, mode: 'sleep', ms: 400 }, BOUNDS)),
@@ -60,7 +60,7 @@ test('at most `concurrency` reads run at once; the others wait, and a caller tha
       assert.ok(overlapping.length <= 2, `${overlapping.length} reads ran at once`);
     }
 
-    const one = createFileReader(1);
+    const one = createFileReader({ concurrency: 1 });
     try {
       const queued = Array.from({ length: 5 }, () => one.read(FIXTURE, { ...nothing, mode: 'sleep', ms: 300 }, BOUNDS, { refuseWhenBusy: true }));
       await assert.rejects(one.read(FIXTURE, { ...nothing, mode: 'sleep', ms: 1 }, BOUNDS, { refuseWhenBusy: true }), FileReaderBusyError);
@@ -75,7 +75,7 @@ test('at most `concurrency` reads run at once; the others wait, and a caller tha
 
 test('a reader whose service is killed ends itself within seconds (its bounds were the service’s to watch)', async () => {
   const script = `import { createFileReader } from ${JSON.stringify(new URL('./file-reader.ts', import.meta.url).href)};
-    const reader = createFileReader(1);
+    const reader = createFileReader({ concurrency: 1 });
     void reader.read(new URL(${JSON.stringify(FIXTURE.href)}), { kind: 'text', bytes: new Uint8Array(0), mode: 'sleep', ms: 60000 }, { memoryMb: 256, timeoutMs: 60000 });
     setInterval(() => {}, 1000);`;
   const service = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });

@@ -81,8 +81,21 @@ export interface ChildRequest {
 
 export type ChildReply = { ok: true; value: unknown } | { ok: false; failure: FileReadFailure; message: string };
 
-export function createFileReader(concurrency: number): FileReader {
+export interface FileReaderOptions {
+  /** Reads at once in this process. */
+  concurrency: number;
+  /**
+   * Where the reader processes keep node's compile cache (the reader's code, its
+   * TypeScript already stripped), so each starts in about the time of a bare node
+   * instead of loading the TypeScript stripper. A directory only the service writes.
+   */
+  compileCacheDir?: string;
+}
+
+export function createFileReader({ concurrency, compileCacheDir }: FileReaderOptions): FileReader {
   const slots = new Slots(concurrency);
+  // The reader handles hostile bytes: it gets none of the service's settings or secrets.
+  const env: NodeJS.ProcessEnv = compileCacheDir ? { NODE_COMPILE_CACHE: compileCacheDir } : {};
   const children = new Set<ChildProcess>();
   let closed = false;
   return {
@@ -91,7 +104,7 @@ export function createFileReader(concurrency: number): FileReader {
       const release = await slots.take(options.refuseWhenBusy ? concurrency * WAITING_PER_SLOT : Infinity);
       try {
         const request = { script: script.href, input, caps: inflateCaps(bounds), memoryMb: bounds.memoryMb, deadline: Date.now() + bounds.timeoutMs };
-        return await readInChild<T>(request, bounds, children);
+        return await readInChild<T>(request, bounds, env, children);
       } finally {
         release();
       }
@@ -114,12 +127,11 @@ export function inflateCaps(bounds: ReadBounds): InflateCaps {
   return { maxPartBytes: memory / 4, maxTotalBytes: 2 * memory };
 }
 
-function readInChild<T>(request: ChildRequest, bounds: ReadBounds, children: Set<ChildProcess>): Promise<T> {
+function readInChild<T>(request: ChildRequest, bounds: ReadBounds, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = fork(CHILD_PATH, [], {
       execArgv: [`--max-old-space-size=${bounds.memoryMb}`, '--max-semi-space-size=16'],
-      // The reader handles hostile bytes: it gets none of the service's settings or secrets.
-      env: {},
+      env,
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
