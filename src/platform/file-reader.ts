@@ -158,10 +158,15 @@ function readInChild<T>(request: ChildRequest, bounds: ReadBounds, env: NodeJS.P
       child.kill('SIGKILL');
     });
     child.on('error', (error) => {
-      // Could not start (or signal) the process: a fault of this machine, not of the file.
-      if (child.exitCode === null && child.signalCode === null && !child.killed) reject(error);
+      // Could not start the process: a fault of this machine, not of the file.
+      if (child.pid !== undefined) return;
+      clearInterval(watch);
+      clearTimeout(timer);
+      children.delete(child);
+      reject(error);
     });
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': by then its last words on stderr (a guardian's reason) have arrived.
+    child.on('close', (code, signal) => {
       clearInterval(watch);
       clearTimeout(timer);
       children.delete(child);
@@ -171,7 +176,7 @@ function readInChild<T>(request: ChildRequest, bounds: ReadBounds, env: NodeJS.P
       else if (stopped === 'time' || /guardian: past its time/.test(stderr)) reject(new FileReadError('file_too_complex', `reading took longer than ${bounds.timeoutMs} ms`));
       else reject(new FileReadError('file_unreadable', `the reader stopped (${signal ?? `exit ${code}`})`));
     });
-    child.send(request);
+    if (child.pid !== undefined) child.send(request);
   });
 }
 
