@@ -20,13 +20,15 @@ import { ingestWebsitePage } from '../src/modules/knowledge/ingest.ts';
 import { searchPassages } from '../src/modules/knowledge/search.ts';
 import { embedTexts, vectorTable } from '../src/modules/knowledge/embeddings.ts';
 import { addPassages } from '../src/modules/knowledge/indexing.ts';
-import { readFileText } from '../src/modules/knowledge/read-file.ts';
+import { createFileReader } from '../src/platform/file-reader.ts';
 import { QUALITY_CORPUS, QUALITY_QUESTIONS } from '../src/modules/knowledge/quality-corpus.ts';
 import { makePdf, startEmbeddingServer } from '../src/modules/knowledge/test-support.ts';
 import { startPagedSite } from '../src/modules/knowledge/crawl/test-site.ts';
 import { PAGES_AT_ONCE } from '../src/modules/knowledge/crawl/crawler.ts';
 import { getLatestCrawl } from '../src/modules/knowledge/crawl/service.ts';
 import { printTable, ratio } from './support.ts';
+
+const SOURCE_READER = new URL('../src/modules/knowledge/read-file.worker.ts', import.meta.url);
 
 const run$ = promisify(execFile);
 const INGEST_PAGES = Number(process.env.BENCH_INGEST_PAGES ?? 300);
@@ -147,13 +149,16 @@ async function pdfFigures(): Promise<Row[]> {
       files.push({ file, bytes });
     }
     const totalMb = files.reduce((sum, f) => sum + f.bytes.length, 0) / 1e6;
-    const limits = { memoryMb: 256, timeoutMs: 60_000 };
-    await readFileText('pdf', files[0].bytes, limits); // warm-up (module load)
+    const bounds = { memoryMb: 512, timeoutMs: 60_000 };
+    const reader = createFileReader({ concurrency: 1 });
+    const readText = (bytes: Buffer) => reader.read<string>(SOURCE_READER, { kind: 'pdf', bytes }, bounds);
+    await readText(files[0].bytes); // warm-up (disk cache)
     let chars = 0;
     const ours = await timed(async () => {
-      for (const f of files) chars += (await readFileText('pdf', f.bytes, limits)).length;
+      for (const f of files) chars += (await readText(f.bytes)).length;
     });
-    const rows: Row[] = [{ reader: 'Parley (worker thread, unpdf)', files: files.length, MB: totalMb.toFixed(2), 'MB/s': (totalMb / (ours.ms / 1000)).toFixed(2), 'chars out': chars, ratio: '' }];
+    await reader.close();
+    const rows: Row[] = [{ reader: 'Parley (bounded reader process, unpdf)', files: files.length, MB: totalMb.toFixed(2), 'MB/s': (totalMb / (ours.ms / 1000)).toFixed(2), 'chars out': chars, ratio: '' }];
     const which = await run$('which', ['pdftotext']).catch(() => null);
     if (!which) {
       console.log('pdftotext comparison skipped: pdftotext not found (apt-get install poppler-utils).');
@@ -395,7 +400,7 @@ export async function run(): Promise<void> {
   }
   printTable(`Indexing (no embeddings for crawled pages; bulk includes writing vector rows, not fetching them) vs one-row INSERTs of passage texts into a bare table`, tables.indexing);
   printTable(`Loading the search corpus (${LOAD_SOURCES} sources; HNSW index built after the load)`, tables.load);
-  printTable('PDF text extraction: readFileText (worker thread per file) vs poppler pdftotext (process per file), same files', pdf);
+  printTable('PDF text extraction: the bounded reader (a process per file) vs poppler pdftotext (process per file), same files', pdf);
   printTable(`Crawl of a local ${CRAWL_PAGES}-page site (sitemap mode) vs plain fetch of the same pages at the same concurrency`, tables.crawl);
   printTable(`Search latency over ${SEARCH_QUERIES} queries (topK 5: 20 candidates a list), one agent, ${SEARCH_PASSAGES} passages of ${PASSAGE_WORDS} words`, tables.search);
   printTable(`Retrieval quality: right passage first on quality-corpus.ts (${QUALITY_QUESTIONS.length} questions)`, tables.quality);

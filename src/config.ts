@@ -28,9 +28,11 @@ export interface Config {
   logLevel: string;
   /** File sources must arrive within this time (spec: 20 s); tests lower it. */
   fileFetchTimeoutMs: number;
-  /** Bounds of the isolated file reader: a file that takes more becomes failed with file_too_complex. */
+  /** Bounds of the isolated file reader (memory: the reader process's own, in MB): a file that takes more is file_too_complex. */
   fileReadMemoryMb: number;
   fileReadTimeoutMs: number;
+  /** Files read at once by this process (visitor files and sources together); more wait their turn. */
+  fileReadConcurrency: number;
   /** First retry delay of a source read that hit a passing fault (doubling after). */
   sourceRetryDelaySeconds: number;
   /** A crawl page claimed, or a source read silent (no heartbeat), this long ago belongs to a worker that died. */
@@ -68,8 +70,9 @@ export function loadConfig(env: Env = process.env): Config {
     extraModels: env.PARLEY_MODELS || undefined,
     logLevel: env.PARLEY_LOG_LEVEL ?? 'info',
     fileFetchTimeoutMs: intFrom(env.PARLEY_FILE_FETCH_TIMEOUT_MS, 20_000, 'PARLEY_FILE_FETCH_TIMEOUT_MS'),
-    fileReadMemoryMb: intFrom(env.PARLEY_FILE_READ_MEMORY_MB, 256, 'PARLEY_FILE_READ_MEMORY_MB'),
+    fileReadMemoryMb: intFrom(env.PARLEY_FILE_READ_MEMORY_MB, 512, 'PARLEY_FILE_READ_MEMORY_MB'),
     fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
+    fileReadConcurrency: intFrom(env.PARLEY_FILE_READ_CONCURRENCY, 2, 'PARLEY_FILE_READ_CONCURRENCY'),
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),
     lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 120, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
     ownerEmail: env.PARLEY_OWNER_EMAIL || 'owner@localhost',

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from './config.ts';
 import type { Clock } from './platform/clock.ts';
 import { SettableClock, systemClock } from './platform/clock.ts';
@@ -13,6 +14,7 @@ import { createMailer, type Mailer } from './platform/mail.ts';
 import { createQueue, type Queue } from './platform/queue.ts';
 import { createModelCatalogue, type ModelCatalogue } from './modules/workspace/models.ts';
 import { createSafeFetch, type SafeFetch } from './platform/safe-fetch.ts';
+import { createFileReader, type FileReader } from './platform/file-reader.ts';
 
 /** Everything a service verb may need, wired once and passed down. */
 export interface Context {
@@ -30,6 +32,8 @@ export interface Context {
   queue: Queue;
   models: ModelCatalogue;
   safeFetch: SafeFetch;
+  /** The bounded reader of untrusted files, with this process's bound on reads at once. */
+  fileReader: FileReader;
   /** Work to run when the process stops, in reverse order of registration. */
   onClose(fn: () => Promise<void>): void;
   close(): Promise<void>;
@@ -58,6 +62,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis) : memoryLimiter(config.rateLimitPerMinute, clock);
   closers.push(() => limiter.close());
   // The embedded database is one process's, so a counter in memory is exact there.
+  const fileReader = createFileReader({ concurrency: config.fileReadConcurrency, compileCacheDir: path.join(config.dataDir, 'reader-compile-cache') });
+  closers.push(() => fileReader.close());
   const versions = redis ? redisVersions(redis) : database.kind === 'embedded' ? memoryVersions() : uncachedVersions();
   return {
     config,
@@ -72,6 +78,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     queue,
     models: createModelCatalogue(config.extraModels, Boolean(config.openaiBaseUrl || config.openaiApiKey)),
     safeFetch: createSafeFetch({ allowPrivate: config.allowPrivateUrls }),
+    fileReader,
     onClose: (fn) => void closers.push(fn),
     close: async () => {
       for (const close of closers.reverse()) await close().catch((error) => console.error('[close]', error));

@@ -1,8 +1,9 @@
 /**
  * Text recognition (OCR) with tesseract.js, offline: the trained data of each language
  * comes from its @tesseract.js-data package on disk (ocr-worker.cjs), nothing is fetched
- * and nothing is cached or written. Callers bound it: it runs inside an isolated reader
- * thread that is terminated when its time is up (tesseract's own thread goes with it).
+ * and nothing is cached or written. Callers bound it: it runs inside the bounded reader
+ * process (file-reader.ts), whose memory bound counts tesseract's WebAssembly memory
+ * too, and which is killed when its time is up (tesseract's own thread goes with it).
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';

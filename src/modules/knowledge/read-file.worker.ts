@@ -1,21 +1,19 @@
 /**
- * Runs in a worker thread with its own memory limit (see read-file.ts): turns a stored
- * file's bytes into text. Posts { ok: true, value: text } or { ok: false, reason, message }.
+ * Runs in the bounded reader process (read-file.ts): turns a stored file's bytes into
+ * text. A PDF of more pages than a source may have is refused (file_too_complex).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { FileTooComplexError } from '../../platform/inflate-guard.ts';
+
+/** Pages of a PDF source, at most (docs/knowledge.md). */
+export const MAX_SOURCE_PAGES = 2_000;
 
 interface Input {
   kind: 'pdf' | 'docx' | 'markdown' | 'text';
   bytes: Uint8Array;
 }
 
-async function read({ kind, bytes }: Input): Promise<string> {
-  if (kind === 'pdf') {
-    const { getDocumentProxy, extractText } = await import('unpdf');
-    const pdf = await getDocumentProxy(new Uint8Array(bytes));
-    const { text } = await extractText(pdf, { mergePages: false });
-    return (text as string[]).map((page) => page.trim()).filter(Boolean).join('\n\n');
-  }
+export async function read({ kind, bytes }: Input): Promise<string> {
+  if (kind === 'pdf') return readPdf(bytes);
   if (kind === 'docx') {
     const mammoth = (await import('mammoth')).default;
     const { value } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) });
@@ -24,9 +22,25 @@ async function read({ kind, bytes }: Input): Promise<string> {
   return new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, '');
 }
 
-try {
-  const text = await read(workerData as Input);
-  parentPort!.postMessage({ ok: true, value: text });
-} catch (error) {
-  parentPort!.postMessage({ ok: false, reason: 'unreadable', message: error instanceof Error ? error.message : String(error) });
+async function readPdf(bytes: Uint8Array): Promise<string> {
+  const { getDocumentProxy } = await import('unpdf');
+  const pdf = await getDocumentProxy(new Uint8Array(bytes));
+  try {
+    if (pdf.numPages > MAX_SOURCE_PAGES) throw new FileTooComplexError(`the PDF has ${pdf.numPages} pages, more than ${MAX_SOURCE_PAGES}`);
+    const pages: string[] = [];
+    for (let number = 1; number <= pdf.numPages; number++) {
+      const page = await pdf.getPage(number);
+      const content = await page.getTextContent();
+      pages.push(
+        content.items
+          .map((item) => ('str' in item ? `${item.str}${item.hasEOL ? '\n' : ''}` : ''))
+          .join('')
+          .trim(),
+      );
+      page.cleanup();
+    }
+    return pages.filter(Boolean).join('\n\n');
+  } finally {
+    await pdf.destroy();
+  }
 }

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { agentsChanged } from '../agents/access.ts';
 import { indexSourceText, NoContentError } from './indexing.ts';
-import { FileReadError, readFileText, readLimits } from './read-file.ts';
+import { FileReadError, readFileText } from './read-file.ts';
 import { deleteDeadFileFetches, type SourceError } from './store.ts';
 
 export const READ_SOURCE_JOB = 'knowledge.read-source';
@@ -61,7 +61,7 @@ export async function readSource(ctx: Context, job: ReadSourceJob, attempt: { re
 async function readStoredFile(ctx: Context, sourceId: string): Promise<string> {
   const file = await ctx.db.selectFrom('source_files').select(['kind', 'bytes']).where('source_id', '=', sourceId).executeTakeFirst();
   if (!file) throw new FileReadError('file_unreadable', 'the stored file is missing');
-  return readFileText(file.kind, new Uint8Array(file.bytes), readLimits(ctx));
+  return readFileText(ctx, file.kind, new Uint8Array(file.bytes));
 }
 
 function failureOf(error: unknown): SourceError {

@@ -1,13 +1,13 @@
 /**
  * What a visitor's file is (told from its bytes) and the text the agent reads from it,
- * in the same isolated, bounded reader as knowledge files. docs/visitors.md ("Visitor
- * files") gives the caps.
+ * in the same bounded reader as knowledge files (platform/file-reader.ts).
+ * docs/visitors.md ("Visitor files") gives the caps.
  */
 import { fileTypeFromBuffer } from 'file-type';
 import type { Context } from '../../context.ts';
 import { OCR_LANGUAGES, type OcrLanguage } from '../../platform/ocr.ts';
 import { CONTENT_TYPES, detectFileKind } from '../knowledge/file-kind.ts';
-import { readInIsolation, readLimits } from '../knowledge/read-file.ts';
+import { readBounds } from '../knowledge/read-file.ts';
 
 /** The largest file a visitor may send. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -36,6 +36,8 @@ export interface ReadResult {
 
 export type VisitorFileKind = 'pdf' | 'docx' | 'text' | 'image';
 
+const READER = new URL('./read.worker.ts', import.meta.url);
+
 const PICTURES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 
 /** The kind and media type of the bytes, or null for a kind a visitor may not send. */
@@ -54,11 +56,13 @@ export async function detectVisitorFile(bytes: Uint8Array): Promise<{ kind: Visi
  */
 export async function readVisitorFile(ctx: Context, kind: VisitorFileKind, bytes: Uint8Array, languages: readonly string[]): Promise<ReadResult> {
   if (kind === 'image') return { text: null, pages: null, truncated: false, ocrPages: null };
-  const limits = readLimits(ctx);
-  return readInIsolation<ReadResult>(
-    new URL('./read.worker.ts', import.meta.url),
-    { kind, bytes, caps: READ_CAPS, languages: ocrLanguages(languages), stopBy: Date.now() + limits.timeoutMs * 0.6 },
-    limits,
+  const bounds = readBounds(ctx);
+  return ctx.fileReader.read<ReadResult>(
+    READER,
+    { kind, bytes, caps: READ_CAPS, languages: ocrLanguages(languages), stopBy: Date.now() + bounds.timeoutMs * 0.6 },
+    bounds,
+    // A visitor's request does not queue behind many reads: it is refused (429) and may try again.
+    { refuseWhenBusy: true },
   );
 }
 

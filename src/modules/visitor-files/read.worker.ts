@@ -1,10 +1,8 @@
 /**
- * Runs in the isolated reader (knowledge/read-file.ts readInIsolation): the text of a
- * visitor's file, page by page, within the caps it is given. A PDF page without text
- * that shows a picture (a scan) is read by text recognition. Posts { ok: true, value:
- * ReadResult } or { ok: false, message }.
+ * Runs in the bounded reader process (platform/file-reader.ts, called from read.ts):
+ * the text of a visitor's file, page by page, within the caps it is given. A PDF page
+ * without text that shows a picture (a scan) is read by text recognition.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import { createRecogniser, type OcrLanguage, type Recogniser } from '../../platform/ocr.ts';
 import { encodeGrayPng, type GrayImage } from '../../platform/png.ts';
 import type { ReadCaps, ReadResult } from './read.ts';
@@ -19,7 +17,7 @@ interface Input {
   stopBy: number;
 }
 
-async function read(input: Input): Promise<ReadResult> {
+export async function read(input: Input): Promise<ReadResult> {
   if (input.kind === 'pdf') return readPdf(input);
   const whole =
     input.kind === 'docx'
@@ -43,7 +41,7 @@ const MAX_DECODED_PIXELS = 50_000_000;
 async function readPdf(input: Input): Promise<ReadResult> {
   const { getDocumentProxy, getResolvedPDFJS } = await import('unpdf');
   const { OPS } = await getResolvedPDFJS();
-  // A picture larger than this is not decoded at all: decoded pixels live outside the reader's heap limit.
+  // A picture larger than this is not decoded at all: its pixels alone would near the reader's memory bound.
   const pdf = await getDocumentProxy(new Uint8Array(input.bytes), { maxImageSize: MAX_DECODED_PIXELS });
   const { caps } = input;
   const texts: string[] = [];
@@ -185,10 +183,4 @@ function shrunk(image: GrayImage, maxPixels: number): GrayImage {
     }
   }
   return { width, height, pixels };
-}
-
-try {
-  parentPort!.postMessage({ ok: true, value: await read(workerData as Input) });
-} catch (error) {
-  parentPort!.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) });
 }

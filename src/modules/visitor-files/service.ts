@@ -10,6 +10,7 @@ import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { requireAgent } from '../agents/access.ts';
 import type { QuestionFile } from '../chat/service.ts';
+import { FileReaderBusyError } from '../../platform/file-reader.ts';
 import { FileReadError } from '../knowledge/read-file.ts';
 import { requireVisitorConversation, type Visitor } from '../visitors/access.ts';
 import { detectVisitorFile, readVisitorFile, type ReadResult, type VisitorFileKind } from './read.ts';
@@ -75,10 +76,14 @@ export async function sendFile(ctx: Context, visitor: Visitor, upload: Upload, t
   return newToken === undefined ? attachment : { ...attachment, visitorToken: newToken };
 }
 
+/** Retry-After when every file reader is busy and enough files wait already. */
+const BUSY_RETRY_SECONDS = 5;
+
 async function readOrRefuse(ctx: Context, kind: VisitorFileKind, bytes: Uint8Array, languages: readonly string[]): Promise<ReadResult> {
   try {
     return await readVisitorFile(ctx, kind, bytes, languages);
   } catch (error) {
+    if (error instanceof FileReaderBusyError) throw errors.rateLimited(BUSY_RETRY_SECONDS);
     if (!(error instanceof FileReadError)) throw error;
     if (error.failure === 'file_too_complex') throw errors.fileTooLarge('The file takes more memory or time to read than a visitor’s file may use.');
     throw errors.invalidField('file', 'The file could not be read: it is damaged or locked with a password.');
