@@ -14,7 +14,7 @@ import { ApiError } from '../../../http/errors.ts';
 import { fetchFile } from '../fetch-file.ts';
 import { ingestCrawledFile, ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../ingest.ts';
 import { nameFromUrl } from '../service.ts';
-import { FileReadError, readFileText, readLimits } from '../read-file.ts';
+import { FileReadError, readFileText } from '../read-file.ts';
 import { extractPage, hasContactDetails, type ExtractedPage } from './extract.ts';
 import { queueCrawlBatch } from './service.ts';
 import { parseSitemap } from './sitemap.ts';
@@ -444,7 +444,7 @@ async function readDocument(run: Run, page: CrawlPageRow): Promise<Outcome> {
   if (file.kind !== 'pdf' && file.kind !== 'docx') return { status: 'skipped', reason: 'not_a_document' };
   let text: string;
   try {
-    text = await readFileText(file.kind, file.bytes, readLimits(ctx));
+    text = await readFileText(ctx, file.kind, file.bytes);
   } catch (error) {
     if (error instanceof FileReadError) return failed(run, page, error.failure);
     throw error;
