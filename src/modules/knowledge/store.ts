@@ -120,10 +120,18 @@ export async function storageUsed(db: Db, agentId: string): Promise<number> {
   return Number(row?.used ?? 0);
 }
 
-/** Locks the agent's row until the transaction ends; false when the agent is gone. */
+/**
+ * Locks the agent's row until the transaction ends against other such locks and updates of
+ * the row; false when the agent is gone. Not FOR UPDATE: rows that refer to the agent
+ * (conversations, tickets) are written meanwhile, their foreign-key check not kept waiting.
+ */
 export async function lockAgent(db: Db, agentId: string): Promise<boolean> {
-  const row = await db.selectFrom('agents').select('id').where('id', '=', agentId).forUpdate().executeTakeFirst();
+  const row = await db.selectFrom('agents').select('id').where('id', '=', agentId).forNoKeyUpdate().executeTakeFirst();
   return row !== undefined;
+}
+
+export async function insertSourceFile(db: Db, sourceId: string, kind: FileKind, bytes: Uint8Array): Promise<void> {
+  await db.insertInto('source_files').values({ source_id: sourceId, kind, bytes }).execute();
 }
 
 /** Records a file fetch under way for the agent (it is busy meanwhile); its id, to end it by, or null when the agent is gone. */
