@@ -33,7 +33,7 @@ export interface Config {
   fileReadTimeoutMs: number;
   /** First retry delay of a source read that hit a passing fault (doubling after). */
   sourceRetryDelaySeconds: number;
-  /** A crawl page claimed, or a source read silent (no heartbeat), this long ago belongs to a worker that died. */
+  /** A worker whose heartbeat is this old died: the crawl pages and source reads it held are taken up again. */
   lostWorkAfterSeconds: number;
 }
 
@@ -69,7 +69,7 @@ export function loadConfig(env: Env = process.env): Config {
     fileReadMemoryMb: intFrom(env.PARLEY_FILE_READ_MEMORY_MB, 256, 'PARLEY_FILE_READ_MEMORY_MB'),
     fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),
-    lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 120, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
+    lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 15, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
   };
 }
 

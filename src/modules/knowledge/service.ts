@@ -209,7 +209,7 @@ export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: stri
     if (pending) throw errors.agentBusy();
     return trx
       .updateTable('sources')
-      .set((eb) => ({ status: 'pending', error: null, generation: eb('generation', '+', 1), queued_at: now }))
+      .set((eb) => ({ status: 'pending', error: null, generation: eb('generation', '+', 1), queued_at: now, worker_id: null }))
       .where('agent_id', '=', agent.id)
       .where('workspace_id', '=', agent.workspaceId)
       .returning(['id', 'generation'])

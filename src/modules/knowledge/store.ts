@@ -1,5 +1,6 @@
 import { sql, type GeneratedAlways } from 'kysely';
 import type { Db } from '../../platform/db.ts';
+import { isAlive } from '../../platform/heartbeat.ts';
 
 export type SourceType = 'website' | 'file' | 'text' | 'qa';
 export type SourceStatus = 'pending' | 'ready' | 'failed';
@@ -24,6 +25,8 @@ export interface SourceRow {
   crawl_id: string | null;
   generation: number;
   job_id: string | null;
+  /** The worker process reading it while pending (platform/heartbeat.ts). */
+  worker_id: string | null;
   queued_at: Date | null;
   created_at: Date;
   processed_at: Date | null;
@@ -74,6 +77,7 @@ export const SOURCE_SUMMARY = [
   'crawl_id',
   'generation',
   'job_id',
+  'worker_id',
   'queued_at',
   'created_at',
   'processed_at',
@@ -163,6 +167,35 @@ export async function hasFileFetchUnderWay(db: Db, agentId: string, now: Date): 
 /** Rows of fetches past their deadline: left by processes that died mid-fetch. */
 export async function deleteDeadFileFetches(db: Db, now: Date): Promise<void> {
   await db.deleteFrom('file_fetches').where('expires_at', '<=', now).execute();
+}
+
+/**
+ * Takes a pending source's read for this worker; false when the source was queued again
+ * since (its generation moved on) or is no longer pending: nothing to do then.
+ */
+export async function claimRead(db: Db, sourceId: string, generation: number, workerId: string): Promise<SourceRow | undefined> {
+  return db
+    .updateTable('sources')
+    .set({ worker_id: workerId })
+    .where('id', '=', sourceId)
+    .where('generation', '=', generation)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Reads held by a worker that died (its heartbeat older than `lostAfterSeconds`) are
+ * queued again under a new generation, so anything the dead worker might still write is
+ * refused. Returns the sources to queue.
+ */
+export async function reclaimLostReads(db: Db, lostAfterSeconds: number, now: Date): Promise<Array<{ id: string; generation: number }>> {
+  const { rows } = await sql<{ id: string; generation: number }>`
+    update sources set generation = generation + 1, queued_at = ${now}, worker_id = null
+    where status = 'pending' and worker_id is not null
+      and not ${isAlive(sql.ref('sources.worker_id'), lostAfterSeconds)}
+    returning id, generation`.execute(db);
+  return rows;
 }
 
 export async function countPendingSources(db: Db, agentId: string): Promise<number> {
