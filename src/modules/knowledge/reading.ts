@@ -91,8 +91,8 @@ export async function markTrainedWhenDone(ctx: Context, agentId: string): Promis
 }
 
 /** Reads of workers that died, queued again (every few seconds, by every worker: see knowledgeWorker). */
-export async function recoverLostReads(ctx: Context): Promise<number> {
-  const lost = await reclaimLostReads(ctx.db, ctx.config.lostWorkAfterSeconds, ctx.clock.now());
+export async function recoverLostReads(ctx: Context, worker: string): Promise<number> {
+  const lost = await reclaimLostReads(ctx.db, ctx.config.lostWorkAfterSeconds, ctx.clock.now(), worker);
   await queueReads(ctx, lost);
   return lost.length;
 }
@@ -145,7 +145,7 @@ export async function knowledgeWorker(ctx: Context): Promise<void> {
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
   const worker = await workerId(ctx);
   await ctx.queue.work<ReadSourceJob>(READ_SOURCE_JOB, (data, job) => readSource(ctx, data, job, worker), { concurrency: 2 });
-  const lostReads = runPeriodically({ name: 'knowledge lost reads', everyMs: beatEverySeconds(ctx) * 1000, testClock: undefined }, () => recoverLostReads(ctx));
+  const lostReads = runPeriodically({ name: 'knowledge lost reads', everyMs: beatEverySeconds(ctx) * 1000, testClock: undefined }, () => recoverLostReads(ctx, worker));
   ctx.onClose(() => lostReads.stop());
   const sweep = async () => {
     try {

@@ -187,12 +187,13 @@ export async function claimRead(db: Db, sourceId: string, generation: number, wo
 /**
  * Reads held by a worker that died (its heartbeat older than `lostAfterSeconds`) are
  * queued again under a new generation, so anything the dead worker might still write is
- * refused. Returns the sources to queue.
+ * refused; never the caller's own (a long pause must not make it take them back).
+ * Returns the sources to queue.
  */
-export async function reclaimLostReads(db: Db, lostAfterSeconds: number, now: Date): Promise<Array<{ id: string; generation: number }>> {
+export async function reclaimLostReads(db: Db, lostAfterSeconds: number, now: Date, ownWorkerId: string): Promise<Array<{ id: string; generation: number }>> {
   const { rows } = await sql<{ id: string; generation: number }>`
     update sources set generation = generation + 1, queued_at = ${now}, worker_id = null
-    where status = 'pending' and worker_id is not null
+    where status = 'pending' and worker_id is not null and worker_id <> ${ownWorkerId}
       and not ${isAlive(sql.ref('sources.worker_id'), lostAfterSeconds)}
     returning id, generation`.execute(db);
   return rows;

@@ -100,7 +100,7 @@ export async function runCrawlBatch(ctx: Context, crawlId: string, workerId: str
     frontier: 0,
   };
   if (!crawl.seeded) await seed(run);
-  await reclaimLostPages(ctx.db, lostPagesRule(ctx, crawlId));
+  await reclaimLostPages(ctx.db, lostPagesRule(ctx, workerId, crawlId));
   run.taken = await pagesTaken(ctx, crawlId);
   run.frontier = await frontierSize(ctx.db, crawlId);
   const deadline = Date.now() + BATCH_MS;
@@ -115,9 +115,9 @@ export async function runCrawlBatch(ctx: Context, crawlId: string, workerId: str
 }
 
 /** Which fetching pages count as lost: those of dead workers (jobs.ts sweeps for them every few seconds too). */
-export function lostPagesRule(ctx: Context, crawlId?: string) {
+export function lostPagesRule(ctx: Context, ownWorkerId: string, crawlId?: string) {
   const lostAfterSeconds = ctx.config.lostWorkAfterSeconds;
-  return { crawlId, lostAfterSeconds, legacyCutoff: new Date(ctx.clock.now().getTime() - lostAfterSeconds * 1000), maxAttempts: MAX_ATTEMPTS };
+  return { crawlId, ownWorkerId, lostAfterSeconds, legacyCutoff: new Date(ctx.clock.now().getTime() - lostAfterSeconds * 1000), maxAttempts: MAX_ATTEMPTS };
 }
 
 /** Ends a crawl whose batches kept failing, so it never stays running. */

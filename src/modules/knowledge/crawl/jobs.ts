@@ -35,7 +35,7 @@ export async function crawlWorker(ctx: Context): Promise<void> {
   // Pages of a worker that died go back to the frontier within seconds, and their crawl gets
   // a batch at once: the dead worker's own batch job stays active until pg-boss expires it.
   const sweep = runPeriodically({ name: 'crawl lost pages', everyMs: beatEverySeconds(ctx) * 1000, testClock: undefined }, async () => {
-    for (const crawlId of await reclaimLostPages(ctx.db, lostPagesRule(ctx))) await queueCrawlBatch(ctx, crawlId);
+    for (const crawlId of await reclaimLostPages(ctx.db, lostPagesRule(ctx, worker))) await queueCrawlBatch(ctx, crawlId);
   });
   ctx.onClose(() => sweep.stop());
 }

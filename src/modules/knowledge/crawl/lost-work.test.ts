@@ -12,8 +12,11 @@ import path from 'node:path';
 import pg from 'pg';
 import { MANAGE_KEY, printed, startMain, stopAll, waitFor, type Running } from '../../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../../test/support/stores.ts';
-import { serve, startEmbeddingServer, startServer, type EmbeddingServer } from '../test-support.ts';
-import { startPagedSite, type TestSite } from './test-site.ts';
+import { serve, startEmbeddingServer, startServer, type EmbeddingServer, type Route } from '../test-support.ts';
+import { openPostgres } from '../../../platform/db.ts';
+import { createQueue } from '../../../platform/queue.ts';
+import { CRAWL_BATCH_JOB } from './service.ts';
+import { paragraphsFor, startPagedSite, type TestSite } from './test-site.ts';
 
 const RESUMED_WITHIN_MS = 30_000;
 
@@ -95,11 +98,26 @@ async function assertEveryPageReady(api: Api, agentId: string, pages: number): P
 
 /** The paths of the pages a worker holds right now (all workers' when none is named). */
 async function heldPages(client: pg.Client, workerId?: string): Promise<string[]> {
-  const { rows } = await client.query<{ url: string }>(
-    `select url from crawl_pages where status = 'fetching' and ($1::text is null or worker_id = $1)`,
-    [workerId ?? null],
-  );
+  const { rows } = workerId
+    ? await client.query<{ url: string }>(`select url from crawl_pages where status = 'fetching' and worker_id = $1`, [workerId])
+    : await client.query<{ url: string }>(`select url from crawl_pages where status = 'fetching'`);
   return rows.map((row) => new URL(row.url).pathname);
+}
+
+/** A site of a home page linking to pages that answer only once open() is called; and /notes.md, a file. */
+function gatedSite(gated: string[]) {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const html = (title: string, links: string[]) =>
+    `<!doctype html><html><head><title>${title}</title></head><body><nav>${links.map((href) => `<a href="${href}">${href}</a>`).join(' ')}</nav>` +
+    `<main><article><h1>${title}</h1>${paragraphsFor(title.length * 7).map((p) => `<p>${title}: ${p}</p>`).join('')}</article></main></body></html>`;
+  const routes: Record<string, Route> = {
+    '/robots.txt': serve('User-agent: *\nAllow: /\n', 'text/plain'),
+    '/': serve(html('Home', gated), 'text/html'),
+    '/notes.md': serve('# Notes\n\nThe kittiwake nests on the cliff ledges all summer.', 'text/markdown'),
+  };
+  for (const path of gated) routes[path] = (request, response) => void opened.then(() => serve(html(`Page ${path}`, ['/']), 'text/html')(request, response));
+  return { routes, open: () => open() };
 }
 
 describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgres' && 'needs the PostgreSQL pass' }, () => {
@@ -127,7 +145,7 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
       assert.ok(id, 'the worker beats');
       return { process, id };
     };
-    return { api, client, startWorker };
+    return { api, client, startWorker, databaseUrl: database.url! };
   }
 
   test('a worker killed mid-crawl while another lives: the crawl completes within 30 s of the kill, no page read twice but those it held', async () => {
@@ -159,14 +177,14 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     await assertEveryPageReady(api, agent.id, PAGES);
   });
 
-  test('a live worker slower than the lost-work window keeps its crawl pages and its file read: each is read once', async () => {
-    const PAGES = 8;
+  test('a live worker slower than the lost-work window keeps its crawl pages and its file read: another batch run meanwhile takes neither', async () => {
     const MARKER = 'kittiwake';
-    // Two seconds of silence would make a worker dead; its pages and its read take longer, and it beats meanwhile.
-    site = await startPagedSite(PAGES, { delayMs: 5_000 });
-    files = await startServer({ '/notes.md': serve(`# Notes\n\nThe ${MARKER} nests on the cliff ledges all summer.`, 'text/markdown') });
+    // Two seconds of silence would make a worker dead; its pages and its read take far longer, and it beats meanwhile.
+    const gate = gatedSite(['/a', '/b']);
+    const served = await startServer(gate.routes);
+    files = served;
     embeddings = await startEmbeddingServer(32);
-    const { api, startWorker } = await deployment({
+    const { api, client, startWorker, databaseUrl } = await deployment({
       PARLEY_LOST_WORK_AFTER_SECONDS: '2',
       OPENAI_BASE_URL: embeddings.url,
       PARLEY_EMBEDDING_MODEL: 'fake',
@@ -176,21 +194,30 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     await startWorker();
     const agent = await call(api, 'POST', `/agents`, { name: 'Slow', useCase: 'general' });
     embeddings.holdWhen((texts) => texts.some((text) => text.includes(MARKER)));
-    const file = await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'file', url: `${files.url}/notes.md` });
-    await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
+    const file = await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'file', url: `${served.url}/notes.md` });
+    const crawl = await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: `${served.url}/` });
     await until('the file read waits on the embedding endpoint', 30_000, async () => embeddings!.held().length, (held) => held === 1);
-    await new Promise((resolve) => setTimeout(resolve, 8_000));
-    const readsOfTheFile = () => embeddings!.held().length;
-    assert.equal(readsOfTheFile(), 1, 'the read was not given to another worker');
+    await until('both pages are in hand', 30_000, () => heldPages(client, undefined), (pages) => pages.length === 2);
+
+    // Past the window, another batch of the crawl runs (as after a worker start): it must leave the pages in hand alone.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const database = await openPostgres(databaseUrl, 2);
+    const queue = await createQueue(database);
+    const jobId = await queue.send(CRAWL_BATCH_JOB, { v: 1, crawlId: crawl.id });
+    await queue.stop();
+    await database.close();
+    await until('the extra batch ran', 30_000, async () => (await client.query(`select state::text from pgboss.job where id = $1`, [jobId])).rows[0]?.state, (state) => state === 'completed');
+    assert.equal(embeddings.held().length, 1, 'the read was not given to another worker');
+    assert.deepEqual([served.hits.get('/a'), served.hits.get('/b')], [1, 1], 'the pages were not given to another worker');
+    gate.open();
     embeddings.release();
 
-    const ended = await until('the crawl ends', 120_000, () => call(api, 'GET', `/agents/${agent.id}/crawl`), isOver);
-    assert.equal(ended.status, 'completed');
-    assert.equal(ended.processed, PAGES);
-    assert.deepEqual([...fetchesPerPage(site.hits)].filter(([, n]) => n > 1), [], 'no page was fetched twice');
+    const ended = await until('the crawl ends', 60_000, () => call(api, 'GET', `/agents/${agent.id}/crawl`), isOver);
+    assert.deepEqual({ status: ended.status, processed: ended.processed, failed: ended.failed }, { status: 'completed', processed: 3, failed: 0 });
+    assert.deepEqual(['/', '/a', '/b'].map((page) => served.hits.get(page)), [1, 1, 1], 'each page was fetched once');
     const read = await until('the file is read', 30_000, () => call(api, 'GET', `/agents/${agent.id}/sources/${file.id}`), (source) => source.status !== 'pending');
     assert.equal(read.status, 'ready');
-    await assertEveryPageReady(api, agent.id, PAGES);
+    await assertEveryPageReady(api, agent.id, 3);
   });
 });
 

@@ -223,12 +223,14 @@ export async function claimPage(db: Db, crawlId: string, now: Date, workerId: st
  * Pages held by a worker that died (its heartbeat older than `lostAfterSeconds`) are
  * read again, or failed once tried too often (a page that kills its worker). A page a
  * live worker holds stays its own however long it takes. Pages claimed by a process from
- * before heartbeats (no worker id) count as lost once claimed before `legacyCutoff`.
+ * before heartbeats (no worker id) count as lost once claimed before `legacyCutoff`. The
+ * caller's own pages are never lost: a pause long enough to miss its beats must not make
+ * it take its own pages back.
  * Returns the crawls (still unfinished) that got pages back.
  */
 export async function reclaimLostPages(
   db: Db,
-  options: { crawlId?: string; lostAfterSeconds: number; legacyCutoff: Date; maxAttempts: number },
+  options: { crawlId?: string; lostAfterSeconds: number; legacyCutoff: Date; maxAttempts: number; ownWorkerId: string },
 ): Promise<string[]> {
   const { rows } = await sql<{ crawl_id: string }>`
     update crawl_pages
@@ -236,6 +238,7 @@ export async function reclaimLostPages(
         reason = case when attempts >= ${options.maxAttempts} then 'never_finished' else reason end,
         claimed_at = null, worker_id = null
     where status = 'fetching' ${options.crawlId ? sql`and crawl_id = ${options.crawlId}` : sql``}
+      and worker_id is distinct from ${options.ownWorkerId}
       and case when worker_id is null then claimed_at < ${options.legacyCutoff}
                else not ${isAlive(sql.ref('crawl_pages.worker_id'), options.lostAfterSeconds)} end
     returning crawl_id`.execute(db);
