@@ -59,7 +59,7 @@ async function until<T>(what: string, timeoutMs: number, read: () => Promise<T>,
   }
 }
 
-const isOver = (crawl: { status: string }) => crawl.status !== 'queued' && crawl.status !== 'running';
+const isOver = <T extends { status: string }>(crawl: T) => crawl.status !== 'queued' && crawl.status !== 'running';
 
 /** How often the site served each page (robots.txt and sitemaps left out). */
 function fetchesPerPage(served: string[]): Map<string, number> {
