@@ -35,7 +35,7 @@ export interface Config {
   fileReadConcurrency: number;
   /** First retry delay of a source read that hit a passing fault (doubling after). */
   sourceRetryDelaySeconds: number;
-  /** A crawl page claimed, or a source read silent (no heartbeat), this long ago belongs to a worker that died. */
+  /** A worker whose heartbeat is this old died: the crawl pages and source reads it held are taken up again. */
   lostWorkAfterSeconds: number;
   /** Owner of the Demo workspace made on the first start (docs/people.md). */
   ownerEmail: string;
@@ -74,7 +74,7 @@ export function loadConfig(env: Env = process.env): Config {
     fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
     fileReadConcurrency: intFrom(env.PARLEY_FILE_READ_CONCURRENCY, 2, 'PARLEY_FILE_READ_CONCURRENCY'),
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),
-    lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 120, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
+    lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 15, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
     ownerEmail: env.PARLEY_OWNER_EMAIL || 'owner@localhost',
   };
 }

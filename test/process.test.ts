@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MANAGE_KEY, OPERATOR_TOKEN, bounded, freePort, printed, run, startMain, stopAll, stop, waitFor, type Running } from './support/processes.ts';
 import { freshDatabase, storeUnderTest, type TestDatabase } from './support/stores.ts';
+import pg from 'pg';
 
 after(stopAll);
 
@@ -272,3 +273,57 @@ describe('several API processes on one PostgreSQL', { skip: storeUnderTest() !==
     }
   });
 });
+
+describe('several processes started together on an empty PostgreSQL database', { skip: storeUnderTest() !== 'postgres' && 'needs the PostgreSQL pass (TEST_DATABASE_URL and TEST_REDIS_URL)' }, () => {
+  const ROLES = ['api', 'worker', 'all', 'api'];
+  let database: { url: string; drop(): Promise<void> };
+  let dataDir: string;
+
+  before(async () => {
+    database = await emptyPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-process-together-'));
+  });
+  after(async () => {
+    await stopAll();
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test(`${ROLES.length} processes (${ROLES.join(', ')}) all come up healthy; one prints the first-start key`, async () => {
+    const env = { DATABASE_URL: database.url, REDIS_URL: process.env.TEST_REDIS_URL!, PARLEY_DATA_DIR: dataDir };
+    const started = await Promise.allSettled(ROLES.map((role) => startMain({ ...env, PARLEY_ROLE: role })));
+    const failures = started.flatMap((result) => (result.status === 'rejected' ? [String(result.reason)] : []));
+    assert.deepEqual(failures, [], 'every process started');
+    const running = started.map((result) => (result as PromiseFulfilledResult<Running>).value);
+    for (const [i, process] of running.entries()) {
+      if (ROLES[i] === 'worker') continue;
+      const health = await fetch(`${process.url}/health`);
+      assert.equal(health.status, 200, `${ROLES[i]} process is healthy`);
+      assert.equal((await health.json()).data.database.status, 'up');
+    }
+    // A round trip on each: any first-start lines would be out by now.
+    for (const [i, process] of running.entries()) if (ROLES[i] !== 'worker') await fetch(`${process.url}/health`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const keys = running.filter((process) => MANAGE_KEY.test(process.output()));
+    assert.equal(keys.length, 1, 'exactly one process made the Demo workspace');
+    for (const process of running) assert.equal(process.child.exitCode, null, process.output());
+  });
+});
+
+/** A database with nothing in it at all: no migrations, no job-queue schema (unlike freshDatabase's template copies). */
+async function emptyPostgresDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `parley_t_${Math.floor(Date.now() / 1000)}_empty_${Math.random().toString(16).slice(2, 10)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: baseUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`).catch(() => {}) };
+}

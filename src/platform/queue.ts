@@ -1,5 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Database } from './db.ts';
+import { underMigrationLock } from './migrate.ts';
 
 export interface JobOptions {
   /** Seconds to wait before the job may start. */
@@ -32,7 +33,8 @@ export async function createQueue(database: Database): Promise<Queue> {
     schema: 'pgboss',
   });
   boss.on('error', (error: unknown) => console.error('[queue]', error));
-  await boss.start();
+  // pg-boss installs its schema on the first start: under the migrations' lock, one process at a time.
+  await underMigrationLock(database, () => boss.start());
   const defined = new Set<string>();
   return {
     define: async (name, options = {}) => {

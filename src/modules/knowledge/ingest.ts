@@ -67,6 +67,8 @@ export async function ingestWebsitePage(ctx: Context, input: WebsitePageInput): 
           queued_at: now,
           // A page read again is read here, not by an earlier job: recovery must not judge it by that job.
           job_id: null,
+          // Read here, not by the worker that read it last.
+          worker_id: null,
           generation: (eb) => eb('sources.generation', '+', 1),
         }),
     )

@@ -8,7 +8,9 @@ import type { Context } from '../../context.ts';
 import { agentsChanged } from '../agents/access.ts';
 import { indexSourceText, NoContentError } from './indexing.ts';
 import { FileReadError, readFileText } from './read-file.ts';
-import { deleteDeadFileFetches, type SourceError } from './store.ts';
+import { beatEverySeconds, workerId } from '../../platform/heartbeat.ts';
+import { runPeriodically } from '../../platform/periodic.ts';
+import { claimRead, deleteDeadFileFetches, reclaimLostReads, type SourceError } from './store.ts';
 
 export const READ_SOURCE_JOB = 'knowledge.read-source';
 /** Attempts after the first for a passing fault (database, embedding endpoint). */
@@ -40,9 +42,9 @@ export async function queueReads(ctx: Context, sources: Array<{ id: string; gene
   }
 }
 
-export async function readSource(ctx: Context, job: ReadSourceJob, attempt: { retryCount: number }): Promise<void> {
-  const source = await ctx.db.selectFrom('sources').selectAll().where('id', '=', job.sourceId).executeTakeFirst();
-  if (!source || source.generation !== job.generation || source.status !== 'pending') return;
+export async function readSource(ctx: Context, job: ReadSourceJob, attempt: { retryCount: number }, worker: string): Promise<void> {
+  const source = await claimRead(ctx.db, job.sourceId, job.generation, worker);
+  if (!source) return;
   try {
     if (source.type === 'file') {
       const text = await readStoredFile(ctx, source.id);
@@ -88,18 +90,27 @@ export async function markTrainedWhenDone(ctx: Context, agentId: string): Promis
   if (rows[0]) await agentsChanged(ctx, rows[0].workspace_id);
 }
 
+/** Reads of workers that died, queued again (every few seconds, by every worker: see knowledgeWorker). */
+export async function recoverLostReads(ctx: Context, worker: string): Promise<number> {
+  const lost = await reclaimLostReads(ctx.db, ctx.config.lostWorkAfterSeconds, ctx.clock.now(), worker);
+  await queueReads(ctx, lost);
+  return lost.length;
+}
+
 /**
  * Sources left pending by work that never finished. Choice (docs/knowledge.md): a
- * source whose job is gone or whose worker died (job active with no heartbeat) is
- * queued again; one whose job ended without settling it (failed or expired past its
- * retries) is marked failed with never_finished.
+ * source whose job is gone is queued again (a worker that died holding a read is seen
+ * by its heartbeat: recoverLostReads); one whose job ended without settling it (failed
+ * or expired past its retries) is marked failed with never_finished.
  */
 export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: number; failed: number }> {
   const settledBefore = new Date(ctx.clock.now().getTime() - SETTLE_SECONDS * 1000);
-  // A job active this long without a heartbeat belongs to a worker that died.
+  // A read no worker took as its own (a process from before heartbeats): judged by its job's
+  // heartbeat, which pg-boss writes every QUEUE_OPTIONS.heartbeatSeconds.
+  const silentFor = Math.max(ctx.config.lostWorkAfterSeconds, 2 * QUEUE_OPTIONS.heartbeatSeconds);
   const result = await sql<{ id: string; agent_id: string; generation: number; state: string | null; stale: boolean; settling: boolean }>`
     select s.id, s.agent_id, s.generation, j.state::text as state,
-           coalesce(j.heartbeat_on, j.started_on) < now() - make_interval(secs => ${ctx.config.lostWorkAfterSeconds}) as stale,
+           s.worker_id is null and coalesce(j.heartbeat_on, j.started_on) < now() - make_interval(secs => ${silentFor}) as stale,
            coalesce(s.queued_at >= ${settledBefore}, false) as settling
     from sources s left join pgboss.job j on j.id::text = s.job_id and j.name = ${READ_SOURCE_JOB}
     where s.status = 'pending'`.execute(ctx.db);
@@ -112,7 +123,7 @@ export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: 
     if (row.state === null || workerDied) {
       const bumped = await ctx.db
         .updateTable('sources')
-        .set((eb) => ({ generation: eb('generation', '+', 1), queued_at: ctx.clock.now() }))
+        .set((eb) => ({ generation: eb('generation', '+', 1), queued_at: ctx.clock.now(), worker_id: null }))
         .where('id', '=', row.id)
         .where('generation', '=', row.generation)
         .where('status', '=', 'pending')
@@ -132,7 +143,10 @@ export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: 
 /** The worker starter (src/workers.ts). */
 export async function knowledgeWorker(ctx: Context): Promise<void> {
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
-  await ctx.queue.work<ReadSourceJob>(READ_SOURCE_JOB, (data, job) => readSource(ctx, data, job), { concurrency: 2 });
+  const worker = await workerId(ctx);
+  await ctx.queue.work<ReadSourceJob>(READ_SOURCE_JOB, (data, job) => readSource(ctx, data, job, worker), { concurrency: 2 });
+  const lostReads = runPeriodically({ name: 'knowledge lost reads', everyMs: beatEverySeconds(ctx) * 1000, testClock: undefined }, () => recoverLostReads(ctx, worker));
+  ctx.onClose(() => lostReads.stop());
   const sweep = async () => {
     try {
       await recoverUnfinishedReads(ctx);

@@ -16,6 +16,7 @@ import {
   endFileFetch,
   findSource,
   hasFileFetchUnderWay,
+  insertSourceFile,
   listSourcesPage,
   lockAgent,
   recordFileFetch,
@@ -96,7 +97,9 @@ interface PendingSource {
 /**
  * Stores a source and queues its reading. The storage allowance is checked again here
  * with the agent's row locked: sources added at the same time (two files fetched side by
- * side) are counted one after the other, so together they cannot pass it either.
+ * side) are counted one after the other, so together they cannot pass it either. That
+ * transaction only writes the source's row, which reserves its size; a file's bytes are
+ * written after it, holding no lock that chats, tickets or other sources of the agent need.
  */
 async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, input: PendingSource, options: { endsFetch?: number } = {}): Promise<SourceRow> {
   const now = ctx.clock.now();
@@ -104,7 +107,7 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
     if (!(await lockAgent(trx, agent.id))) throw errors.notFound('agent');
     if ((await storageUsed(trx, agent.id)) + input.sizeBytes > plan.storagePerAgentBytes) throw errors.storageLimitReached();
     if (options.endsFetch !== undefined) await endFileFetch(trx, options.endsFetch);
-    const inserted = await trx
+    return trx
       .insertInto('sources')
       .values({
         id: newId('src'),
@@ -129,11 +132,26 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (input.file) await trx.insertInto('source_files').values({ source_id: inserted.id, kind: input.file.kind, bytes: input.file.bytes }).execute();
-    return inserted;
   });
+  if (input.file) await storeFileBytes(ctx, row.id, input.file);
   await queueReads(ctx, [{ id: row.id, generation: row.generation }]);
   return row;
+}
+
+/**
+ * A file source's bytes, written once its row holds their place. Should the write fail,
+ * the source goes (no pending source without its file); should the process die here, the
+ * recovery sweep reads the source, finds no file and marks it failed (file_unreadable).
+ */
+async function storeFileBytes(ctx: Context, sourceId: string, file: NonNullable<PendingSource['file']>): Promise<void> {
+  try {
+    await insertSourceFile(ctx.db, sourceId, file.kind, file.bytes);
+  } catch (error) {
+    await ctx.db.deleteFrom('sources').where('id', '=', sourceId).execute().catch(() => {});
+    // The source (or its agent) was deleted while its bytes were being written.
+    if ((error as { code?: string }).code === '23503') throw errors.notFound('source');
+    throw error;
+  }
 }
 
 /** The last part of an address's path, decoded: a file's default name. */
@@ -191,7 +209,7 @@ export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: stri
     if (pending) throw errors.agentBusy();
     return trx
       .updateTable('sources')
-      .set((eb) => ({ status: 'pending', error: null, generation: eb('generation', '+', 1), queued_at: now }))
+      .set((eb) => ({ status: 'pending', error: null, generation: eb('generation', '+', 1), queued_at: now, worker_id: null }))
       .where('agent_id', '=', agent.id)
       .where('workspace_id', '=', agent.workspaceId)
       .returning(['id', 'generation'])

@@ -1,5 +1,6 @@
 import { sql, type GeneratedAlways } from 'kysely';
 import type { Db } from '../../platform/db.ts';
+import { isAlive } from '../../platform/heartbeat.ts';
 
 export type SourceType = 'website' | 'file' | 'text' | 'qa';
 export type SourceStatus = 'pending' | 'ready' | 'failed';
@@ -24,6 +25,8 @@ export interface SourceRow {
   crawl_id: string | null;
   generation: number;
   job_id: string | null;
+  /** The worker process reading it while pending (platform/heartbeat.ts). */
+  worker_id: string | null;
   queued_at: Date | null;
   created_at: Date;
   processed_at: Date | null;
@@ -74,6 +77,7 @@ export const SOURCE_SUMMARY = [
   'crawl_id',
   'generation',
   'job_id',
+  'worker_id',
   'queued_at',
   'created_at',
   'processed_at',
@@ -120,10 +124,18 @@ export async function storageUsed(db: Db, agentId: string): Promise<number> {
   return Number(row?.used ?? 0);
 }
 
-/** Locks the agent's row until the transaction ends; false when the agent is gone. */
+/**
+ * Locks the agent's row until the transaction ends against other such locks and updates of
+ * the row; false when the agent is gone. Not FOR UPDATE: rows that refer to the agent
+ * (conversations, tickets) are written meanwhile, their foreign-key check not kept waiting.
+ */
 export async function lockAgent(db: Db, agentId: string): Promise<boolean> {
-  const row = await db.selectFrom('agents').select('id').where('id', '=', agentId).forUpdate().executeTakeFirst();
+  const row = await db.selectFrom('agents').select('id').where('id', '=', agentId).forNoKeyUpdate().executeTakeFirst();
   return row !== undefined;
+}
+
+export async function insertSourceFile(db: Db, sourceId: string, kind: FileKind, bytes: Uint8Array): Promise<void> {
+  await db.insertInto('source_files').values({ source_id: sourceId, kind, bytes }).execute();
 }
 
 /** Records a file fetch under way for the agent (it is busy meanwhile); its id, to end it by, or null when the agent is gone. */
@@ -155,6 +167,36 @@ export async function hasFileFetchUnderWay(db: Db, agentId: string, now: Date): 
 /** Rows of fetches past their deadline: left by processes that died mid-fetch. */
 export async function deleteDeadFileFetches(db: Db, now: Date): Promise<void> {
   await db.deleteFrom('file_fetches').where('expires_at', '<=', now).execute();
+}
+
+/**
+ * Takes a pending source's read for this worker; false when the source was queued again
+ * since (its generation moved on) or is no longer pending: nothing to do then.
+ */
+export async function claimRead(db: Db, sourceId: string, generation: number, workerId: string): Promise<SourceRow | undefined> {
+  return db
+    .updateTable('sources')
+    .set({ worker_id: workerId })
+    .where('id', '=', sourceId)
+    .where('generation', '=', generation)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Reads held by a worker that died (its heartbeat older than `lostAfterSeconds`) are
+ * queued again under a new generation, so anything the dead worker might still write is
+ * refused; never the caller's own (a long pause must not make it take them back).
+ * Returns the sources to queue.
+ */
+export async function reclaimLostReads(db: Db, lostAfterSeconds: number, now: Date, ownWorkerId: string): Promise<Array<{ id: string; generation: number }>> {
+  const { rows } = await sql<{ id: string; generation: number }>`
+    update sources set generation = generation + 1, queued_at = ${now}, worker_id = null
+    where status = 'pending' and worker_id is not null and worker_id <> ${ownWorkerId}
+      and not ${isAlive(sql.ref('sources.worker_id'), lostAfterSeconds)}
+    returning id, generation`.execute(db);
+  return rows;
 }
 
 export async function countPendingSources(db: Db, agentId: string): Promise<number> {

@@ -31,10 +31,11 @@ import {
   finishPage,
   frontierSize,
   hasSlashDroppedCrawl,
+  holdsPage,
   markRunning,
   markSeeded,
   moveSite,
-  reclaimStalePages,
+  reclaimLostPages,
   type CrawlPageRow,
   type CrawlRow,
   type PageStatus,
@@ -50,7 +51,7 @@ export const PAGES_AT_ONCE = 4;
 const BATCH_MS = 20_000;
 const PAGE_FETCH = { timeoutMs: 10_000, maxBytes: 5 * 1024 * 1024, maxRedirects: 5 };
 const ROBOTS_FETCH = { timeoutMs: 10_000, maxBytes: 512 * 1024, maxRedirects: 5 };
-const MAX_ATTEMPTS = 3;
+export const MAX_ATTEMPTS = 3;
 /** Below this much main text a page is turned away as too_little_content. */
 export const MIN_TEXT_CHARS = 200;
 /** A page that carries contact details (a contact page) needs only a sentence of its own. */
@@ -72,6 +73,8 @@ interface Outcome {
 /** What the lanes of one batch share. */
 interface Run {
   ctx: Context;
+  /** This process's worker id: the pages it claims carry it (platform/heartbeat.ts). */
+  workerId: string;
   crawl: CrawlRow;
   plan: Plan;
   site: string;
@@ -90,12 +93,13 @@ interface Run {
   siteFacts: { hashes: Set<string>; writing: Promise<void> };
 }
 
-export async function runCrawlBatch(ctx: Context, crawlId: string, isStopping: () => boolean): Promise<void> {
+export async function runCrawlBatch(ctx: Context, crawlId: string, workerId: string, isStopping: () => boolean): Promise<void> {
   const crawl = await crawlById(ctx.db, crawlId);
   if (!crawl || (crawl.status !== 'queued' && crawl.status !== 'running')) return;
   await markRunning(ctx.db, crawlId, ctx.clock.now());
   const run: Run = {
     ctx,
+    workerId,
     crawl,
     plan: planOf((await getWorkspace(ctx.db, crawl.workspace_id))?.plan ?? 'free'),
     site: crawl.site,
@@ -109,8 +113,7 @@ export async function runCrawlBatch(ctx: Context, crawlId: string, isStopping: (
     siteFacts: { hashes: new Set(), writing: Promise.resolve() },
   };
   if (!crawl.seeded) await seed(run);
-  // A page claimed this long ago belongs to a worker that died.
-  await reclaimStalePages(ctx.db, crawlId, new Date(ctx.clock.now().getTime() - ctx.config.lostWorkAfterSeconds * 1000), MAX_ATTEMPTS);
+  await reclaimLostPages(ctx.db, lostPagesRule(ctx, workerId, crawlId));
   run.taken = await pagesTaken(ctx, crawlId);
   run.frontier = await frontierSize(ctx.db, crawlId);
   const deadline = Date.now() + BATCH_MS;
@@ -122,6 +125,12 @@ export async function runCrawlBatch(ctx: Context, crawlId: string, isStopping: (
     return;
   }
   await settle(run);
+}
+
+/** Which fetching pages count as lost: those of dead workers (jobs.ts sweeps for them every few seconds too). */
+export function lostPagesRule(ctx: Context, ownWorkerId: string, crawlId?: string) {
+  const lostAfterSeconds = ctx.config.lostWorkAfterSeconds;
+  return { crawlId, ownWorkerId, lostAfterSeconds, legacyCutoff: new Date(ctx.clock.now().getTime() - lostAfterSeconds * 1000), maxAttempts: MAX_ATTEMPTS };
 }
 
 /** Ends a crawl whose batches kept failing, so it never stays running. */
@@ -152,7 +161,7 @@ async function lane(run: Run, deadline: number, isStopping: () => boolean): Prom
     run.inFlight++;
     let page: CrawlPageRow | undefined;
     try {
-      page = await claimPage(ctx.db, crawl.id, ctx.clock.now());
+      page = await claimPage(ctx.db, crawl.id, ctx.clock.now(), run.workerId);
       if (page) await takePage(run, page);
     } finally {
       run.inFlight--;
@@ -170,7 +179,7 @@ async function takePage(run: Run, page: CrawlPageRow): Promise<void> {
     console.error('[crawl] page failed', run.crawl.id, page.url, error);
     return { status: 'failed', reason: 'error' };
   });
-  await finishPage(run.ctx.db, run.crawl.id, page.url, outcome.status, outcome.reason);
+  await finishPage(run.ctx.db, run.crawl.id, page.url, run.workerId, outcome.status, outcome.reason);
 }
 
 async function storageLimitReached(run: Run): Promise<boolean> {
@@ -323,6 +332,8 @@ async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
   }
   const hash = createHash('sha256').update(extracted.text).digest('hex');
   if (!(await claimContentHash(ctx.db, crawl.id, page.url, hash))) return { status: 'skipped', reason: 'duplicate' };
+  // Taken for dead and the page given to another worker: that one keeps its text.
+  if (!(await holdsPage(ctx.db, crawl.id, page.url, run.workerId))) return { status: 'skipped', reason: 'lost' };
   await ingestWebsitePage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url: address, title, text: extracted.text });
   return { status: 'done', reason: null };
 }

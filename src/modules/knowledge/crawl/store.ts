@@ -1,6 +1,7 @@
 /** Queries of the crawler: crawls, their frontier (crawl_pages), and the website sources a page's spellings fold into one. */
 import { sql } from 'kysely';
 import type { Db } from '../../../platform/db.ts';
+import { isAlive } from '../../../platform/heartbeat.ts';
 
 export type CrawlMode = 'links' | 'sitemap' | 'single';
 export type CrawlStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -39,6 +40,8 @@ export interface CrawlPageRow {
   counted: boolean;
   attempts: number;
   claimed_at: Date | null;
+  /** The worker process holding the page while it is fetching (platform/heartbeat.ts). */
+  worker_id: string | null;
   content_hash: string | null;
   reason: string | null;
 }
@@ -161,6 +164,7 @@ export async function endCrawl(
 
 /** An ended crawl has nothing pending: what it did not read is dropped. */
 async function dropUnread(db: Db, crawlId: string): Promise<void> {
+  // worker_id stays: the worker with the page in hand still records what it found.
   await db.updateTable('crawl_pages').set({ status: 'dropped', claimed_at: null }).where('crawl_id', '=', crawlId).where('status', 'in', ['queued', 'fetching']).execute();
 }
 
@@ -204,9 +208,9 @@ export async function frontierSize(db: Db, crawlId: string): Promise<number> {
  * Takes the next page for this worker, shallowest first. SKIP LOCKED keeps two
  * workers of one crawl (after a restart, say) from taking the same page.
  */
-export async function claimPage(db: Db, crawlId: string, now: Date): Promise<CrawlPageRow | undefined> {
+export async function claimPage(db: Db, crawlId: string, now: Date, workerId: string): Promise<CrawlPageRow | undefined> {
   const result = await sql<CrawlPageRow>`
-    update crawl_pages set status = 'fetching', claimed_at = ${now}, attempts = attempts + 1
+    update crawl_pages set status = 'fetching', claimed_at = ${now}, worker_id = ${workerId}, attempts = attempts + 1
     where crawl_id = ${crawlId} and url = (
       select url from crawl_pages where crawl_id = ${crawlId} and status = 'queued'
       order by depth, url limit 1 for update skip locked)
@@ -216,27 +220,66 @@ export async function claimPage(db: Db, crawlId: string, now: Date): Promise<Cra
 }
 
 /**
- * A page claimed longer ago than the cutoff belongs to a worker that stopped: it is
- * read again, or failed once it has been tried too often (a page that kills its worker).
+ * Pages held by a worker that died (its heartbeat older than `lostAfterSeconds`) are
+ * read again, or failed once tried too often (a page that kills its worker). A page a
+ * live worker holds stays its own however long it takes. Pages claimed by a process from
+ * before heartbeats (no worker id) count as lost once claimed before `legacyCutoff`. The
+ * caller's own pages are never lost: a pause long enough to miss its beats must not make
+ * it take its own pages back.
+ * Returns the crawls (still unfinished) that got pages back.
  */
-export async function reclaimStalePages(db: Db, crawlId: string, cutoff: Date, maxAttempts: number): Promise<void> {
-  await sql`
+export async function reclaimLostPages(
+  db: Db,
+  options: { crawlId?: string; lostAfterSeconds: number; legacyCutoff: Date; maxAttempts: number; ownWorkerId: string },
+): Promise<string[]> {
+  const { rows } = await sql<{ crawl_id: string }>`
     update crawl_pages
-    set status = case when attempts >= ${maxAttempts} then 'failed' else 'queued' end,
-        reason = case when attempts >= ${maxAttempts} then 'never_finished' else reason end,
-        claimed_at = null
-    where crawl_id = ${crawlId} and status = 'fetching' and claimed_at < ${cutoff}`.execute(db);
+    set status = case when attempts >= ${options.maxAttempts} then 'failed' else 'queued' end,
+        reason = case when attempts >= ${options.maxAttempts} then 'never_finished' else reason end,
+        claimed_at = null, worker_id = null
+    where status = 'fetching' ${options.crawlId ? sql`and crawl_id = ${options.crawlId}` : sql``}
+      and worker_id is distinct from ${options.ownWorkerId}
+      and case when worker_id is null then claimed_at < ${options.legacyCutoff}
+               else not ${isAlive(sql.ref('crawl_pages.worker_id'), options.lostAfterSeconds)} end
+    returning crawl_id`.execute(db);
+  return [...new Set(rows.map((row) => row.crawl_id))];
 }
 
-export async function finishPage(db: Db, crawlId: string, url: string, status: PageStatus, reason: string | null = null): Promise<void> {
-  await db.updateTable('crawl_pages').set({ status, reason, claimed_at: null }).where('crawl_id', '=', crawlId).where('url', '=', url).execute();
+/**
+ * Records a page's outcome, only while this worker still holds it: a worker taken for
+ * dead whose page was given to another writes nothing (no page is counted twice).
+ */
+export async function finishPage(db: Db, crawlId: string, url: string, workerId: string, status: PageStatus, reason: string | null = null): Promise<boolean> {
+  const rows = await db
+    .updateTable('crawl_pages')
+    .set({ status, reason, claimed_at: null, worker_id: null })
+    .where('crawl_id', '=', crawlId)
+    .where('url', '=', url)
+    .where('status', 'in', ['fetching', 'dropped'])
+    .where('worker_id', '=', workerId)
+    .returning('url')
+    .execute();
+  return rows.length > 0;
+}
+
+/** Whether this worker still holds the page (checked before its text is kept). */
+export async function holdsPage(db: Db, crawlId: string, url: string, workerId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('crawl_pages')
+    .select('url')
+    .where('crawl_id', '=', crawlId)
+    .where('url', '=', url)
+    .where('status', '=', 'fetching')
+    .where('worker_id', '=', workerId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Puts a page this worker claimed but did not read back in the queue. */
 export async function releasePage(db: Db, crawlId: string, url: string): Promise<void> {
   await db
     .updateTable('crawl_pages')
-    .set({ status: 'queued', claimed_at: null, attempts: sql`greatest(attempts - 1, 0)` as never })
+    .set({ status: 'queued', claimed_at: null, worker_id: null, attempts: sql`greatest(attempts - 1, 0)` as never })
     .where('crawl_id', '=', crawlId)
     .where('url', '=', url)
     .where('status', '=', 'fetching')
