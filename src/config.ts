@@ -35,6 +35,9 @@ export interface Config {
   sourceRetryDelaySeconds: number;
   /** A crawl page claimed, or a source read silent (no heartbeat), this long ago belongs to a worker that died. */
   lostWorkAfterSeconds: number;
+  /** The e-mail channel's SMTP server (docs/email.md): off when unset or 0. */
+  mailInboundPort: number | undefined;
+  mailInboundHost: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -70,6 +73,9 @@ export function loadConfig(env: Env = process.env): Config {
     fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),
     lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 120, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
+    // "0 picks none" (operator contract): 0 leaves the server off, like no value.
+    mailInboundPort: env.PARLEY_MAIL_INBOUND_PORT === '0' ? undefined : env.PARLEY_MAIL_INBOUND_PORT ? intFrom(env.PARLEY_MAIL_INBOUND_PORT, 0, 'PARLEY_MAIL_INBOUND_PORT') : undefined,
+    mailInboundHost: env.PARLEY_MAIL_INBOUND_HOST || (env.HOST ?? '127.0.0.1'),
   };
 }
 

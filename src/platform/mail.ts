@@ -26,6 +26,16 @@ export interface Mail {
   replyTo?: string;
   /** Files sent with the mail; an image with a contentId is shown inline by the HTML part (cid:<contentId>). */
   attachments?: MailAttachment[];
+  /** A reply in a mail thread (the e-mail channel): sent from this address instead of the service's no-reply one, with these headers. */
+  thread?: MailThread;
+}
+
+export interface MailThread {
+  fromAddress: string;
+  /** Message-IDs without angle brackets. */
+  messageId: string;
+  inReplyTo: string | null;
+  references: string[];
 }
 
 export interface MailAttachment {
@@ -71,6 +81,11 @@ export interface MailRow {
   created_at: Date;
   sent_at: Date | null;
   reply_to: string | null;
+  from_address: string | null;
+  message_id: string | null;
+  in_reply_to: string | null;
+  /** Message-IDs separated by spaces. */
+  reference_ids: string | null;
 }
 
 export interface MailAttachmentRow {
@@ -114,6 +129,10 @@ export function createMailer(smtpUrl: string | undefined, db: Db, clock: Clock, 
         created_at: now,
         sent_at: null,
         reply_to: mail.replyTo ?? null,
+        from_address: mail.thread?.fromAddress ?? null,
+        message_id: mail.thread?.messageId ?? null,
+        in_reply_to: mail.thread?.inReplyTo ?? null,
+        reference_ids: mail.thread ? mail.thread.references.join(' ') : null,
       })
       .execute();
     for (const [position, file] of (mail.attachments ?? []).entries()) {

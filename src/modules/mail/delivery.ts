@@ -40,7 +40,8 @@ export function mailTransport(ctx: Context): MailTransport {
     deliver: async (mail) => {
       const attachments = await ctx.db.selectFrom('mail_attachments').selectAll().where('mail_id', '=', mail.id).orderBy('position').execute();
       await transport.sendMail({
-        from: senderOf(ctx.config.publicUrl, mail.from_name),
+        from: mail.from_address ? { name: mail.from_name ?? '', address: mail.from_address } : senderOf(ctx.config.publicUrl, mail.from_name),
+        ...threadHeaders(mail),
         to: mail.recipient,
         subject: mail.subject,
         text: mail.text_body,
@@ -58,6 +59,16 @@ export function mailTransport(ctx: Context): MailTransport {
           : {}),
       });
     },
+  };
+}
+
+/** A reply in a mail thread (the e-mail channel) carries its own Message-ID and its place in the thread. */
+function threadHeaders(mail: MailRow): { messageId?: string; inReplyTo?: string; references?: string[] } {
+  if (!mail.message_id) return {};
+  return {
+    messageId: `<${mail.message_id}>`,
+    ...(mail.in_reply_to ? { inReplyTo: `<${mail.in_reply_to}>` } : {}),
+    ...(mail.reference_ids ? { references: mail.reference_ids.split(' ').map((id) => `<${id}>`) } : {}),
   };
 }
 

@@ -1,0 +1,230 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
+import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { seedTexts } from '../chat/test-support.ts';
+import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
+import { MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
+import { enableEmail, refusalOf, sendToInbound, testResolver } from './test-support.ts';
+
+const AGENT_ADDRESS = 'help@bikes.example';
+const STRONG_QUESTION = 'When is the workshop open on Saturday?';
+
+describe('the e-mail channel, over real SMTP both ways', () => {
+  let smtp: SmtpCapture;
+  let service: Service;
+  let inbound: MailInbound;
+  let ws: SeededWorkspace;
+  let agent: string;
+
+  before(async () => {
+    smtp = await startSmtpCapture();
+    service = await startService({ env: { SMTP_URL: smtp.url, PARLEY_RATE_LIMIT_PER_MINUTE: '100000', PARLEY_PUBLIC_URL: 'https://parley.example.net' } });
+    inbound = await startMailInbound(service.ctx, {
+      port: 0,
+      host: '127.0.0.1',
+      resolver: testResolver({ 'strict.example': 'v=spf1 -all', '_dmarc.strict.example': 'v=DMARC1; p=reject' }),
+    });
+    ws = await service.seedWorkspace({ plan: 'enterprise' });
+    agent = await seedAgent(service, ws, 'Bikes');
+    await seedTexts(service, ws.keys.manage, agent, [
+      { title: 'Opening hours', content: 'Our workshop is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00.' },
+      { title: 'Warranty', content: 'Every frame carries a warranty of ten years.' },
+    ]);
+    await enableEmail(service, ws, agent, { address: AGENT_ADDRESS });
+  });
+  after(async () => {
+    await inbound?.close();
+    await service?.close();
+    await smtp?.close();
+  });
+
+  async function conversationsFrom(sender: string): Promise<Array<{ id: string; from: string; channel: string; openedBy: unknown }>> {
+    const reply = await service.api('GET', `/agents/${agent}/conversations?channel=email`, { key: ws.keys.read });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    return reply.body.data.filter((c: { from: string }) => c.from === sender);
+  }
+
+  async function messagesOf(conversationId: string): Promise<Array<{ role: string; content: string; held: boolean }>> {
+    const reply = await service.api('GET', `/agents/${agent}/conversations/${conversationId}`, { key: ws.keys.read });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    return reply.body.data.messages;
+  }
+
+  /** Mails the service recorded for this recipient (recorded before the inbound server says 250). */
+  async function mailsTo(recipient: string): Promise<number> {
+    const rows = await service.ctx.db.selectFrom('mails').select('id').where('recipient', '=', recipient).execute();
+    return rows.length;
+  }
+
+  async function outcomeOf(messageId: string): Promise<string | undefined> {
+    const row = await service.ctx.db.selectFrom('email_messages').select('outcome').where('message_id', '=', messageId).where('direction', '=', 'in').executeTakeFirst();
+    return row?.outcome;
+  }
+
+  test('a question is answered from the agent’s address, threaded (Message-ID, In-Reply-To, References, "Re:"), in text and HTML, saying an assistant wrote it; the conversation is channel email from the sender', async () => {
+    const sender = 'ana@visitor.example';
+    const { messageId } = await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Saturday', text: `${STRONG_QUESTION}\n\n-- \nAna Lopez\nSent from my phone` });
+    const reply = await smtp.waitFor((m) => m.to.includes(sender));
+    assert.match(reply.from, /Bikes.*<help@bikes\.example>/);
+    assert.equal(reply.subject, 'Re: Saturday');
+    assert.equal(reply.headers.get('in-reply-to'), `<${messageId}>`);
+    assert.equal(reply.headers.get('references'), `<${messageId}>`);
+    assert.match(reply.headers.get('message-id') ?? '', /^<[^@>]+@bikes\.example>$/);
+    assert.match(reply.text, /10:00/);
+    assert.match(reply.text, /written by Bikes's assistant\. To reach a person, write to owner@example\.com\./);
+    assert.match(reply.html ?? '', /10:00/);
+
+    const [conversation] = await conversationsFrom(sender);
+    assert.ok(conversation, 'an e-mail conversation from the sender');
+    assert.equal(conversation.channel, 'email');
+    assert.equal(conversation.openedBy, null);
+    const messages = await messagesOf(conversation.id);
+    assert.equal(messages[0]!.content, STRONG_QUESTION, 'the signature is cut from the question');
+    assert.equal(messages[1]!.held, false);
+  });
+
+  test('a reply in the same thread continues the conversation, with the quoted history cut', async () => {
+    const sender = 'bo@visitor.example';
+    const first = await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });
+    const answer = await smtp.waitFor((m) => m.to.includes(sender));
+    const answerId = answer.headers.get('message-id')!.replace(/^<|>$/g, '');
+    await sendToInbound(inbound.port, {
+      from: sender,
+      to: AGENT_ADDRESS,
+      subject: 'Re: Hours',
+      inReplyTo: `<${answerId}>`,
+      references: [`<${first.messageId}>`, `<${answerId}>`],
+      text: `How long is the warranty on a frame?\n\nOn Tue, 3 Mar 2026 at 10:00, Bikes <${AGENT_ADDRESS}> wrote:\n> Our workshop is open on Saturday.`,
+    });
+    const second = await smtp.waitFor((m) => m.to.includes(sender) && m !== answer);
+    assert.equal(second.headers.get('in-reply-to')?.includes('@'), true);
+    const conversations = await conversationsFrom(sender);
+    assert.equal(conversations.length, 1, 'one conversation');
+    const questions = (await messagesOf(conversations[0]!.id)).filter((m) => m.role === 'user');
+    assert.deepEqual(questions.map((m) => m.content), [STRONG_QUESTION, 'How long is the warranty on a frame?']);
+  });
+
+  test('review on: the answer is held (stored held, a ticket with a held entry and its ticket.created) and nothing is sent', async () => {
+    const reviewed = await seedAgent(service, ws, 'Reviewed');
+    await seedTexts(service, ws.keys.manage, reviewed, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
+    await enableEmail(service, ws, reviewed, { address: 'review@bikes.example', review: true });
+    const sender = 'cy@visitor.example';
+    await sendToInbound(inbound.port, { from: sender, to: 'Review@Bikes.example', subject: 'Hours', text: STRONG_QUESTION });
+    assert.equal(await mailsTo(sender), 0, 'nothing sent');
+    const list = await service.api('GET', `/agents/${reviewed}/conversations?channel=email`, { key: ws.keys.read });
+    const conversation = list.body.data[0];
+    const messages = (await service.api('GET', `/agents/${reviewed}/conversations/${conversation.id}`, { key: ws.keys.read })).body.data.messages;
+    assert.equal(messages[1].held, true);
+    const tickets = (await service.api('GET', `/agents/${reviewed}/tickets`, { key: ws.keys.read })).body.data;
+    assert.equal(tickets.length, 1);
+    assert.equal(tickets[0].email, sender);
+    assert.equal(tickets[0].conversationId, conversation.id);
+    const ticket = (await service.api('GET', `/agents/${reviewed}/tickets/${tickets[0].id}`, { key: ws.keys.read })).body.data;
+    const held = ticket.entries.filter((e: { kind: string }) => e.kind === 'held');
+    assert.equal(held.length, 1);
+    assert.equal(held[0].body, messages[1].content);
+    const events = await service.ctx.db.selectFrom('domain_events').select('data').where('agent_id', '=', reviewed).where('type', '=', 'ticket.created').execute();
+    assert.equal(events.length, 1, 'ticket.created for the webhooks');
+    assert.equal(JSON.parse(events[0]!.data).entries[0].kind, 'held');
+  });
+
+  test('a weak answer (nothing in the knowledge answers it) is held, not sent', async () => {
+    const sender = 'di@visitor.example';
+    await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Boats', text: 'Do you rent out submarines for weddings?' });
+    assert.equal(await mailsTo(sender), 0, 'nothing sent');
+    const [conversation] = await conversationsFrom(sender);
+    const messages = await messagesOf(conversation!.id);
+    assert.equal(messages[1]!.held, true);
+  });
+
+  test('an auto-reply, bulk mail and a mailer-daemon are never answered', async () => {
+    const cases = [
+      { from: 'eve@visitor.example', headers: { 'Auto-Submitted': 'auto-replied' } },
+      { from: 'fay@visitor.example', headers: { Precedence: 'bulk' } },
+      { from: 'gus@visitor.example', headers: { 'List-Id': '<news.visitor.example>' } },
+      { from: 'no-reply@visitor.example', headers: {} },
+    ];
+    for (const mail of cases) {
+      const { messageId } = await sendToInbound(inbound.port, { ...mail, to: AGENT_ADDRESS, subject: 'Out of office', text: STRONG_QUESTION });
+      assert.equal(await outcomeOf(messageId), 'auto_reply', mail.from);
+      assert.equal(await mailsTo(mail.from), 0, mail.from);
+      assert.equal((await conversationsFrom(mail.from)).length, 0);
+    }
+  });
+
+  test('a bounce is not answered and is recorded as mailError on the mail that bounced', async () => {
+    const sender = 'hal@visitor.example';
+    await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });
+    const answer = await smtp.waitFor((m) => m.to.includes(sender));
+    const bouncedId = answer.headers.get('message-id')!.replace(/^<|>$/g, '');
+    const raw = [
+      'From: Mail Delivery System <MAILER-DAEMON@visitor.example>',
+      `To: ${AGENT_ADDRESS}`,
+      'Subject: Undelivered Mail Returned to Sender',
+      'Message-ID: <bounce-1@visitor.example>',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: text/plain',
+      '',
+      'Your mail could not be delivered.',
+      '--b1',
+      'Content-Type: message/delivery-status',
+      '',
+      'Reporting-MTA: dns; mx.visitor.example',
+      '',
+      'Final-Recipient: rfc822; hal@visitor.example',
+      'Status: 5.1.1',
+      'Diagnostic-Code: smtp; 550 5.1.1 User unknown',
+      '--b1',
+      'Content-Type: text/rfc822-headers',
+      '',
+      `From: Bikes <${AGENT_ADDRESS}>`,
+      `Message-ID: <${bouncedId}>`,
+      '--b1--',
+      '',
+    ].join('\r\n');
+    const before = await mailsTo('MAILER-DAEMON@visitor.example');
+    await sendToInbound(inbound.port, { envelope: { from: false, to: [AGENT_ADDRESS] }, raw } as never);
+    assert.equal(await outcomeOf('bounce-1@visitor.example'), 'bounce');
+    assert.equal(await mailsTo('MAILER-DAEMON@visitor.example'), before);
+    const bounced = await service.ctx.db.selectFrom('email_messages').select('mail_error').where('message_id', '=', bouncedId).executeTakeFirstOrThrow();
+    assert.equal(bounced.mail_error, 'smtp; 550 5.1.1 User unknown');
+  });
+
+  test('mail from the agent’s own address is not answered', async () => {
+    const { messageId } = await sendToInbound(inbound.port, { from: AGENT_ADDRESS, to: AGENT_ADDRESS, subject: 'Loop', text: STRONG_QUESTION });
+    assert.equal(await outcomeOf(messageId), 'own_address');
+    assert.equal(await mailsTo(AGENT_ADDRESS), 0);
+  });
+
+  test('mail that fails DMARC under a reject policy is not answered, and the result is kept', async () => {
+    const sender = 'mallory@strict.example';
+    const { messageId } = await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });
+    assert.equal(await outcomeOf(messageId), 'dmarc');
+    assert.equal(await mailsTo(sender), 0);
+    const row = await service.ctx.db.selectFrom('email_messages').select('auth').where('message_id', '=', messageId).executeTakeFirstOrThrow();
+    assert.equal(row.auth?.dmarc, 'fail');
+    assert.equal(row.auth?.policy, 'reject');
+    assert.equal(row.auth?.spf, 'fail');
+  });
+
+  test('an unknown recipient is refused at RCPT with 550', async () => {
+    assert.equal(await refusalOf(inbound.port, { from: 'ivy@visitor.example', to: 'nobody@bikes.example', subject: 'Hi', text: 'Hello' }), 550);
+  });
+
+  test(`a mail over ${MAX_MAIL_BYTES} bytes is refused with 552`, async () => {
+    const big = 'x'.repeat(76) + '\r\n';
+    const text = big.repeat(Math.ceil(MAX_MAIL_BYTES / big.length) + 10);
+    assert.equal(await refusalOf(inbound.port, { from: 'jo@visitor.example', to: AGENT_ADDRESS, subject: 'Big', text }), 552);
+  });
+
+  test('mail forwarded to the service’s own host is routed by the agent’s address in To', async () => {
+    const sender = 'kim@visitor.example';
+    await sendToInbound(inbound.port, { envelope: { from: sender, to: ['bikes-forward@parley.example.net'] }, from: sender, to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });
+    const reply = await smtp.waitFor((m) => m.to.includes(sender));
+    assert.equal(reply.subject, 'Re: Hours');
+  });
+});
