@@ -139,7 +139,7 @@ describe('the e-mail channel, over real SMTP both ways', () => {
   });
 
   test('an auto-reply, bulk mail and a mailer-daemon are never answered', async () => {
-    const cases = [
+    const cases: Array<{ from: string; headers: Record<string, string> }> = [
       { from: 'eve@visitor.example', headers: { 'Auto-Submitted': 'auto-replied' } },
       { from: 'fay@visitor.example', headers: { Precedence: 'bulk' } },
       { from: 'gus@visitor.example', headers: { 'List-Id': '<news.visitor.example>' } },

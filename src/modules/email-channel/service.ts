@@ -54,10 +54,10 @@ export async function receiveMail(ctx: Context, received: ReceivedMail, resolver
   const agentId = await agentOf(ctx, received, mail);
   if (!agentId) return { agentId: null, outcome: 'no_agent' };
   const sender = (mail.from?.address ?? received.envelopeFrom).trim().toLowerCase();
-  const messageId = messageIds(mail.messageId)[0] ?? `${newId('em')}@parley.invalid`;
+  const messageId = messageIds(mail.messageId)[0] ?? `${newId('mail')}@parley.invalid`;
   const now = ctx.clock.now();
   const incoming: store.EmailMessageRow = {
-    id: newId('eml'),
+    id: newId('mail'),
     agent_id: agentId,
     message_id: messageId,
     direction: 'in',
@@ -152,7 +152,7 @@ async function checkSender(ctx: Context, received: ReceivedMail, resolver: Resol
     } as never);
     const dmarc = result.dmarc || undefined;
     return {
-      spf: result.spf?.status?.result ?? 'none',
+      spf: (result.spf || undefined)?.status?.result ?? 'none',
       dkim: result.dkim?.results?.[0]?.status?.result ?? 'none',
       dmarc: dmarc?.status?.result ?? 'none',
       policy: (dmarc as { policy?: string } | undefined)?.policy ?? null,
@@ -214,9 +214,9 @@ export async function sendAnswer(ctx: Context, visitor: Visitor, out: Outgoing):
   if (linked.length > 0) blocks.push({ text: words.sources }, ...linked.map((s) => ({ text: `${s.name}:`, link: s.url! })));
   blocks.push({ text: `${words.assistant(visitor.settings.name)} ${words.person(owner?.email ?? address)}` });
   const composed = compose(out.language, { subject: replySubject(out.subject), blocks });
-  const messageId = `${newId('em')}@${address.split('@')[1] ?? 'parley.local'}`;
+  const messageId = `${newId('mail')}@${address.split('@')[1] ?? 'parley.local'}`;
   await store.insertEmailMessage(ctx.db, {
-    id: newId('eml'),
+    id: newId('mail'),
     agent_id: visitor.agent.id,
     message_id: messageId,
     direction: 'out',
