@@ -5,6 +5,7 @@ import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
 import { MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
+import { addWebhook, startReceiver, type Receiver } from '../webhooks/test-support.ts';
 import { enableEmail, refusalOf, sendToInbound, testResolver } from './test-support.ts';
 
 const AGENT_ADDRESS = 'help@bikes.example';
@@ -16,10 +17,12 @@ describe('the e-mail channel, over real SMTP both ways', () => {
   let inbound: MailInbound;
   let ws: SeededWorkspace;
   let agent: string;
+  let receiver: Receiver;
 
   before(async () => {
     smtp = await startSmtpCapture();
-    service = await startService({ env: { SMTP_URL: smtp.url, PARLEY_RATE_LIMIT_PER_MINUTE: '100000', PARLEY_PUBLIC_URL: 'https://parley.example.net' } });
+    service = await startService({ env: { SMTP_URL: smtp.url, PARLEY_RATE_LIMIT_PER_MINUTE: '100000', PARLEY_PUBLIC_URL: 'https://parley.example.net', PARLEY_ALLOW_PRIVATE_URLS: '1' } });
+    receiver = await startReceiver(() => service.ctx.clock.now().getTime());
     inbound = await startMailInbound(service.ctx, {
       port: 0,
       host: '127.0.0.1',
@@ -37,6 +40,7 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     await inbound?.close();
     await service?.close();
     await smtp?.close();
+    await receiver?.close();
   });
 
   async function conversationsFrom(sender: string): Promise<Array<{ id: string; from: string; channel: string; openedBy: unknown }>> {
@@ -109,6 +113,7 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     const reviewed = await seedAgent(service, ws, 'Reviewed');
     await seedTexts(service, ws.keys.manage, reviewed, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
     await enableEmail(service, ws, reviewed, { address: 'review@bikes.example', review: true });
+    await addWebhook(service, ws, receiver, { events: ['ticket.created'], agentId: reviewed });
     const sender = 'cy@visitor.example';
     await sendToInbound(inbound.port, { from: sender, to: 'Review@Bikes.example', subject: 'Hours', text: STRONG_QUESTION });
     assert.equal(await mailsTo(sender), 0, 'nothing sent');
@@ -124,9 +129,11 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     const held = ticket.entries.filter((e: { kind: string }) => e.kind === 'held');
     assert.equal(held.length, 1);
     assert.equal(held[0].body, messages[1].content);
-    const events = await service.ctx.db.selectFrom('domain_events').select('data').where('agent_id', '=', reviewed).where('type', '=', 'ticket.created').execute();
-    assert.equal(events.length, 1, 'ticket.created for the webhooks');
-    assert.equal(JSON.parse(events[0]!.data).entries[0].kind, 'held');
+    await receiver.waitFor(1);
+    const [delivery] = receiver.received;
+    assert.equal(delivery!.body.type, 'ticket.created');
+    assert.equal(delivery!.body.data.id, tickets[0].id);
+    assert.equal(delivery!.body.data.entries[0].kind, 'held');
   });
 
   test('a weak answer (nothing in the knowledge answers it) is held, not sent', async () => {
