@@ -228,6 +228,27 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(await refusalOf(inbound.port, { from: 'jo@visitor.example', to: AGENT_ADDRESS, subject: 'Big', text }), 552);
   });
 
+  test('attachments become visitor files the agent reads, when attachmentsEnabled is on', async () => {
+    const reader = await seedAgent(service, ws, 'Reader');
+    await seedTexts(service, ws.keys.manage, reader, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
+    await enableEmail(service, ws, reader, { address: 'files@bikes.example' });
+    const patched = await service.api('PATCH', `/agents/${reader}`, { key: ws.keys.manage, body: { attachmentsEnabled: true } });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const sender = 'lu@visitor.example';
+    await sendToInbound(inbound.port, {
+      from: sender,
+      to: 'files@bikes.example',
+      subject: 'My invoice',
+      text: 'What is the total amount on the invoice I attached?',
+      attachments: [{ filename: 'invoice.txt', content: 'Invoice 4411. The total amount on the invoice is 312 euros, due on 1 April.', contentType: 'text/plain' }],
+    } as never);
+    const list = await service.api('GET', `/agents/${reader}/conversations?channel=email`, { key: ws.keys.read });
+    const messages = (await service.api('GET', `/agents/${reader}/conversations/${list.body.data[0].id}`, { key: ws.keys.read })).body.data.messages;
+    assert.equal(messages[0].attachments.length, 1, JSON.stringify(messages[0]));
+    assert.equal(messages[0].attachments[0].fileName, 'invoice.txt');
+    assert.match(messages[1].content, /312 euros/);
+  });
+
   test('mail forwarded to the service’s own host is routed by the agent’s address in To', async () => {
     const sender = 'kim@visitor.example';
     await sendToInbound(inbound.port, { envelope: { from: sender, to: ['bikes-forward@parley.example.net'] }, from: sender, to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });

@@ -9,16 +9,18 @@ import PostalMime, { type Email } from 'postal-mime';
 import { authenticate } from 'mailauth';
 import type { Context } from '../../context.ts';
 import { ApiError } from '../../http/errors.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId, randomBase62 } from '../../platform/ids.ts';
 import { memoryLimiter, redisLimiter, type RateLimiter } from '../../platform/limiter.ts';
 import { isWeakAnswer } from '../../widget/shared.ts';
 import type { Language } from '../agents/schemas.ts';
 import { answerLanguage, PHRASES } from '../chat/language.ts';
-import { answer, type AnswerReply } from '../chat/service.ts';
+import { answer, type AnswerReply, type QuestionFile } from '../chat/service.ts';
 import { compose, type Block } from '../mail/compose.ts';
 import { addHeldDraft } from '../tickets/service.ts';
 import { workspaceOwner } from '../tickets/store.ts';
 import { findVisitorTarget, type Visitor } from '../visitors/access.ts';
+import { MAX_ATTACHMENTS, MAX_FILE_BYTES } from '../visitor-files/read.ts';
+import { filesForQuestion, sendFile, tieFilesToConversation } from '../visitor-files/service.ts';
 import { automaticKind, bouncedMessageIds, messageIds, replySubject, visitorText } from './reading.ts';
 import * as store from './store.ts';
 
@@ -94,7 +96,9 @@ export async function receiveMail(ctx: Context, received: ReceivedMail, resolver
   const conversationId = await store.conversationOfThread(ctx.db, agentId, thread);
   let reply: AnswerReply;
   try {
-    reply = await answer(ctx, { workspaceId: visitor.workspaceId, plan: visitor.plan, seesTests: false }, visitor.settings, { message: text, conversationId, channel: 'email', from: sender });
+    const attachments = await filesOf(ctx, visitor, mail);
+    reply = await answer(ctx, { workspaceId: visitor.workspaceId, plan: visitor.plan, seesTests: false }, visitor.settings, { message: text, conversationId, channel: 'email', from: sender, attachments });
+    await tieFilesToConversation(ctx, attachments, reply.conversationId);
   } catch (error) {
     // A refusal the API would give (no credits left, model not allowed): the mail is not answered, and says why.
     if (error instanceof ApiError) return done(error.code, conversationId ?? null);
@@ -122,6 +126,29 @@ async function agentOf(ctx: Context, received: ReceivedMail, mail: Email): Promi
     if (found) return found.id;
   }
   return undefined;
+}
+
+/**
+ * The mail's attachments as visitor files (when the agent takes files and the plan
+ * has them), read by the visitor files' own verb with its limits: a file it refuses
+ * (its type, its size, unreadable) is left out and the rest of the mail answered.
+ * The files are bound to a token of this mail alone, which only the question below uses.
+ */
+async function filesOf(ctx: Context, visitor: Visitor, mail: Email): Promise<QuestionFile[]> {
+  if (!visitor.settings.attachmentsEnabled || !visitor.plan.visitorFiles) return [];
+  const token = `vt_${randomBase62(43)}`;
+  const ids: string[] = [];
+  for (const file of mail.attachments.filter((a) => a.disposition !== 'inline' || !a.contentId)) {
+    if (ids.length === MAX_ATTACHMENTS) break;
+    const bytes = Buffer.from(file.content as ArrayBuffer);
+    if (bytes.length > MAX_FILE_BYTES) continue;
+    try {
+      ids.push((await sendFile(ctx, visitor, { fileName: file.filename ?? 'attachment', bytes }, token)).id);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
+  return filesForQuestion(ctx, visitor, ids, { token });
 }
 
 /** Declined, unsupported by the passages, or weak by the widget's rule (docs/widget.md, "Weak answers"). */
