@@ -6,6 +6,7 @@ import { seedTexts } from '../chat/test-support.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
 import { MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
 import { addWebhook, startReceiver, type Receiver } from '../webhooks/test-support.ts';
+import { discardHeldDraft, sendHeldDraft } from './service.ts';
 import { enableEmail, refusalOf, sendToInbound, testResolver } from './test-support.ts';
 
 const AGENT_ADDRESS = 'help@bikes.example';
@@ -18,6 +19,9 @@ describe('the e-mail channel, over real SMTP both ways', () => {
   let ws: SeededWorkspace;
   let agent: string;
   let receiver: Receiver;
+  /** The agent with review on, and what its first held answer left. */
+  let reviewed: string;
+  const held = { sender: 'cy@visitor.example', conversationId: '', messageId: '', ticketId: '', visitorMessageId: '' };
 
   before(async () => {
     smtp = await startSmtpCapture();
@@ -110,12 +114,12 @@ describe('the e-mail channel, over real SMTP both ways', () => {
   });
 
   test('review on: the answer is held (stored held, a ticket with a held entry and its ticket.created) and nothing is sent', async () => {
-    const reviewed = await seedAgent(service, ws, 'Reviewed');
+    reviewed = await seedAgent(service, ws, 'Reviewed');
     await seedTexts(service, ws.keys.manage, reviewed, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
     await enableEmail(service, ws, reviewed, { address: 'review@bikes.example', review: true });
     await addWebhook(service, ws, receiver, { events: ['ticket.created'], agentId: reviewed });
-    const sender = 'cy@visitor.example';
-    await sendToInbound(inbound.port, { from: sender, to: 'Review@Bikes.example', subject: 'Hours', text: STRONG_QUESTION });
+    const sender = held.sender;
+    held.visitorMessageId = (await sendToInbound(inbound.port, { from: sender, to: 'Review@Bikes.example', subject: 'Hours', text: STRONG_QUESTION })).messageId;
     assert.equal(await mailsTo(sender), 0, 'nothing sent');
     const list = await service.api('GET', `/agents/${reviewed}/conversations?channel=email`, { key: ws.keys.read });
     const conversation = list.body.data[0];
@@ -126,14 +130,43 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(tickets[0].email, sender);
     assert.equal(tickets[0].conversationId, conversation.id);
     const ticket = (await service.api('GET', `/agents/${reviewed}/tickets/${tickets[0].id}`, { key: ws.keys.read })).body.data;
-    const held = ticket.entries.filter((e: { kind: string }) => e.kind === 'held');
-    assert.equal(held.length, 1);
-    assert.equal(held[0].body, messages[1].content);
+    const heldEntries = ticket.entries.filter((e: { kind: string }) => e.kind === 'held');
+    assert.equal(heldEntries.length, 1);
+    assert.equal(heldEntries[0].body, messages[1].content);
     await receiver.waitFor(1);
     const [delivery] = receiver.received;
     assert.equal(delivery!.body.type, 'ticket.created');
     assert.equal(delivery!.body.data.id, tickets[0].id);
     assert.equal(delivery!.body.data.entries[0].kind, 'held');
+    Object.assign(held, { conversationId: conversation.id, messageId: messages[1].id, ticketId: tickets[0].id });
+  });
+
+  test('a held draft sent by a person (edited) goes out threaded, stops being held, and makes a team entry', async () => {
+    await sendHeldDraft(service.ctx, reviewed, held.messageId, { text: 'We are open on Saturday from 10:00 to 16:00. See you then!' });
+    const mail = await smtp.waitFor((m) => m.to.includes(held.sender));
+    assert.match(mail.from, /<review@bikes\.example>/);
+    assert.equal(mail.subject, 'Re: Hours');
+    assert.equal(mail.headers.get('in-reply-to'), `<${held.visitorMessageId}>`);
+    assert.match(mail.text, /See you then!/);
+    const messages = (await service.api('GET', `/agents/${reviewed}/conversations/${held.conversationId}`, { key: ws.keys.read })).body.data.messages;
+    assert.equal(messages[1].held, false);
+    assert.equal(messages[1].content, 'We are open on Saturday from 10:00 to 16:00. See you then!');
+    const ticket = (await service.api('GET', `/agents/${reviewed}/tickets/${held.ticketId}`, { key: ws.keys.read })).body.data;
+    assert.deepEqual(ticket.entries.map((e: { kind: string }) => e.kind), ['held', 'team']);
+    await assert.rejects(sendHeldDraft(service.ctx, reviewed, held.messageId), /No message/, 'sent once');
+  });
+
+  test('a held draft discarded is never sent and leaves the ticket', async () => {
+    const sender = 'dee@visitor.example';
+    await sendToInbound(inbound.port, { from: sender, to: 'review@bikes.example', subject: 'Hours', text: STRONG_QUESTION });
+    const list = await service.api('GET', `/agents/${reviewed}/conversations?channel=email`, { key: ws.keys.read });
+    const conversation = list.body.data.find((c: { from: string }) => c.from === sender);
+    const messages = (await service.api('GET', `/agents/${reviewed}/conversations/${conversation.id}`, { key: ws.keys.read })).body.data.messages;
+    await discardHeldDraft(service.ctx, reviewed, messages[1].id);
+    const tickets = (await service.api('GET', `/agents/${reviewed}/tickets`, { key: ws.keys.read })).body.data;
+    const ticket = (await service.api('GET', `/agents/${reviewed}/tickets/${tickets.find((t: { email: string }) => t.email === sender).id}`, { key: ws.keys.read })).body.data;
+    assert.deepEqual(ticket.entries, []);
+    assert.equal(await mailsTo(sender), 0);
   });
 
   test('a weak answer (nothing in the knowledge answers it) is held, not sent', async () => {

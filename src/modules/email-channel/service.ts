@@ -16,7 +16,8 @@ import type { Language } from '../agents/schemas.ts';
 import { answerLanguage, PHRASES } from '../chat/language.ts';
 import { answer, type AnswerReply, type QuestionFile } from '../chat/service.ts';
 import { compose, type Block } from '../mail/compose.ts';
-import { addHeldDraft } from '../tickets/service.ts';
+import { addConversationEntry, addHeldDraft, removeHeldEntries } from '../tickets/service.ts';
+import { errors } from '../../http/errors.ts';
 import { workspaceOwner } from '../tickets/store.ts';
 import { findVisitorTarget, type Visitor } from '../visitors/access.ts';
 import { MAX_ATTACHMENTS, MAX_FILE_BYTES } from '../visitor-files/read.ts';
@@ -209,6 +210,40 @@ async function checkLimits(ctx: Context, agentId: string, sender: string): Promi
   }
   const [bySender, byAgent] = [await pair.sender.hit(`mail-from:${agentId}:${sender}`), await pair.agent.hit(`mail-to:${agentId}`)];
   if (!bySender.allowed || !byAgent.allowed) throw new TryLater(`too many mails; try again in ${Math.max(bySender.resetSeconds, byAgent.resetSeconds)} s`);
+}
+
+// ---------------------------------------------------------------- held drafts
+
+/**
+ * A held answer sent by a person (the dashboard calls this after its own checks of
+ * who may): as it was, or with their edited text. The answer stops being held, the
+ * ticket gets a `team` entry, and the mail goes out threaded like any answer.
+ */
+export async function sendHeldDraft(ctx: Context, agentId: string, messageId: string, edited?: { text: string }): Promise<void> {
+  const held = await store.findHeldAnswer(ctx.db, agentId, messageId);
+  if (!held) throw errors.notFound('message');
+  const received = await store.lastReceived(ctx.db, held.conversation_id);
+  if (!received) throw errors.notFound('message');
+  const { visitor } = await findVisitorTarget(ctx, agentId, undefined, '');
+  const text = edited?.text.trim() || held.content;
+  if (!(await store.releaseAnswer(ctx.db, messageId, text))) throw errors.notFound('message');
+  await addConversationEntry(ctx, agentId, held.conversation_id, { kind: 'team', body: text, fromAddress: visitor.settings.emailChannel.address });
+  await sendAnswer(ctx, visitor, {
+    to: received.sender,
+    subject: received.subject,
+    inReplyTo: received.message_id,
+    references: await store.threadIds(ctx.db, held.conversation_id),
+    conversationId: held.conversation_id,
+    language: await answerLanguage(undefined, held.question, visitor.settings.language),
+    reply: { answer: text, messageId, sources: edited ? [] : held.sources },
+  });
+}
+
+/** A held answer discarded: it stays stored as held (never sent), and its `held` entries leave the ticket. */
+export async function discardHeldDraft(ctx: Context, agentId: string, messageId: string): Promise<void> {
+  const held = await store.findHeldAnswer(ctx.db, agentId, messageId);
+  if (!held) throw errors.notFound('message');
+  await removeHeldEntries(ctx, agentId, held.conversation_id);
 }
 
 // ---------------------------------------------------------------- the reply

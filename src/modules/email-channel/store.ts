@@ -87,3 +87,31 @@ export async function agentsByAddress(db: Db, addresses: string[]): Promise<Arra
       and lower(settings->'emailChannel'->>'address') in (${sql.join(lowered)})`.execute(db);
   return rows.rows;
 }
+
+export interface HeldAnswer {
+  id: string;
+  conversation_id: string;
+  content: string;
+  sources: import('../chat/store.ts').MessageSource[];
+  /** The question it answers. */
+  question: string;
+}
+
+/** A held answer of the agent, with the question before it; undefined when there is none (sent, or no such answer). */
+export async function findHeldAnswer(db: Db, agentId: string, messageId: string): Promise<HeldAnswer | undefined> {
+  const row = await sql<HeldAnswer>`select a.id, a.conversation_id, a.content, a.sources, coalesce(q.content, '') as question
+    from messages a left join messages q on q.conversation_id = a.conversation_id and q.position = a.position - 1
+    where a.id = ${messageId} and a.agent_id = ${agentId} and a.role = 'assistant' and a.held`.execute(db);
+  return row.rows[0];
+}
+
+/** A held answer released, as it was or as a person edited it. */
+export async function releaseAnswer(db: Db, messageId: string, content: string): Promise<boolean> {
+  const result = await db.updateTable('messages').set({ held: false, content }).where('id', '=', messageId).where('held', '=', true).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The newest mail received in a conversation: the one an answer replies to. */
+export async function lastReceived(db: Db, conversationId: string): Promise<EmailMessageRow | undefined> {
+  return db.selectFrom('email_messages').selectAll().where('conversation_id', '=', conversationId).where('direction', '=', 'in').orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+}

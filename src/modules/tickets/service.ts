@@ -181,6 +181,30 @@ export async function addHeldDraft(ctx: Context, held: HeldDraft): Promise<{ tic
   return { ticketId: ticket.id, entryId: entry.id };
 }
 
+/** An entry on the newest ticket of a conversation (a held draft sent as a `team` entry); undefined when it has none. */
+export async function addConversationEntry(
+  ctx: Context,
+  agentId: string,
+  conversationId: string,
+  entry: { kind: store.EntryKind; body: string; fromAddress: string | null },
+): Promise<EntryView | undefined> {
+  const ticket = await ctx.db.selectFrom('tickets').select('id').where('agent_id', '=', agentId).where('conversation_id', '=', conversationId).orderBy('created_at', 'desc').executeTakeFirst();
+  if (!ticket) return undefined;
+  const now = ctx.clock.now();
+  const added = await store.addEntry(ctx.db, agentId, { id: newId('ent'), ticket_id: ticket.id, kind: entry.kind, body: entry.body, from_address: entry.fromAddress, mail_error: null, created_at: now }, now);
+  return added && entryView(added);
+}
+
+/** Takes a conversation's `held` entries off its tickets (a held draft discarded); how many. */
+export async function removeHeldEntries(ctx: Context, agentId: string, conversationId: string): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('ticket_entries')
+    .where('kind', '=', 'held')
+    .where('ticket_id', 'in', (eb) => eb.selectFrom('tickets').select('id').where('agent_id', '=', agentId).where('conversation_id', '=', conversationId))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 // ---------------------------------------------------------------- the team's API
 
 export async function listTickets(ctx: Context, auth: Auth, agentId: string, input: { status?: store.TicketStatus; limit?: number; cursor?: string }) {
