@@ -141,7 +141,7 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     Object.assign(held, { conversationId: conversation.id, messageId: messages[1].id, ticketId: tickets[0].id });
   });
 
-  test('a held draft sent by a person (edited) goes out threaded, stops being held, and makes a team entry', async () => {
+  test('a held draft sent by a person (edited) goes out threaded, stops being held, and makes a team entry; the visitor’s reply to it becomes a visitor entry and reopens the ticket', async () => {
     await sendHeldDraft(service.ctx, reviewed, held.messageId, { text: 'We are open on Saturday from 10:00 to 16:00. See you then!' });
     const mail = await smtp.waitFor((m) => m.to.includes(held.sender));
     assert.match(mail.from, /<review@bikes\.example>/);
@@ -153,7 +153,20 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(messages[1].content, 'We are open on Saturday from 10:00 to 16:00. See you then!');
     const ticket = (await service.api('GET', `/agents/${reviewed}/tickets/${held.ticketId}`, { key: ws.keys.read })).body.data;
     assert.deepEqual(ticket.entries.map((e: { kind: string }) => e.kind), ['held', 'team']);
+    assert.doesNotMatch(mail.text, /assistant/, 'a person’s text is not signed as the assistant’s');
     await assert.rejects(sendHeldDraft(service.ctx, reviewed, held.messageId), /No message/, 'sent once');
+
+    // The visitor answers the person: a visitor entry on the ticket, which opens again; the agent does not answer.
+    const solved = await service.api('PATCH', `/agents/${reviewed}/tickets/${held.ticketId}`, { key: ws.keys.manage, body: { status: 'solved' } });
+    assert.equal(solved.status, 200, JSON.stringify(solved.body));
+    const teamMailId = mail.headers.get('message-id')!;
+    await sendToInbound(inbound.port, { from: held.sender, to: 'review@bikes.example', subject: 'Re: Hours', inReplyTo: teamMailId, references: [`<${held.visitorMessageId}>`, teamMailId], text: 'Thanks! Can I bring two bikes?\n\n> See you then!' });
+    const after = (await service.api('GET', `/agents/${reviewed}/tickets/${held.ticketId}`, { key: ws.keys.read })).body.data;
+    assert.equal(after.status, 'open');
+    assert.deepEqual(after.entries.map((e: { kind: string }) => e.kind), ['held', 'team', 'visitor']);
+    assert.equal(after.entries[2].body, 'Thanks! Can I bring two bikes?');
+    assert.equal(after.entries[2].from, held.sender);
+    assert.equal(await mailsTo(held.sender), 1, 'only the person’s mail');
   });
 
   test('a held draft discarded is never sent and leaves the ticket', async () => {

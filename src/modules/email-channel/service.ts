@@ -94,6 +94,12 @@ export async function receiveMail(ctx: Context, received: ReceivedMail, resolver
   const text = visitorText(mail.text ?? textOfHtml(mail.html ?? ''));
   if (!text) return done('empty');
   const thread = [...messageIds(mail.inReplyTo), ...messageIds(mail.references)];
+  const withPerson = await store.conversationOfPersonMail(ctx.db, agentId, thread);
+  if (withPerson) {
+    // A person answered in this thread: the visitor's reply is theirs, on the ticket, not the agent's to answer.
+    await addConversationEntry(ctx, agentId, withPerson, { kind: 'visitor', body: text, fromAddress: sender });
+    return done('to_ticket', withPerson);
+  }
   const conversationId = await store.conversationOfThread(ctx.db, agentId, thread);
   let reply: AnswerReply;
   try {
@@ -236,6 +242,8 @@ export async function sendHeldDraft(ctx: Context, agentId: string, messageId: st
     conversationId: held.conversation_id,
     language: await answerLanguage(undefined, held.question, visitor.settings.language),
     reply: { answer: text, messageId, sources: edited ? [] : held.sources },
+    by: 'team',
+    byPerson: edited !== undefined,
   });
 }
 
@@ -264,6 +272,10 @@ interface Outgoing {
   conversationId: string;
   language: Language;
   reply: { answer: string; messageId: string; sources: AnswerReply['sources'] };
+  /** Who wrote it: the agent (sent) or a person releasing a held draft (team). */
+  by?: 'sent' | 'team';
+  /** A person's own text carries no line saying an assistant wrote it. */
+  byPerson?: boolean;
 }
 
 /** The answer mailed from the agent's address, threaded to the visitor's mail, with its sources as links and who wrote it. */
@@ -274,7 +286,7 @@ export async function sendAnswer(ctx: Context, visitor: Visitor, out: Outgoing):
   const owner = await workspaceOwner(ctx.db, visitor.workspaceId);
   const blocks: Block[] = [{ text: out.reply.answer }];
   if (linked.length > 0) blocks.push({ text: words.sources }, ...linked.map((s) => ({ text: `${s.name}:`, link: s.url! })));
-  blocks.push({ text: `${words.assistant(visitor.settings.name)} ${words.person(owner?.email ?? address)}` });
+  if (!out.byPerson) blocks.push({ text: `${words.assistant(visitor.settings.name)} ${words.person(owner?.email ?? address)}` });
   const composed = compose(out.language, { subject: replySubject(out.subject), blocks });
   const messageId = `${newId('mail')}@${address.split('@')[1] ?? 'parley.local'}`;
   await store.insertEmailMessage(ctx.db, {
@@ -286,7 +298,7 @@ export async function sendAnswer(ctx: Context, visitor: Visitor, out: Outgoing):
     chat_message_id: out.reply.messageId,
     sender: address.toLowerCase(),
     subject: composed.subject,
-    outcome: 'sent',
+    outcome: out.by ?? 'sent',
     auth: null,
     mail_error: null,
     created_at: ctx.clock.now(),

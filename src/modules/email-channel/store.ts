@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 
 export type Direction = 'in' | 'out';
-export type Outcome = 'answered' | 'held' | 'auto_reply' | 'bounce' | 'own_address' | 'dmarc' | 'limited' | 'empty' | 'paused' | 'sent';
+/** A received mail: answered, held, to_ticket (a reply to a person's mail) or why it was not answered; a sent one: sent (the agent's answer) or team (a person's). */
+export type Outcome = 'answered' | 'held' | 'to_ticket' | 'auto_reply' | 'bounce' | 'own_address' | 'dmarc' | 'limited' | 'empty' | 'paused' | 'sent' | 'team';
 
 /** What SPF, DKIM and DMARC said of a received mail. */
 export interface MailAuth {
@@ -114,4 +115,18 @@ export async function releaseAnswer(db: Db, messageId: string, content: string):
 /** The newest mail received in a conversation: the one an answer replies to. */
 export async function lastReceived(db: Db, conversationId: string): Promise<EmailMessageRow | undefined> {
   return db.selectFrom('email_messages').selectAll().where('conversation_id', '=', conversationId).where('direction', '=', 'in').orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+}
+
+/** The conversation of a mail a person sent (a held draft released) among these Message-IDs: the visitor answers a person. */
+export async function conversationOfPersonMail(db: Db, agentId: string, ids: string[]): Promise<string | undefined> {
+  if (ids.length === 0) return undefined;
+  const row = await db
+    .selectFrom('email_messages')
+    .select('conversation_id')
+    .where('agent_id', '=', agentId)
+    .where('message_id', 'in', ids)
+    .where('direction', '=', 'out')
+    .where('outcome', '=', 'team')
+    .executeTakeFirst();
+  return row?.conversation_id ?? undefined;
 }

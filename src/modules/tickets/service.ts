@@ -181,7 +181,10 @@ export async function addHeldDraft(ctx: Context, held: HeldDraft): Promise<{ tic
   return { ticketId: ticket.id, entryId: entry.id };
 }
 
-/** An entry on the newest ticket of a conversation (a held draft sent as a `team` entry); undefined when it has none. */
+/**
+ * An entry on the newest ticket of a conversation (a held draft sent: `team`; the
+ * visitor's reply by mail: `visitor`, which opens the ticket again); undefined when it has none.
+ */
 export async function addConversationEntry(
   ctx: Context,
   agentId: string,
@@ -192,6 +195,7 @@ export async function addConversationEntry(
   if (!ticket) return undefined;
   const now = ctx.clock.now();
   const added = await store.addEntry(ctx.db, agentId, { id: newId('ent'), ticket_id: ticket.id, kind: entry.kind, body: entry.body, from_address: entry.fromAddress, mail_error: null, created_at: now }, now);
+  if (added && entry.kind === 'visitor') await store.setStatus(ctx.db, agentId, ticket.id, 'open', now, now);
   return added && entryView(added);
 }
 
