@@ -6,7 +6,7 @@ import { seedTexts } from '../chat/test-support.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
 import { MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
 import { addWebhook, startReceiver, type Receiver } from '../webhooks/test-support.ts';
-import { discardHeldDraft, sendHeldDraft } from './service.ts';
+import { discardHeldDraft, PER_SENDER_PER_MINUTE, sendHeldDraft } from './service.ts';
 import { enableEmail, refusalOf, sendToInbound, testResolver } from './test-support.ts';
 
 const AGENT_ADDRESS = 'help@bikes.example';
@@ -262,6 +262,17 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(row.auth?.dmarc, 'fail');
     assert.equal(row.auth?.policy, 'reject');
     assert.equal(row.auth?.spf, 'fail');
+  });
+
+  test(`a sender's mail beyond ${PER_SENDER_PER_MINUTE} a minute waits: 451, and the sending server tries again later`, async () => {
+    const sender = 'max@visitor.example';
+    for (let i = 0; i < PER_SENDER_PER_MINUTE; i++) {
+      assert.equal(await refusalOf(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: `Question ${i}`, text: STRONG_QUESTION }), undefined, `mail ${i + 1}`);
+    }
+    assert.equal(await refusalOf(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'One more', text: STRONG_QUESTION }), 451);
+    assert.equal(await refusalOf(inbound.port, { from: 'other@visitor.example', to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION }), undefined, 'another sender is not held up');
+    await service.admin('POST', '/clock', { advanceSeconds: 61 });
+    assert.equal(await refusalOf(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Later', text: STRONG_QUESTION }), undefined, 'taken in the next minute');
   });
 
   test('an unknown recipient is refused at RCPT with 550', async () => {
