@@ -34,9 +34,12 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     });
     ws = await service.seedWorkspace({ plan: 'enterprise' });
     agent = await seedAgent(service, ws, 'Bikes');
+    const languages = await service.api('PATCH', `/agents/${agent}`, { key: ws.keys.manage, body: { languages: ['en', 'nl'] } });
+    assert.equal(languages.status, 200, JSON.stringify(languages.body));
     await seedTexts(service, ws.keys.manage, agent, [
       { title: 'Opening hours', content: 'Our workshop is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00.' },
       { title: 'Warranty', content: 'Every frame carries a warranty of ten years.' },
+      { title: 'Openingstijden', content: 'De werkplaats is op zaterdag open van 10:00 tot 16:00 uur; breng uw fiets gerust langs.' },
     ]);
     await enableEmail(service, ws, agent, { address: AGENT_ADDRESS });
   });
@@ -90,6 +93,15 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     const messages = await messagesOf(conversation.id);
     assert.equal(messages[0]!.content, STRONG_QUESTION, 'the signature is cut from the question');
     assert.equal(messages[1]!.held, false);
+  });
+
+  test('a mail in Dutch is answered in Dutch, with the line about the assistant in Dutch', async () => {
+    const sender = 'noor@visitor.example';
+    await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Openingstijden', text: 'Wanneer is de werkplaats op zaterdag open?' });
+    const reply = await smtp.waitFor((m) => m.to.includes(sender));
+    assert.equal(reply.subject, 'Re: Openingstijden');
+    assert.match(reply.text, /Dit antwoord is geschreven door de assistent van Bikes\. Wilt u een mens spreken\? Schrijf naar owner@example\.com\./);
+    assert.match(reply.html ?? '', /<html lang="nl">/);
   });
 
   test('a reply in the same thread continues the conversation, with the quoted history cut', async () => {
