@@ -40,7 +40,7 @@ export interface ReceivedMail {
 
 /** Received mails a minute: per sender (a loop with a robot that ignores every header stops here) and per agent. */
 export const PER_SENDER_PER_MINUTE = 5;
-export const PER_AGENT_PER_MINUTE = 60;
+export const PER_AGENT_PER_MINUTE = 600;
 
 /** The mail waits: the sending server tries again later (SMTP 451). */
 export class TryLater extends Error {}
