@@ -3,7 +3,8 @@
  * steady 10 a second (open loop), each from its own sender, answered by the
  * offline model and mailed back to a local SMTP server (SMTP_URL). For each mail,
  * the time from the start of its SMTP transaction to its answer's arrival at that
- * server; p50 and p99, and answers a second. The service runs as `npm start` does
+ * server; p50 and p99, and answers a second. "accepted": the time to the inbound server's 250
+ * (the mail is answered and its answer recorded before it). The service runs as `npm start` does
  * (its own process), on the embedded store and, with TEST_DATABASE_URL and
  * TEST_REDIS_URL (or BENCH_*), on PostgreSQL + Redis. Target: p99 under 2 s at 10 mails a second on PostgreSQL.
  */
@@ -60,14 +61,18 @@ async function measureStore(store: string, env: Record<string, string>): Promise
   try {
     await prepare(service);
     const started = new Map<string, number>();
+    const accepted: number[] = [];
     const send = async (sender: string) => {
-      started.set(sender, Date.now());
+      const at = Date.now();
+      started.set(sender, at);
       await transport.sendMail({ from: sender, to: ADDRESS, subject: 'Opening hours', text: 'When is the workshop open on Saturday?' });
+      accepted.push(Date.now() - at);
     };
     for (let i = 0; i < 5; i++) await send(`warmup${i}@visitor.example`);
     await drain(arrivals, 5);
     arrivals.clear();
     started.clear();
+    accepted.length = 0;
     const total = RATE_PER_SECOND * STEADY_SECONDS;
     const begin = performance.now();
     const sent: Array<Promise<void>> = [];
@@ -84,6 +89,8 @@ async function measureStore(store: string, env: Record<string, string>): Promise
       {
         case: `${RATE_PER_SECOND} mails/s for ${STEADY_SECONDS} s, each its own sender`,
         answered: `${arrivals.size}/${total}`,
+        'accepted p50 ms': percentile(accepted.sort((a, b) => a - b), 0.5),
+        'accepted p99 ms': percentile(accepted, 0.99),
         'p50 ms': percentile(latencies, 0.5),
         'p99 ms': percentile(latencies, 0.99),
         'max ms': latencies.at(-1) ?? '-',
