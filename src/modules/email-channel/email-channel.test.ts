@@ -324,4 +324,9 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     const reply = await smtp.waitFor((m) => m.to.includes(sender));
     assert.equal(reply.subject, 'Re: Hours');
   });
+
+  test('mail forwarded to the service’s own host that names no agent in To or Cc is refused with 550', async () => {
+    const sender = 'lea@visitor.example';
+    assert.equal(await refusalOf(inbound.port, { envelope: { from: sender, to: ['bikes-forward@parley.example.net'] }, from: sender, to: 'someone@else.example', subject: 'Hours', text: STRONG_QUESTION }), 550);
+  });
 });
