@@ -39,6 +39,9 @@ export interface Config {
   lostWorkAfterSeconds: number;
   /** Owner of the Demo workspace made on the first start (docs/people.md). */
   ownerEmail: string;
+  /** The e-mail channel's SMTP server (docs/email.md): off when unset or 0. */
+  mailInboundPort: number | undefined;
+  mailInboundHost: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -76,6 +79,9 @@ export function loadConfig(env: Env = process.env): Config {
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),
     lostWorkAfterSeconds: intFrom(env.PARLEY_LOST_WORK_AFTER_SECONDS, 15, 'PARLEY_LOST_WORK_AFTER_SECONDS'),
     ownerEmail: env.PARLEY_OWNER_EMAIL || 'owner@localhost',
+    // "0 picks none" (operator contract): 0 leaves the server off, like no value.
+    mailInboundPort: env.PARLEY_MAIL_INBOUND_PORT === '0' ? undefined : env.PARLEY_MAIL_INBOUND_PORT ? intFrom(env.PARLEY_MAIL_INBOUND_PORT, 0, 'PARLEY_MAIL_INBOUND_PORT') : undefined,
+    mailInboundHost: env.PARLEY_MAIL_INBOUND_HOST || (env.HOST ?? '127.0.0.1'),
   };
 }
 

@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
 import { startWorkers } from './workers.ts';
+import { startMailInbound } from './modules/email-channel/inbound.ts';
 
 /** Where the owner's mail (sign-in links, new leads, tickets, notices) goes, and how to read it without a mail server. */
 function ownerMailLines(smtp: boolean, ownerEmail: string, workspaceId: string): string[] {
@@ -28,6 +29,9 @@ async function main(): Promise<void> {
   if (config.role !== 'api') await startWorkers(ctx);
   const app = config.role === 'worker' ? undefined : await buildApp(ctx);
   if (app) await app.listen({ port: config.port, host: config.host });
+  // The e-mail channel's SMTP server runs beside the API (docs/email.md).
+  const mailInbound = app && config.mailInboundPort ? await startMailInbound(ctx, { port: config.mailInboundPort, host: config.mailInboundHost }) : undefined;
+  if (mailInbound) console.log(`Receiving mail for the agents on ${config.mailInboundHost}:${mailInbound.port}`);
 
   console.log(`Parley ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (${ctx.database.kind} database, role ${config.role})`);
   if (app) console.log(`API reference: ${config.publicUrl}/docs`);
@@ -47,6 +51,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping`);
+    await mailInbound?.close();
     await app?.close();
     await ctx.close();
     process.exit(0);

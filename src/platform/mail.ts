@@ -27,6 +27,8 @@ export interface Mail {
   replyTo?: string;
   /** Files sent with the mail; an image with a contentId is shown inline by the HTML part (cid:<contentId>). */
   attachments?: MailAttachment[];
+  /** Sent from this address (the agent's, in the e-mail channel) instead of the service's no-reply one. */
+  fromAddress?: string;
   /** Threading headers, each with its angle brackets (`<id@host>`); without messageId nodemailer makes one. */
   messageId?: string;
   inReplyTo?: string;
@@ -76,6 +78,7 @@ export interface MailRow {
   created_at: Date;
   sent_at: Date | null;
   reply_to: string | null;
+  from_address: string | null;
   /** Threading headers (migration 024); references separated by spaces. */
   message_id: string | null;
   in_reply_to: string | null;
@@ -124,6 +127,7 @@ export function createMailer(smtpUrl: string | undefined, db: Db, clock: Clock, 
         created_at: now,
         sent_at: null,
         reply_to: mail.replyTo ?? null,
+        from_address: mail.fromAddress ?? null,
         message_id: mail.messageId ?? null,
         in_reply_to: mail.inReplyTo ?? null,
         references_ids: mail.references?.length ? mail.references.join(' ') : null,

@@ -50,6 +50,8 @@ export interface Question {
   page?: { url: string };
   channel: Channel;
   openedBy?: 'launcher' | 'greeting' | 'nudge';
+  /** The sender's address, for a conversation started by e-mail. */
+  from?: string;
   /** Files sent with the question, already checked by the surface (visitor files). */
   attachments?: QuestionFile[];
 }
@@ -276,7 +278,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
           channel: input.channel,
           user_id: input.userId ?? null,
           opened_by: input.openedBy ?? null,
-          from_address: null,
+          from_address: input.from ?? null,
           started_at: now,
           last_message_at: now,
           first_message: input.message,

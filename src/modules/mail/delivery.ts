@@ -40,7 +40,7 @@ export function mailTransport(ctx: Context): MailTransport {
     deliver: async (mail) => {
       const attachments = await ctx.db.selectFrom('mail_attachments').selectAll().where('mail_id', '=', mail.id).orderBy('position').execute();
       await transport.sendMail({
-        from: senderOf(ctx.config.publicUrl, mail.from_name),
+        from: mail.from_address ? { name: mail.from_name ?? '', address: mail.from_address } : senderOf(ctx.config.publicUrl, mail.from_name),
         to: mail.recipient,
         subject: oneLineHeader(mail.subject),
         text: mail.text_body,

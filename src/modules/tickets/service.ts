@@ -134,6 +134,92 @@ function languageOr(value: string): Language {
   return (LANGUAGES as readonly string[]).includes(value) ? (value as Language) : 'en';
 }
 
+export interface HeldDraft {
+  workspaceId: string;
+  agentId: string;
+  conversationId: string;
+  /** The visitor's address and question, for a ticket this draft opens. */
+  email: string;
+  question: string;
+  language: Language;
+  /** The answer held back for a person (spec 2.11, entry kind held). */
+  draft: string;
+}
+
+/**
+ * An answer held for a person (the e-mail channel's review, or a weak answer):
+ * a `held` entry on the conversation's ticket, opened (with its ticket.created
+ * event) when the conversation has none yet. Nothing is mailed to the visitor.
+ */
+export async function addHeldDraft(ctx: Context, held: HeldDraft): Promise<{ ticketId: string; entryId: string }> {
+  const now = ctx.clock.now();
+  const entry = { id: newId('ent'), kind: 'held' as const, body: held.draft, from_address: null, mail_error: null, created_at: now };
+  const existing = await ctx.db
+    .selectFrom('tickets')
+    .select('id')
+    .where('agent_id', '=', held.agentId)
+    .where('conversation_id', '=', held.conversationId)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  if (existing) {
+    const added = await store.addEntry(ctx.db, held.agentId, { ...entry, ticket_id: existing.id }, now);
+    if (added) return { ticketId: existing.id, entryId: entry.id };
+  }
+  const ticket: Omit<store.TicketRow, 'helpdesk'> = {
+    id: newId('tkt'),
+    workspace_id: held.workspaceId,
+    agent_id: held.agentId,
+    conversation_id: held.conversationId,
+    number: 0,
+    status: 'open',
+    email: held.email,
+    name: null,
+    question: held.question,
+    language: held.language,
+    signed_in: false,
+    page_url: null,
+    created_at: now,
+    last_activity_at: now,
+    solved_at: null,
+    expires_at: null,
+  };
+  await ctx.db.transaction().execute(async (trx) => {
+    ticket.number = await store.takeTicketNumber(trx, held.agentId);
+    await store.insertTicket(trx, ticket);
+    await trx.insertInto('ticket_entries').values({ ...entry, ticket_id: ticket.id }).execute();
+    await recordTicketCreated(trx, ticket.id, held.agentId, now);
+  });
+  return { ticketId: ticket.id, entryId: entry.id };
+}
+
+/**
+ * An entry on the newest ticket of a conversation (a held draft sent: `team`; the
+ * visitor's reply by mail: `visitor`, which opens the ticket again); undefined when it has none.
+ */
+export async function addConversationEntry(
+  ctx: Context,
+  agentId: string,
+  conversationId: string,
+  entry: { kind: store.EntryKind; body: string; fromAddress: string | null },
+): Promise<EntryView | undefined> {
+  const ticket = await ctx.db.selectFrom('tickets').select('id').where('agent_id', '=', agentId).where('conversation_id', '=', conversationId).orderBy('created_at', 'desc').executeTakeFirst();
+  if (!ticket) return undefined;
+  const now = ctx.clock.now();
+  const added = await store.addEntry(ctx.db, agentId, { id: newId('ent'), ticket_id: ticket.id, kind: entry.kind, body: entry.body, from_address: entry.fromAddress, mail_error: null, created_at: now }, now);
+  if (added && entry.kind === 'visitor') await store.setStatus(ctx.db, agentId, ticket.id, 'open', now, now);
+  return added && entryView(added);
+}
+
+/** Takes a conversation's `held` entries off its tickets (a held draft discarded); how many. */
+export async function removeHeldEntries(ctx: Context, agentId: string, conversationId: string): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('ticket_entries')
+    .where('kind', '=', 'held')
+    .where('ticket_id', 'in', (eb) => eb.selectFrom('tickets').select('id').where('agent_id', '=', agentId).where('conversation_id', '=', conversationId))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 // ---------------------------------------------------------------- the team's API
 
 export async function listTickets(ctx: Context, auth: Auth, agentId: string, input: { status?: store.TicketStatus; limit?: number; cursor?: string }) {

@@ -1,0 +1,111 @@
+/**
+ * The SMTP server of the e-mail channel (docs/email.md), on PARLEY_MAIL_INBOUND_PORT
+ * in the processes that serve the API (role api or all). A recipient that is no
+ * agent's address is refused at RCPT (550); a mail over MAX_MAIL_BYTES at DATA (552).
+ * The mail is checked and answered before the server says 250, so a mail the service
+ * could not handle (451) is sent again by the sending server rather than lost.
+ */
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import type { Context } from '../../context.ts';
+import { receiveMail, takesAddress, TryLater, type Resolver } from './service.ts';
+
+/** The largest mail taken, attachments included (a little more than 10 MB of files once base64-encoded). */
+export const MAX_MAIL_BYTES = 15 * 1024 * 1024;
+
+export interface InboundOptions {
+  port: number;
+  host: string;
+  /** DNS lookups for SPF, DKIM and DMARC (tests hand in their records); the system's resolver otherwise. */
+  resolver?: Resolver;
+}
+
+export interface MailInbound {
+  port: number;
+  close(): Promise<void>;
+}
+
+function smtpError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+export async function startMailInbound(ctx: Context, options: InboundOptions): Promise<MailInbound> {
+  const server = new SMTPServer({
+    name: hostnameOf(ctx.config.publicUrl),
+    banner: 'Parley',
+    size: MAX_MAIL_BYTES,
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      takesAddress(ctx, address.address)
+        .then((taken) => (taken || forwarded(ctx, address.address) ? callback() : callback(smtpError(550, `5.1.1 <${address.address}>: no such mailbox here`))))
+        .catch((error) => {
+          console.error('[email] recipient check failed', error);
+          callback(smtpError(451, '4.3.0 Try again later'));
+        });
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
+          callback(smtpError(552, `5.3.4 Message too big: at most ${MAX_MAIL_BYTES} bytes`));
+          return;
+        }
+        handle(ctx, Buffer.concat(chunks), session, options.resolver).then(
+          () => callback(),
+          (error: Error & { responseCode?: number }) => callback(error),
+        );
+      });
+    },
+  });
+  server.on('error', (error) => console.error('[email] SMTP server', error));
+  server.listen(options.port, options.host);
+  await once(server.server, 'listening');
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function handle(ctx: Context, raw: Buffer, session: SMTPServerSession, resolver: Resolver | undefined): Promise<void> {
+  try {
+    const handled = await receiveMail(
+      ctx,
+      {
+        raw,
+        envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+        recipients: session.envelope.rcptTo.map((r) => r.address),
+        ip: session.remoteAddress.replace(/^::ffff:/, ''),
+        helo: session.hostNameAppearsAs ?? '',
+      },
+      resolver,
+    );
+    if (handled.agentId === null) throw smtpError(550, '5.1.1 The mail names no agent of this service');
+  } catch (error) {
+    if ((error as { responseCode?: number }).responseCode) throw error;
+    if (error instanceof TryLater) throw smtpError(451, `4.7.1 ${error.message}`);
+    console.error('[email] a received mail could not be handled', error);
+    throw smtpError(451, '4.3.0 Try again later');
+  }
+}
+
+/**
+ * An address on the service's own host name takes mail forwarded from the owner's
+ * mailbox: the agent is then found by its address in To or Cc (docs/email.md).
+ */
+function forwarded(ctx: Context, address: string): boolean {
+  const domain = address.split('@')[1]?.toLowerCase();
+  const own = hostnameOf(ctx.config.publicUrl);
+  return domain !== undefined && own.includes('.') && domain === own;
+}
+
+function hostnameOf(publicUrl: string): string {
+  try {
+    return new URL(publicUrl).hostname.toLowerCase();
+  } catch {
+    return 'localhost';
+  }
+}

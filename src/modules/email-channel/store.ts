@@ -1,0 +1,132 @@
+import { sql } from 'kysely';
+import type { Db } from '../../platform/db.ts';
+
+export type Direction = 'in' | 'out';
+/** A received mail: answered, held, to_ticket (a reply to a person's mail) or why it was not answered; a sent one: sent (the agent's answer) or team (a person's). */
+export type Outcome = 'answered' | 'held' | 'to_ticket' | 'auto_reply' | 'bounce' | 'own_address' | 'dmarc' | 'limited' | 'empty' | 'paused' | 'sent' | 'team';
+
+/** What SPF, DKIM and DMARC said of a received mail. */
+export interface MailAuth {
+  spf: string;
+  dkim: string;
+  dmarc: string;
+  /** The sender domain's DMARC policy (none, quarantine, reject), when it has one. */
+  policy: string | null;
+}
+
+export interface EmailMessageRow {
+  id: string;
+  agent_id: string;
+  message_id: string;
+  direction: Direction;
+  conversation_id: string | null;
+  chat_message_id: string | null;
+  sender: string;
+  subject: string;
+  outcome: Outcome;
+  auth: MailAuth | null;
+  mail_error: string | null;
+  created_at: Date;
+}
+
+declare module '../../platform/db.ts' {
+  interface Tables {
+    email_messages: EmailMessageRow;
+  }
+}
+
+export async function insertEmailMessage(db: Db, row: EmailMessageRow): Promise<void> {
+  await sql`insert into email_messages (id, agent_id, message_id, direction, conversation_id, chat_message_id, sender, subject, outcome, auth, mail_error, created_at)
+    values (${row.id}, ${row.agent_id}, ${row.message_id}, ${row.direction}, ${row.conversation_id}, ${row.chat_message_id}, ${row.sender}, ${row.subject},
+      ${row.outcome}, cast(${row.auth === null ? null : JSON.stringify(row.auth)} as jsonb), ${row.mail_error}, ${row.created_at})`.execute(db);
+}
+
+/** The conversation of the newest mail of the agent among these Message-IDs (a reply's In-Reply-To and References). */
+export async function conversationOfThread(db: Db, agentId: string, ids: string[]): Promise<string | undefined> {
+  if (ids.length === 0) return undefined;
+  const row = await db
+    .selectFrom('email_messages')
+    .select('conversation_id')
+    .where('agent_id', '=', agentId)
+    .where('message_id', 'in', ids)
+    .where('conversation_id', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+  return row?.conversation_id ?? undefined;
+}
+
+/** The Message-IDs of a conversation's mails, oldest first: the References of the next reply. */
+export async function threadIds(db: Db, conversationId: string): Promise<string[]> {
+  const rows = await db.selectFrom('email_messages').select('message_id').where('conversation_id', '=', conversationId).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => r.message_id);
+}
+
+/** Marks the mails the service sent under these Message-IDs as bounced; how many it found. */
+export async function recordBounce(db: Db, agentId: string, ids: string[], error: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db
+    .updateTable('email_messages')
+    .set({ mail_error: error })
+    .where('agent_id', '=', agentId)
+    .where('direction', '=', 'out')
+    .where('message_id', 'in', ids)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** An answer kept back for a person (spec 2.8 `held`). */
+export async function holdAnswer(db: Db, conversationId: string, messageId: string): Promise<void> {
+  await db.updateTable('messages').set({ held: true }).where('conversation_id', '=', conversationId).where('id', '=', messageId).execute();
+}
+
+/** The enabled agents whose e-mail address is one of these, lower-cased. */
+export async function agentsByAddress(db: Db, addresses: string[]): Promise<Array<{ id: string; address: string }>> {
+  if (addresses.length === 0) return [];
+  const lowered = addresses.map((a) => a.toLowerCase());
+  const rows = await sql<{ id: string; address: string }>`select id, lower(settings->'emailChannel'->>'address') as address from agents
+    where (settings->'emailChannel'->>'enabled') = 'true'
+      and lower(settings->'emailChannel'->>'address') in (${sql.join(lowered)})`.execute(db);
+  return rows.rows;
+}
+
+export interface HeldAnswer {
+  id: string;
+  conversation_id: string;
+  content: string;
+  sources: import('../chat/store.ts').MessageSource[];
+  /** The question it answers. */
+  question: string;
+}
+
+/** A held answer of the agent, with the question before it; undefined when there is none (sent, or no such answer). */
+export async function findHeldAnswer(db: Db, agentId: string, messageId: string): Promise<HeldAnswer | undefined> {
+  const row = await sql<HeldAnswer>`select a.id, a.conversation_id, a.content, a.sources, coalesce(q.content, '') as question
+    from messages a left join messages q on q.conversation_id = a.conversation_id and q.position = a.position - 1
+    where a.id = ${messageId} and a.agent_id = ${agentId} and a.role = 'assistant' and a.held`.execute(db);
+  return row.rows[0];
+}
+
+/** A held answer released, as it was or as a person edited it. */
+export async function releaseAnswer(db: Db, messageId: string, content: string): Promise<boolean> {
+  const result = await db.updateTable('messages').set({ held: false, content }).where('id', '=', messageId).where('held', '=', true).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The newest mail received in a conversation: the one an answer replies to. */
+export async function lastReceived(db: Db, conversationId: string): Promise<EmailMessageRow | undefined> {
+  return db.selectFrom('email_messages').selectAll().where('conversation_id', '=', conversationId).where('direction', '=', 'in').orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+}
+
+/** The conversation of a mail a person sent (a held draft released) among these Message-IDs: the visitor answers a person. */
+export async function conversationOfPersonMail(db: Db, agentId: string, ids: string[]): Promise<string | undefined> {
+  if (ids.length === 0) return undefined;
+  const row = await db
+    .selectFrom('email_messages')
+    .select('conversation_id')
+    .where('agent_id', '=', agentId)
+    .where('message_id', 'in', ids)
+    .where('direction', '=', 'out')
+    .where('outcome', '=', 'team')
+    .executeTakeFirst();
+  return row?.conversation_id ?? undefined;
+}
