@@ -136,6 +136,8 @@ describe('MCP tools (spec 1.6): each API operation as a tool, answering as REST 
     assert.ok(['queued', 'running', 'completed'].includes(crawl.data.status), crawl.data.status);
     const progress = await ok('get_crawl', { id: agent });
     assert.equal(progress.data.id, crawl.data.id);
+    const pages = await ok('list_crawl_pages', { id: agent, status: 'turned_away' });
+    assert.ok(Array.isArray(pages.data), JSON.stringify(pages));
     called.add('stop_crawl');
     const stopped = await mcp.call('stop_crawl', { id: agent });
     if (stopped.isError) assert.match((stopped.content[0] as { text: string }).text, /"code":"not_found"/, 'the crawl had ended already');

@@ -10,7 +10,7 @@ import { deleteClient, getClient, putClient, rotateReportLink } from '../modules
 import { createExport } from '../modules/chat/export.ts';
 import { askerOf, exporterOf, keyQuestion } from '../modules/chat/routes.ts';
 import { answer } from '../modules/chat/service.ts';
-import { cancelLatestCrawl, getLatestCrawl } from '../modules/knowledge/crawl/service.ts';
+import { cancelLatestCrawl, getLatestCrawl, listLatestCrawlPages } from '../modules/knowledge/crawl/service.ts';
 import { sourceView, sourceWithContentView } from '../modules/knowledge/routes.ts';
 import { addSource, deleteSource, getSource, listSources, retrain } from '../modules/knowledge/service.ts';
 import { deleteLead, getLead, listLeads } from '../modules/leads/service.ts';
@@ -243,6 +243,14 @@ export const TOOLS: ToolSpec[] = [
       'Returns the progress of the agent\'s latest website crawl: status (queued, running, completed, failed, cancelled), pages processed, discovered, pending and failed, and why it stopped early. Use it after add_website_source or create_agent with a website to see when the pages are in.',
     hints: read,
     run: async (ctx, auth, input) => single(await getLatestCrawl(ctx, await agentOf(ctx, auth, input))),
+  },
+  {
+    name: 'list_crawl_pages',
+    route: 'GET /agents/:id/crawl/pages',
+    description:
+      'Lists the pages of the agent\'s latest crawl with what became of each; with status turned_away only the pages not kept, each with its reason (too little text, a duplicate, excluded, …). Use it when a page the user expects is missing from the sources. Pass pagination.nextCursor as cursor for the next page.',
+    hints: read,
+    run: async (ctx, auth, input) => page(await listLatestCrawlPages(ctx, await agentOf(ctx, auth, input), input.payload)),
   },
   {
     name: 'stop_crawl',
