@@ -82,6 +82,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
       return { text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...titleTerms]), passageScore: passage.score };
     });
   });
+  const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
+  for (const candidate of candidates) addForms(candidate, asks);
   const weights = termWeights(candidates, input.language, [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
@@ -94,6 +96,24 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
   return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false };
+}
+
+/** The shortest stem whose longer or shorter form counts as the same word (see addForms). */
+const FORM_MIN_LENGTH = 5;
+
+/**
+ * A sentence holds a question's term when it holds a longer or shorter form of it: one
+ * stem starting the other, both of FORM_MIN_LENGTH letters at least ("cancel" and
+ * "cancelled", "refer" and "referral", "compost" and "composteerbaar"). The light stem
+ * cuts common endings only; the search index's stemmer found the passage by such forms.
+ */
+function addForms(candidate: Candidate, asks: string[]): void {
+  for (const term of asks) {
+    if (term.length < FORM_MIN_LENGTH || candidate.terms.has(term)) continue;
+    const isForm = (other: string) => other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other));
+    if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
+    if ([...candidate.terms].some(isForm)) candidate.terms.add(term);
+  }
 }
 
 /**

@@ -128,6 +128,10 @@ function termsOf(text: string, language: Language | undefined, dropped: Array<Se
   const terms: string[] = [];
   for (const word of words(text)) {
     const folded = fold(word);
+    if (/\p{L}['’]\p{L}/u.test(folded)) {
+      terms.push(...termsOf(elided(folded), language, dropped));
+      continue;
+    }
     if (folded.length < 2 && !/\d/.test(folded)) continue;
     if (dropped.some((set) => set.has(folded))) continue;
     // "trade-in" and "second-hand" also match "trade in" and "second hand"; "êtes-vous", whose parts are all dropped, is dropped.
@@ -136,6 +140,18 @@ function termsOf(text: string, language: Language | undefined, dropped: Array<Se
     terms.push(stem(folded.replace(/['’]/g, ''), language), ...parts);
   }
   return terms;
+}
+
+/**
+ * A word with an apostrophe as its words: "l'offre" and "d'API" (elision), "what's" and
+ * "clinic's" (contraction, possessive) are "offre", "API", "what" and "clinic"; a part of
+ * fewer than three letters is the elided article or the contracted ending, and is dropped.
+ */
+function elided(word: string): string {
+  return word
+    .split(/['’]/)
+    .filter((part) => part.length >= 3)
+    .join(' ');
 }
 
 /** Abbreviations after which a full stop does not end a sentence (one-letter ones never do). */

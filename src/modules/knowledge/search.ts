@@ -8,7 +8,10 @@
  * passage holding one of them is scored (docs/knowledge.md, "Languages"). The score is
  * normalised to 0..1 by dividing by the words' weights (postings.ts, questionWeight): a
  * passage that holds every word the index knows once at average length scores about 1, and
- * a word the index lacks in every form weighs less than one it holds.
+ * a word the index lacks in every form weighs less than one it holds. That share is then
+ * calibrated (SCORE_POWER) so that minSimilarity reads alike on a small site and
+ * a large one: the passage that answers often shares one distinctive word of a question of
+ * four to six, a sixth of its weight, and must pass the strictest preset (0.55).
  * Vector (when an embedding provider is configured): cosine similarity over pgvector HNSW.
  * Hybrid: reciprocal rank fusion (k 60) of the two lists, each list first cut at
  * minSimilarity, the fused value divided by its maximum (first in both lists) to 0..1.
@@ -22,6 +25,22 @@ import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
 
 export const RRF_K = 60;
+/**
+ * The lexical score is the share of the question's weight a passage holds raised to this
+ * power: a sixth scores 0.55, a quarter 0.63, a half 0.79, all of it 1. The ranking is the
+ * share's; only the scale minSimilarity is read on moves.
+ */
+export const SCORE_POWER = 1 / 3;
+
+/** A share of the question's weight (0..1) on minSimilarity's scale. */
+export function calibrated(share: number): number {
+  return share <= 0 ? 0 : Math.min(1, share ** SCORE_POWER);
+}
+
+/** The share of the question's weight a score on minSimilarity's scale stands for. */
+function shareOf(minSimilarity: number): number {
+  return minSimilarity <= 0 ? 0 : minSimilarity ** (1 / SCORE_POWER);
+}
 
 export interface SearchInput {
   agentId: string;
@@ -59,7 +78,8 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   const configs = [textSearchConfig(input.questionLanguage ?? language), textSearchConfig(language)];
   if (!embeddingsEnabled(ctx)) {
     // Lexical ranking is exact, so its first topK are the answer: no wider candidate list, no second read of the texts.
-    return (await lexicalSearch(ctx, input.agentId, query, configs, input.topK, input.minSimilarity)).map(rounded);
+    const hits = await lexicalSearch(ctx, input.agentId, query, configs, input.topK, shareOf(input.minSimilarity));
+    return hits.map((hit) => rounded({ ...hit, score: calibrated(hit.score) }));
   }
   const [lexical, vector] = await Promise.all([
     lexicalRanking(ctx, input.agentId, query, configs, candidates, input.minSimilarity),
@@ -73,15 +93,15 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
 async function lexicalRanking(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore: number): Promise<Ranked[]> {
   const question = await parseQuestion(ctx, agentId, configs, query);
   if (!question) return [];
-  const top = await topPassages(ctx, agentId, question, limit, minScore);
-  if (!top) return (await databaseLexicalSearch(ctx, agentId, question, limit, minScore)).map(({ passageId, score }) => ({ passageId, score }));
+  const top = await topPassages(ctx, agentId, question, limit, shareOf(minScore));
+  if (!top) return (await databaseLexicalSearch(ctx, agentId, question, limit, shareOf(minScore))).map(({ passageId, score }) => ({ passageId, score: calibrated(score) }));
   if (top.length === 0) return [];
   const { rows } = await sql<{ seq: number; id: string }>`
     select seq::float8 as seq, id from passages where seq = any(${top.map((hit) => hit.seq)}::bigint[])`.execute(ctx.db);
   const idOf = new Map(rows.map((row) => [Number(row.seq), row.id]));
   return top.flatMap((hit) => {
     const passageId = idOf.get(hit.seq);
-    return passageId ? [{ passageId, score: hit.score }] : [];
+    return passageId ? [{ passageId, score: calibrated(hit.score) }] : [];
   });
 }
 
@@ -90,11 +110,12 @@ function rounded(hit: PassageHit): PassageHit {
 }
 
 /**
- * BM25 over the agent's passages, best `limit` first, normalised to 0..1 and cut at
- * minScore: scored over the posting lists the process keeps (postings.ts), then the
- * passages' texts read in one statement; when a list is too long to keep, by the database
- * function bm25_top_passages (migrations/026), the exact top k by MaxScore pruning
- * (docs/knowledge.md). Both rank alike, to the last bit but for the order of a sum.
+ * BM25 over the agent's passages, best `limit` first, normalised to 0..1 (the share of the
+ * question's weight held, not yet calibrated) and cut at minScore: scored over the posting
+ * lists the process keeps (postings.ts), then the passages' texts read in one statement;
+ * when a list is too long to keep, by the database function bm25_top_passages
+ * (migrations/026), the exact top k by MaxScore pruning (docs/knowledge.md). Both rank
+ * alike, to the last bit but for the order of a sum.
  * `configs`: the question's language's first (see parseQuestion).
  */
 export async function lexicalSearch(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore = 0): Promise<PassageHit[]> {
