@@ -88,8 +88,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Node's flags in `npm start` (package.json): the benches run the service as an operator does. */
-export const NPM_START_FLAGS: string[] = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+/** Node's flags in `npm start` (package.json): the benches run the service as an operator does (BENCH_NODE_FLAGS replaces them, to compare). */
+export const NPM_START_FLAGS: string[] = (
+  process.env.BENCH_NODE_FLAGS ?? (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+)
   .split(/\s+/)
   .filter((word) => word.startsWith('--'));
 
