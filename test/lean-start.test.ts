@@ -14,8 +14,8 @@ import { freshDatabase, storeUnderTest } from './support/stores.ts';
 
 after(stopAll);
 
-/** Used by some requests or jobs only: text recognition, PDF and chart rendering, the widget's bundler, the crawl's HTML parsers, mail. */
-const HEAVY = ['tesseract.js', 'pdfkit', 'fontkit', '@resvg/resvg-js', 'esbuild', 'cheerio', 'linkedom', '@mozilla/readability', 'nodemailer'];
+/** Used by some requests or jobs only: text recognition, PDF and chart rendering, the widget's bundler, the crawl's HTML parsers, mail, the API reference's page. */
+const HEAVY = ['tesseract.js', 'pdfkit', 'fontkit', '@resvg/resvg-js', 'esbuild', 'cheerio', 'linkedom', '@mozilla/readability', 'nodemailer', '@scalar/fastify-api-reference'];
 
 /** The packages a started process has loaded. */
 async function loadedPackages(env: Record<string, string>): Promise<string[]> {
