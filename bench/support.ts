@@ -88,6 +88,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Node's flags in `npm start` (package.json): the benches run the service as an operator does (BENCH_NODE_FLAGS replaces them, to compare). */
+export const NPM_START_FLAGS: string[] = (
+  process.env.BENCH_NODE_FLAGS ?? (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+)
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
+
 export interface RunningService {
   url: string;
   manageKey: string;
@@ -99,7 +106,7 @@ export interface RunningService {
 export async function startParley(env: Record<string, string> = {}): Promise<RunningService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, [...NPM_START_FLAGS, 'src/main.ts'], {
     env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT_PER_MINUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -5,8 +5,8 @@
  * page works offline).
  */
 import { readFile } from 'node:fs/promises';
-import type { FastifyInstance } from 'fastify';
-import apiReference from '@scalar/fastify-api-reference';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { Context } from '../context.ts';
 
 const STORE_CHECK_TIMEOUT_MS = 2_000;
@@ -31,7 +31,34 @@ export async function homeRoutes(app: FastifyInstance, ctx: Context): Promise<vo
     // A load balancer reads the status code: 503 takes this process out while a store it needs is down.
     return reply.status(health.status === 'ok' ? 200 : 503).send({ data: health });
   });
-  await app.register(apiReference, {
+  docsRoutes(app);
+}
+
+/**
+ * The reference at /docs: Scalar's plugin in a small app of its own, built at the first
+ * request for it and answering through inject. Its page and script (some 30 MB resident)
+ * are not held by a process nobody asks for the reference.
+ */
+function docsRoutes(app: FastifyInstance): void {
+  let built: Promise<FastifyInstance> | undefined;
+  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+    built ??= buildDocsApp().catch((error: unknown) => {
+      built = undefined;
+      throw error;
+    });
+    const response = await (await built).inject({ method: 'GET', url: request.url, headers: request.headers });
+    const { 'content-length': _length, 'transfer-encoding': _encoding, connection: _connection, date: _date, ...headers } = response.headers;
+    const textual = /^(text\/|application\/(javascript|json))/.test(String(headers['content-type'] ?? ''));
+    return reply.status(response.statusCode).headers(headers).send(textual ? response.payload : response.rawPayload);
+  };
+  app.get(DOCS_PATH, { schema: { hide: true } }, forward);
+  app.get(`${DOCS_PATH}/*`, { schema: { hide: true, params: z.strictObject({ '*': z.string() }) } }, forward);
+}
+
+async function buildDocsApp(): Promise<FastifyInstance> {
+  const { default: apiReference } = await import('@scalar/fastify-api-reference');
+  const docs = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+  await docs.register(apiReference, {
     routePrefix: DOCS_PATH,
     configuration: {
       url: OPENAPI_PATH,
@@ -44,6 +71,8 @@ export async function homeRoutes(app: FastifyInstance, ctx: Context): Promise<vo
       mcp: { disabled: true },
     },
   });
+  await docs.ready();
+  return docs;
 }
 
 export async function checkHealth(ctx: Context, version: string): Promise<Health> {

@@ -91,6 +91,15 @@ export async function openPostgres(connectionString: string, maxConnections = 10
 }
 
 /**
+ * PGlite's memory is the process's own: its defaults (shared_buffers 128 MB, wal_buffers
+ * a 32nd of that) cost some 150 MB resident before a query. The embedded store serves
+ * small agents whose tables fit a smaller cache; the operating system's file cache is
+ * behind it. maintenance_work_mem stays at its default (64 MB): it is taken only while
+ * an index is built, and an HNSW build that outgrows it gets much slower (docs/performance.md, Memory).
+ */
+const EMBEDDED_MEMORY_SETTINGS = ['-c', 'shared_buffers=16MB', '-c', 'wal_buffers=1MB', '-c', 'temp_buffers=4MB'];
+
+/**
  * PGlite is one connection in one process. Every statement, and every
  * transaction as a whole, takes the connection through one queue so that a
  * transaction never interleaves with statements of other requests.
@@ -98,6 +107,7 @@ export async function openPostgres(connectionString: string, maxConnections = 10
 export async function openEmbedded(dataDir: string | undefined, options: { loadDataDir?: Blob } = {}): Promise<Database & { pglite: PGlite }> {
   const pglite = await PGlite.create({
     dataDir,
+    startParams: [...PGlite.defaultStartParams, ...EMBEDDED_MEMORY_SETTINGS],
     loadDataDir: options.loadDataDir,
     extensions: { vector },
     // PGlite parses int8 to a JS number only when asked; keep both stores alike.

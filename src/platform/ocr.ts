@@ -8,7 +8,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Tesseract from 'tesseract.js';
 
 /** Tesseract's names of the languages the service speaks. */
 export const OCR_LANGUAGES = { en: 'eng', nl: 'nld', fr: 'fra', de: 'deu', es: 'spa' } as const;
@@ -27,6 +26,8 @@ export interface Recogniser {
 /** A recogniser for these languages (the first one leads); one per reading, closed after it. */
 export async function createRecogniser(languages: readonly OcrLanguage[]): Promise<Recogniser> {
   const codes = [...new Set(languages)].map((language) => OCR_LANGUAGES[language]);
+  // Loaded at the first picture: a process that never reads one does not hold it.
+  const { default: Tesseract } = await import('tesseract.js');
   const worker = await Tesseract.createWorker(codes.length > 0 ? codes : ['eng'], Tesseract.OEM.LSTM_ONLY, {
     workerPath: WORKER_PATH,
     langPath: LANG_PATH,

@@ -1,12 +1,11 @@
 /**
  * Builds the widget from src/widget with esbuild, in memory, once per process (at
- * start-up; about a tenth of a second): the loader, served short-cached at
+ * the first request for it; about a tenth of a second): the loader, served short-cached at
  * /widget.js, and the widget module, served long-cached under a content-hashed name.
  * Nothing built is committed or written to disk.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { build } from 'esbuild';
 
 export interface WidgetAsset {
   /** The path it is served at. */
@@ -27,20 +26,34 @@ const TARGET = ['chrome100', 'firefox100', 'safari15.4'];
 let built: Promise<WidgetBuild> | undefined;
 
 export function buildWidget(): Promise<WidgetBuild> {
-  built ??= buildOnce();
+  // A failed build is not kept: the next request tries again.
+  built ??= buildOnce().catch((error: unknown) => {
+    built = undefined;
+    throw error;
+  });
   return built;
 }
 
 async function buildOnce(): Promise<WidgetBuild> {
-  const module = await bundle(`${here}app.ts`, 'esm', {});
+  // esbuild (and the service process its API starts) only for the build, then stopped.
+  const esbuild = await import('esbuild');
+  try {
+    return await bundleBoth(esbuild.build);
+  } finally {
+    await esbuild.stop();
+  }
+}
+
+async function bundleBoth(build: typeof import('esbuild').build): Promise<WidgetBuild> {
+  const module = await bundle(build, `${here}app.ts`, 'esm', {});
   const hash = createHash('sha256').update(module).digest('hex').slice(0, 12);
   const modulePath = `/widget/app-${hash}.js`;
   const loaderCss = await readFile(`${here}launcher.css`, 'utf8');
-  const loader = await bundle(`${here}loader.ts`, 'iife', { WIDGET_MODULE: JSON.stringify(modulePath), LOADER_CSS: JSON.stringify(minifyCss(loaderCss)) });
+  const loader = await bundle(build, `${here}loader.ts`, 'iife', { WIDGET_MODULE: JSON.stringify(modulePath), LOADER_CSS: JSON.stringify(minifyCss(loaderCss)) });
   return { loader: asset('/widget.js', loader), module: asset(modulePath, module) };
 }
 
-async function bundle(entry: string, format: 'esm' | 'iife', define: Record<string, string>): Promise<Buffer> {
+async function bundle(build: typeof import('esbuild').build, entry: string, format: 'esm' | 'iife', define: Record<string, string>): Promise<Buffer> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,

@@ -3,6 +3,7 @@
  * what only a separate process shows: start-up, the data-directory lock, a kill.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,11 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const START_TIMEOUT_MS = 120_000;
+
+/** Node's flags in `npm start` (package.json), so that a test's process runs as an operator's does. */
+export const NPM_START_FLAGS: string[] = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 
 export interface Running {
   child: ChildProcess;
@@ -53,10 +59,10 @@ export async function run(command: string[], env: Record<string, string>, port =
   return running;
 }
 
-/** Starts `node src/main.ts` and waits (bounded) until it listens, or for a worker-only process until it is up. */
-export async function startMain(env: Record<string, string>): Promise<Running> {
+/** Starts `node src/main.ts` as `npm start` does (plus `nodeFlags`) and waits (bounded) until it listens, or for a worker-only process until it is up. */
+export async function startMain(env: Record<string, string>, nodeFlags: string[] = []): Promise<Running> {
   const port = await freePort();
-  const running = await run(['src/main.ts'], { PORT: String(port), ...env }, port);
+  const running = await run([...NPM_START_FLAGS, ...nodeFlags, 'src/main.ts'], { PORT: String(port), ...env }, port);
   await waitFor(running, env.PARLEY_ROLE === 'worker' ? /Parley worker/ : /listening on/, START_TIMEOUT_MS);
   return running;
 }

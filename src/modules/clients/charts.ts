@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Resvg } from '@resvg/resvg-js';
+import type { Resvg as ResvgClass } from '@resvg/resvg-js';
 import { escapeHtml } from '../mail/compose.ts';
 
 const WIDTH = 800;
@@ -25,9 +25,17 @@ function dejaVuFiles(): string[] {
   return fontFiles;
 }
 
+let resvgClass: typeof ResvgClass | undefined;
+
+/** resvg, loaded at the first chart: a process that never draws one does not hold its native library. */
+function Resvg(): typeof ResvgClass {
+  resvgClass ??= (createRequire(import.meta.url)('@resvg/resvg-js') as { Resvg: typeof ResvgClass }).Resvg;
+  return resvgClass;
+}
+
 /** An SVG as PNG at twice its size, sharp on high-density screens and in print. */
 export function toPng(svg: string): Buffer {
-  const resvg = new Resvg(svg, {
+  const resvg = new (Resvg())(svg, {
     font: { fontFiles: dejaVuFiles(), loadSystemFonts: false, defaultFontFamily: FONT },
     fitTo: { mode: 'zoom', value: 2 },
     background: '#ffffff',

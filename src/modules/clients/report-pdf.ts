@@ -4,8 +4,6 @@
  * month before, the two charts as images, top questions, start pages and the
  * agency's signature, with a page number on every page.
  */
-import PDFDocument from 'pdfkit';
-import { dejaVu } from '../chat/export-pdf.ts';
 import type { ReportContent } from './report.ts';
 
 const MARGIN = 56;
@@ -14,6 +12,8 @@ const MUTED = '#5f6368';
 const RULE = '#d0d4d9';
 
 export async function renderReportPdf(report: ReportContent): Promise<Buffer> {
+  // Loaded at the first report: pdfkit and its fonts are not held by a process that never renders one.
+  const [{ default: PDFDocument }, { dejaVu }] = await Promise.all([import('pdfkit'), import('../chat/export-pdf.ts')]);
   const { regular, bold } = dejaVu();
   const t = report.texts;
   const doc = new PDFDocument({

@@ -6,7 +6,7 @@
  * follow the service's clock and a job lost with a crashed process is made up for.
  * A mail server's permanent refusal (5xx) is not retried.
  */
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { DELIVER_MAIL_JOB, DELIVER_MAIL_QUEUE, oneLineHeader, senderOf, writeOutbox, type DeliverMailJob, type MailRow } from '../../platform/mail.ts';
@@ -34,10 +34,17 @@ export function mailTransport(ctx: Context): MailTransport {
     // SMTP_URL was set when the mail was recorded and is not any more: the outbox takes it.
     return { deliver: (mail) => writeOutbox(ctx.db, { to: mail.recipient, subject: mail.subject, text: mail.text_body, html: mail.html_body ?? undefined }, ctx.clock.now()) };
   }
-  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 60_000 } as never);
-  ctx.onClose(async () => transport.close());
+  // nodemailer is loaded with the first mail sent, not by every process that starts.
+  let opened: Promise<Transporter> | undefined;
+  const openTransport = async () => {
+    const { default: mailer } = await import('nodemailer');
+    const transport = mailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 60_000 } as never);
+    ctx.onClose(async () => transport.close());
+    return transport;
+  };
   return {
     deliver: async (mail) => {
+      const transport = await (opened ??= openTransport());
       const attachments = await ctx.db.selectFrom('mail_attachments').selectAll().where('mail_id', '=', mail.id).orderBy('position').execute();
       await transport.sendMail({
         from: mail.from_address ? { name: mail.from_name ?? '', address: mail.from_address } : senderOf(ctx.config.publicUrl, mail.from_name),

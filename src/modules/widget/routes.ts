@@ -17,11 +17,12 @@ const MODULE_MAX_AGE_SECONDS = 31_536_000;
 
 export async function widgetRoutes(parent: FastifyInstance, ctx: Context): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>();
-  const built = await buildWidget();
   const hidden = { hide: true };
 
-  app.get('/widget.js', { schema: hidden }, async (request, reply) => sendAsset(request, reply, built.loader, `public, max-age=${LOADER_MAX_AGE_SECONDS}`));
+  // Built at the first request for it (buildWidget keeps the build): an api process that serves no widget never runs esbuild.
+  app.get('/widget.js', { schema: hidden }, async (request, reply) => sendAsset(request, reply, (await buildWidget()).loader, `public, max-age=${LOADER_MAX_AGE_SECONDS}`));
   app.get('/widget/:file', { schema: { ...hidden, params: z.strictObject({ file: z.string().max(100) }) } }, async (request, reply) => {
+    const built = await buildWidget();
     if (`/widget/${request.params.file}` !== built.module.path) throw errors.notFound('file');
     return sendAsset(request, reply, built.module, `public, max-age=${MODULE_MAX_AGE_SECONDS}, immutable`);
   });

@@ -15,7 +15,8 @@ import { fetchFile } from '../fetch-file.ts';
 import { ingestCrawledFile, ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../ingest.ts';
 import { nameFromUrl } from '../service.ts';
 import { FileReadError, readFileText } from '../read-file.ts';
-import { extractPage, hasContactDetails, type ExtractedPage } from './extract.ts';
+import { hasContactDetails } from './contact-details.ts';
+import type { ExtractedPage } from './extract.ts';
 import { queueCrawlBatch } from './service.ts';
 import { parseSitemap } from './sitemap.ts';
 import { foldSpelling, slashDroppedSpelling } from './spellings.ts';
@@ -314,6 +315,8 @@ async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
   if (response.status >= 300) return failed(run, page, `http_${response.status}`);
   if (!isHtml(response)) return { status: 'skipped', reason: 'not_html' };
   // Links resolve against the address that served the page, as a browser resolves them (or the page's <base href>).
+  // The HTML parsers are loaded at the first page crawled, not by every process that starts (docs/performance.md, Memory).
+  const { extractPage } = await import('./extract.ts');
   const extracted = extractPage(decode(response), response.url);
   const canonical = extracted.canonical ? normaliseUrl(extracted.canonical) : null;
   const address = canonical && isOnSite(canonical, run.site) ? canonical : finalUrl;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { chunkText } from '../chunk.ts';
 import { turnedAwayReason } from './crawler.ts';
-import { extractPage, hasContactDetails, hasOpeningHours } from './extract.ts';
+import { hasContactDetails, hasOpeningHours } from './contact-details.ts';
+import { extractPage } from './extract.ts';
 
 const layout = (main: string, footer = '', header = '<a href="/">Shop</a><nav><a href="/a">A</a></nav>') =>
   `<!doctype html><html lang="nl"><head><title>T</title></head><body><header>${header}</header><main>${main}</main><footer>${footer}</footer></body></html>`;

@@ -6,6 +6,7 @@ import { Readability } from '@mozilla/readability';
 import * as cheerio from 'cheerio';
 import type { AnyNode } from 'domhandler';
 import { parseHTML } from 'linkedom';
+import { hasContactDetails, hasOpeningHours } from './contact-details.ts';
 
 export interface ExtractedPage {
   title: string;
@@ -85,30 +86,6 @@ function siteFactsOf($: cheerio.CheerioAPI): string | null {
   return facts.length > 0 ? facts.join('\n\n') : null;
 }
 
-const EMAIL = /[\p{L}\d._%+-]+@[\p{L}\d-]+(?:\.[\p{L}\d-]+)+/u;
-/** A number written as a phone number: starting with +, 0 or (, 8 to 15 digits with spaces, dots or dashes. */
-const PHONE = /(?:\+|\(|\b0)\d[\d\s().\/-]{5,20}\d/g;
-const POSTAL_CODES = [
-  /\b\d{4}\s?[A-Z]{2}\b/, // Dutch: 3511 NS
-  /\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b/, // British: BS7 8AE
-  /\b\d{5}\s+\p{Lu}\p{Ll}+/u, // French, German, Spanish, Italian: 75011 Paris
-  /\b[A-Z]{2}\s\d{5}(?:-\d{4})?\b/, // American: CA 94103
-];
-
-/** Whether a text carries a way to reach the business: an e-mail address, a phone number or a postal address. */
-export function hasContactDetails(text: string): boolean {
-  if (EMAIL.test(text)) return true;
-  for (const match of text.match(PHONE) ?? []) {
-    const digits = match.replace(/\D/g, '').length;
-    if (digits >= 8 && digits <= 15) return true;
-  }
-  return POSTAL_CODES.some((code) => code.test(text));
-}
-
-/** Times of day: 09:00, 7.30, 9am, 18 h. */
-export function hasOpeningHours(text: string): boolean {
-  return /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b/i.test(text);
-}
 
 function titleOf($: cheerio.CheerioAPI): string {
   const og = $('meta[property="og:title" i]').attr('content')?.trim();
