@@ -4,7 +4,6 @@ import { buildApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
 import { startWorkers } from './workers.ts';
-import { startMailInbound } from './modules/email-channel/inbound.ts';
 
 /** Where the owner's mail (sign-in links, new leads, tickets, notices) goes, and how to read it without a mail server. */
 function ownerMailLines(smtp: boolean, ownerEmail: string, workspaceId: string): string[] {
@@ -30,7 +29,11 @@ async function main(): Promise<void> {
   const app = config.role === 'worker' ? undefined : await buildApp(ctx);
   if (app) await app.listen({ port: config.port, host: config.host });
   // The e-mail channel's SMTP server runs beside the API (docs/email.md).
-  const mailInbound = app && config.mailInboundPort ? await startMailInbound(ctx, { port: config.mailInboundPort, host: config.mailInboundHost }) : undefined;
+  // The SMTP server and mail parsers load only where the e-mail channel is on.
+  const mailInbound =
+    app && config.mailInboundPort
+      ? await (await import('./modules/email-channel/inbound.ts')).startMailInbound(ctx, { port: config.mailInboundPort, host: config.mailInboundHost })
+      : undefined;
   if (mailInbound) console.log(`Receiving mail for the agents on ${config.mailInboundHost}:${mailInbound.port}`);
 
   console.log(`Parley ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (${ctx.database.kind} database, role ${config.role})`);
