@@ -85,6 +85,8 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.match(reply.text, /10:00/);
     assert.match(reply.text, /written by Bikes's assistant\. To reach a person, write to owner@example\.com\./);
     assert.match(reply.html ?? '', /10:00/);
+    assert.equal(reply.headers.get('auto-submitted'), 'auto-replied', 'another robot does not answer an answer');
+    assert.equal(reply.headers.get('x-auto-response-suppress'), 'All');
 
     const [conversation] = await conversationsFrom(sender);
     assert.ok(conversation, 'an e-mail conversation from the sender');
@@ -263,6 +265,16 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     const { messageId } = await sendToInbound(inbound.port, { from: AGENT_ADDRESS, to: AGENT_ADDRESS, subject: 'Loop', text: STRONG_QUESTION });
     assert.equal(await outcomeOf(messageId), 'own_address');
     assert.equal(await mailsTo(AGENT_ADDRESS), 0);
+  });
+
+  test('mail from another agent’s address (of another workspace) is not answered: two agents never answer each other', async () => {
+    const other = await service.seedWorkspace({ plan: 'enterprise' });
+    const otherAgent = await seedAgent(service, other, 'Shop');
+    await enableEmail(service, other, otherAgent, { address: 'desk@shop.example' });
+    const { messageId } = await sendToInbound(inbound.port, { from: 'Desk@Shop.example', to: AGENT_ADDRESS, subject: 'Re: Hours', text: STRONG_QUESTION });
+    assert.equal(await outcomeOf(messageId), 'own_address');
+    assert.equal(await mailsTo('Desk@Shop.example'), 0);
+    assert.equal(await mailsTo('desk@shop.example'), 0);
   });
 
   test('mail that fails DMARC under a reject policy is not answered, and the result is kept', async () => {

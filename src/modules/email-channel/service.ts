@@ -80,8 +80,8 @@ export async function receiveMail(ctx: Context, received: ReceivedMail, resolver
 
   const target = await findVisitorTarget(ctx, agentId, undefined, received.ip);
   const visitor = target.visitor;
-  const ownAddress = visitor.settings.emailChannel.address!.toLowerCase();
-  if (sender === ownAddress) return done('own_address');
+  // Any agent's address, of any workspace: two agents answering each other would loop.
+  if (await store.isAgentAddress(ctx.db, sender)) return done('own_address');
   const automatic = automaticKind(mail, received.envelopeFrom === '' ? '' : sender);
   if (automatic === 'bounce') return done(await bounce(ctx, agentId, received.raw));
   if (automatic) return done(automatic);
@@ -311,6 +311,7 @@ export async function sendAnswer(ctx: Context, visitor: Visitor, out: Outgoing):
     messageId: bracketed(messageId),
     inReplyTo: bracketed(out.inReplyTo),
     references: out.references.map(bracketed),
+    autoReply: !out.byPerson,
   });
 }
 

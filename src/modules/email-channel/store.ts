@@ -89,6 +89,12 @@ export async function agentsByAddress(db: Db, addresses: string[]): Promise<Arra
   return rows.rows;
 }
 
+/** Whether this is the e-mail channel's address of any agent of the service (enabled or not). */
+export async function isAgentAddress(db: Db, address: string): Promise<boolean> {
+  const rows = await sql`select 1 from agents where lower(settings->'emailChannel'->>'address') = ${address.toLowerCase()} limit 1`.execute(db);
+  return rows.rows.length > 0;
+}
+
 export interface HeldAnswer {
   id: string;
   conversation_id: string;
