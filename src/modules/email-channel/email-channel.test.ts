@@ -97,6 +97,18 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(messages[1]!.held, false);
   });
 
+  test('the same mail delivered twice (one Message-ID) is answered once: one question and answer, one mail out', async () => {
+    const sender = 'twice@visitor.example';
+    const mail = { from: sender, to: AGENT_ADDRESS, subject: 'Saturday', text: STRONG_QUESTION, messageId: '<sent-twice-1@visitor.example>' };
+    await sendToInbound(inbound.port, mail);
+    await sendToInbound(inbound.port, mail);
+    await smtp.waitFor((m) => m.to.includes(sender));
+    assert.equal(await mailsTo(sender), 1, 'one mail out');
+    const conversations = await conversationsFrom(sender);
+    assert.equal(conversations.length, 1);
+    assert.equal((await messagesOf(conversations[0]!.id)).length, 2, 'one question, one answer');
+  });
+
   test('a mail in Dutch is answered in Dutch, with the line about the assistant in Dutch', async () => {
     const sender = 'noor@visitor.example';
     await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Openingstijden', text: 'Wanneer is de werkplaats op zaterdag open?' });

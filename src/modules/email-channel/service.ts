@@ -74,10 +74,23 @@ export async function receiveMail(ctx: Context, received: ReceivedMail, resolver
     created_at: now,
   };
   const done = async (outcome: store.Outcome | string, conversationId: string | null = null): Promise<Handled> => {
-    await store.insertEmailMessage(ctx.db, { ...incoming, outcome: outcome as store.Outcome, conversation_id: conversationId });
+    await store.settleReceived(ctx.db, { ...incoming, outcome: outcome as store.Outcome, conversation_id: conversationId });
     return { agentId, outcome, conversationId };
   };
+  // Claimed first, by Message-ID: a mail sent again (the sender's server never saw our 250) is taken, not answered twice.
+  if (!(await store.claimReceived(ctx.db, incoming))) return { agentId, outcome: 'duplicate', conversationId: null };
+  try {
+    return await handleClaimed(ctx, received, mail, incoming, done, resolver);
+  } catch (error) {
+    await store.releaseClaim(ctx.db, incoming.id);
+    throw error;
+  }
+}
 
+type Done = (outcome: store.Outcome | string, conversationId?: string | null) => Promise<Handled>;
+
+async function handleClaimed(ctx: Context, received: ReceivedMail, mail: Email, incoming: store.EmailMessageRow, done: Done, resolver: Resolver | undefined): Promise<Handled> {
+  const { agent_id: agentId, sender, message_id: messageId } = incoming;
   const target = await findVisitorTarget(ctx, agentId, undefined, received.ip);
   const visitor = target.visitor;
   // Any agent's address, of any workspace: two agents answering each other would loop.
