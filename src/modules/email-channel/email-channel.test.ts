@@ -4,7 +4,7 @@ import { startService, type SeededWorkspace, type Service } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
-import { MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
+import { MailCollector, MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
 import { addWebhook, startReceiver, type Receiver } from '../webhooks/test-support.ts';
 import { discardHeldDraft, PER_SENDER_PER_MINUTE, sendHeldDraft } from './service.ts';
 import { enableEmail, refusalOf, sendToInbound, testResolver } from './test-support.ts';
@@ -352,5 +352,28 @@ describe('the e-mail channel, over real SMTP both ways', () => {
   test('mail forwarded to the service’s own host that names no agent in To or Cc is refused with 550', async () => {
     const sender = 'lea@visitor.example';
     assert.equal(await refusalOf(inbound.port, { envelope: { from: sender, to: ['bikes-forward@parley.example.net'] }, from: sender, to: 'someone@else.example', subject: 'Hours', text: STRONG_QUESTION }), 550);
+  });
+});
+
+describe('an over-size mail costs no more memory than the limit', () => {
+  test('the bytes streamed past MAX_MAIL_BYTES (40 MB sent) are read and dropped, not kept until the 552', () => {
+    const collected = new MailCollector(MAX_MAIL_BYTES);
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let peak = 0;
+    for (let sent = 0; sent < 40 * 1024 * 1024; sent += chunk.length) {
+      collected.push(chunk);
+      peak = Math.max(peak, collected.keptBytes);
+    }
+    assert.equal(collected.tooBig, true);
+    assert.ok(peak <= MAX_MAIL_BYTES, `at most the limit held (${peak})`);
+    assert.equal(collected.keptBytes, 0, 'nothing kept once it is known to be refused');
+  });
+
+  test('a mail within the limit is kept whole', () => {
+    const collected = new MailCollector(10);
+    collected.push(Buffer.from('hello '));
+    collected.push(Buffer.from('you'));
+    assert.equal(collected.tooBig, false);
+    assert.equal(collected.bytes().toString(), 'hello you');
   });
 });
