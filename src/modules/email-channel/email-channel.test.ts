@@ -7,6 +7,7 @@ import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
 import { MailCollector, MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
 import { addWebhook, startReceiver, type Receiver } from '../webhooks/test-support.ts';
 import { discardHeldDraft, PER_SENDER_PER_MINUTE, sendHeldDraft } from './service.ts';
+import { textOfHtml } from './reading.ts';
 import { enableEmail, refusalOf, sendToInbound, testResolver } from './test-support.ts';
 
 const AGENT_ADDRESS = 'help@bikes.example';
@@ -375,5 +376,20 @@ describe('an over-size mail costs no more memory than the limit', () => {
     collected.push(Buffer.from('you'));
     assert.equal(collected.tooBig, false);
     assert.equal(collected.bytes().toString(), 'hello you');
+  });
+});
+
+describe('an HTML-only mail is read in time whatever its HTML', () => {
+  test('200,000 unclosed "<style" tokens are turned into text in well under a second (no pattern rescans the rest from each)', () => {
+    const started = performance.now();
+    textOfHtml('<p>Hi</p>' + '<style'.repeat(200_000));
+    textOfHtml('a<'.repeat(200_000));
+    textOfHtml('<style></style>'.repeat(20_000) + 'text');
+    assert.ok(performance.now() - started < 2000, `took ${Math.round(performance.now() - started)} ms`);
+  });
+
+  test('scripts and styles are dropped, blocks end lines, entities are decoded', () => {
+    assert.equal(textOfHtml('<style>p{}</style><p>Open &amp; ready</p><script>x()</SCRIPT><div>Sat&nbsp;10:00</div>'), 'Open & ready\nSat 10:00\n');
+    assert.equal(textOfHtml('<p>Question?</p><STYLE>never closed'), 'Question?\n');
   });
 });

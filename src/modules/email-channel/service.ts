@@ -22,7 +22,7 @@ import { workspaceOwner } from '../tickets/store.ts';
 import { findVisitorTarget, type Visitor } from '../visitors/access.ts';
 import { MAX_ATTACHMENTS, MAX_FILE_BYTES } from '../visitor-files/read.ts';
 import { filesForQuestion, sendFile, tieFilesToConversation } from '../visitor-files/service.ts';
-import { automaticKind, bouncedMessageIds, messageIds, replySubject, visitorText } from './reading.ts';
+import { automaticKind, bouncedMessageIds, messageIds, replySubject, textOfHtml, visitorText } from './reading.ts';
 import * as store from './store.ts';
 
 /** A DNS lookup as mailauth calls it (dns.promises.resolve's shape); tests hand in their own records. */
@@ -335,19 +335,4 @@ function bracketed(id: string): string {
 
 function uniq(ids: string[]): string[] {
   return [...new Set(ids)];
-}
-
-/** The words of an HTML-only mail: line breaks where blocks end, tags dropped, the usual entities decoded. */
-function textOfHtml(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<blockquote[\s\S]*$/i, '')
-    .replace(/<br\s*\/?>|<\/(p|div|li|h\d)>/gi, '\n')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&');
 }
