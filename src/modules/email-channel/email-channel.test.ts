@@ -8,6 +8,7 @@ import { MailCollector, MAX_MAIL_BYTES, startMailInbound, type MailInbound } fro
 import { addWebhook, startReceiver, type Receiver } from '../webhooks/test-support.ts';
 import { discardHeldDraft, PER_SENDER_PER_MINUTE, sendHeldDraft } from './service.ts';
 import { textOfHtml } from './reading.ts';
+import { MAILS_PER_RECIPIENT_PER_HOUR } from '../../platform/mail.ts';
 import { enableEmail, refusalOf, sendToInbound, testResolver } from './test-support.ts';
 
 const AGENT_ADDRESS = 'help@bikes.example';
@@ -31,7 +32,12 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     inbound = await startMailInbound(service.ctx, {
       port: 0,
       host: '127.0.0.1',
-      resolver: testResolver({ 'strict.example': 'v=spf1 -all', '_dmarc.strict.example': 'v=DMARC1; p=reject' }),
+      resolver: testResolver({
+        'strict.example': 'v=spf1 -all',
+        '_dmarc.strict.example': 'v=DMARC1; p=reject',
+        'lax.example': 'v=spf1 -all',
+        '_dmarc.lax.example': 'v=DMARC1; p=none',
+      }),
     });
     ws = await service.seedWorkspace({ plan: 'enterprise' });
     agent = await seedAgent(service, ws, 'Bikes');
@@ -299,6 +305,27 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(row.auth?.dmarc, 'fail');
     assert.equal(row.auth?.policy, 'reject');
     assert.equal(row.auth?.spf, 'fail');
+  });
+
+  test('mail that fails DMARC under policy none is held for a person, not sent: the From may not be the sender', async () => {
+    const sender = 'spoofed@lax.example';
+    const { messageId } = await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });
+    assert.equal(await outcomeOf(messageId), 'held');
+    assert.equal(await mailsTo(sender), 0);
+    const [conversation] = await conversationsFrom(sender);
+    assert.equal((await messagesOf(conversation!.id))[1]!.held, true);
+  });
+
+  test(`an address is mailed at most ${MAILS_PER_RECIPIENT_PER_HOUR} answers an hour, by every agent together: the next answer is held`, async () => {
+    const second = await seedAgent(service, ws, 'Second');
+    await seedTexts(service, ws.keys.manage, second, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
+    await enableEmail(service, ws, second, { address: 'second@bikes.example' });
+    const sender = 'many@visitor.example';
+    for (let i = 0; i < MAILS_PER_RECIPIENT_PER_HOUR; i++) await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: `Hours ${i}`, text: STRONG_QUESTION });
+    assert.equal(await mailsTo(sender), MAILS_PER_RECIPIENT_PER_HOUR);
+    const { messageId } = await sendToInbound(inbound.port, { from: sender, to: 'second@bikes.example', subject: 'Hours again', text: STRONG_QUESTION });
+    assert.equal(await outcomeOf(messageId), 'held');
+    assert.equal(await mailsTo(sender), MAILS_PER_RECIPIENT_PER_HOUR, 'the sixth is not sent');
   });
 
   test(`a sender's mail beyond ${PER_SENDER_PER_MINUTE} a minute waits: 451, and the sending server tries again later`, async () => {

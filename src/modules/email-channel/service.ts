@@ -10,6 +10,7 @@ import { authenticate } from 'mailauth';
 import type { Context } from '../../context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
+import { admitMailTo } from '../../platform/mail.ts';
 import { memoryLimiter, redisLimiter, type RateLimiter } from '../../platform/limiter.ts';
 import { isWeakAnswer } from '../../widget/shared.ts';
 import type { Language } from '../agents/schemas.ts';
@@ -125,7 +126,11 @@ async function handleClaimed(ctx: Context, received: ReceivedMail, mail: Email, 
     throw error;
   }
   const language = await answerLanguage(undefined, text, visitor.settings.language);
-  const held = visitor.settings.emailChannel.review || isWeak(reply, language);
+  // Held, not sent: review on, a weak answer, a From whose domain's DMARC check failed (whatever its policy:
+  // the address may not be the sender's, and the answer would go to a stranger), or an address mailed
+  // its fill this hour (the per-recipient cap every form shares; counted only for a mail about to go).
+  const held =
+    visitor.settings.emailChannel.review || isWeak(reply, language) || incoming.auth.dmarc === 'fail' || !(await admitMailTo(ctx.db, sender, ctx.clock.now()));
   if (held) {
     await store.holdAnswer(ctx.db, reply.conversationId, reply.messageId);
     await addHeldDraft(ctx, { workspaceId: visitor.workspaceId, agentId, conversationId: reply.conversationId, email: sender, question: text, language, draft: reply.answer });
