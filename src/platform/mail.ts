@@ -33,6 +33,11 @@ export interface Mail {
   messageId?: string;
   inReplyTo?: string;
   references?: string[];
+  /**
+   * Written by an agent, not a person: sent with `Auto-Submitted: auto-replied` and
+   * `X-Auto-Response-Suppress: All`, so other robots (another agent, an out-of-office) do not answer it.
+   */
+  autoReply?: boolean;
 }
 
 export interface MailAttachment {
@@ -83,6 +88,8 @@ export interface MailRow {
   message_id: string | null;
   in_reply_to: string | null;
   references_ids: string | null;
+  /** Mail.autoReply (migration 030). */
+  auto_reply: boolean;
 }
 
 export interface MailAttachmentRow {
@@ -131,6 +138,7 @@ export function createMailer(smtpUrl: string | undefined, db: Db, clock: Clock, 
         message_id: mail.messageId ?? null,
         in_reply_to: mail.inReplyTo ?? null,
         references_ids: mail.references?.length ? mail.references.join(' ') : null,
+        auto_reply: mail.autoReply ?? false,
       })
       .execute();
     for (const [position, file] of (mail.attachments ?? []).entries()) {

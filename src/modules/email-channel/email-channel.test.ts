@@ -4,9 +4,11 @@ import { startService, type SeededWorkspace, type Service } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
-import { MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
+import { MailCollector, MAX_MAIL_BYTES, startMailInbound, type MailInbound } from './inbound.ts';
 import { addWebhook, startReceiver, type Receiver } from '../webhooks/test-support.ts';
 import { discardHeldDraft, PER_SENDER_PER_MINUTE, sendHeldDraft } from './service.ts';
+import { textOfHtml } from './reading.ts';
+import { MAILS_PER_RECIPIENT_PER_HOUR } from '../../platform/mail.ts';
 import { enableEmail, refusalOf, sendToInbound, testResolver } from './test-support.ts';
 
 const AGENT_ADDRESS = 'help@bikes.example';
@@ -30,7 +32,12 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     inbound = await startMailInbound(service.ctx, {
       port: 0,
       host: '127.0.0.1',
-      resolver: testResolver({ 'strict.example': 'v=spf1 -all', '_dmarc.strict.example': 'v=DMARC1; p=reject' }),
+      resolver: testResolver({
+        'strict.example': 'v=spf1 -all',
+        '_dmarc.strict.example': 'v=DMARC1; p=reject',
+        'lax.example': 'v=spf1 -all',
+        '_dmarc.lax.example': 'v=DMARC1; p=none',
+      }),
     });
     ws = await service.seedWorkspace({ plan: 'enterprise' });
     agent = await seedAgent(service, ws, 'Bikes');
@@ -85,6 +92,8 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.match(reply.text, /10:00/);
     assert.match(reply.text, /written by Bikes's assistant\. To reach a person, write to owner@example\.com\./);
     assert.match(reply.html ?? '', /10:00/);
+    assert.equal(reply.headers.get('auto-submitted'), 'auto-replied', 'another robot does not answer an answer');
+    assert.equal(reply.headers.get('x-auto-response-suppress'), 'All');
 
     const [conversation] = await conversationsFrom(sender);
     assert.ok(conversation, 'an e-mail conversation from the sender');
@@ -93,6 +102,18 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     const messages = await messagesOf(conversation.id);
     assert.equal(messages[0]!.content, STRONG_QUESTION, 'the signature is cut from the question');
     assert.equal(messages[1]!.held, false);
+  });
+
+  test('the same mail delivered twice (one Message-ID) is answered once: one question and answer, one mail out', async () => {
+    const sender = 'twice@visitor.example';
+    const mail = { from: sender, to: AGENT_ADDRESS, subject: 'Saturday', text: STRONG_QUESTION, messageId: '<sent-twice-1@visitor.example>' };
+    await sendToInbound(inbound.port, mail);
+    await sendToInbound(inbound.port, mail);
+    await smtp.waitFor((m) => m.to.includes(sender));
+    assert.equal(await mailsTo(sender), 1, 'one mail out');
+    const conversations = await conversationsFrom(sender);
+    assert.equal(conversations.length, 1);
+    assert.equal((await messagesOf(conversations[0]!.id)).length, 2, 'one question, one answer');
   });
 
   test('a mail in Dutch is answered in Dutch, with the line about the assistant in Dutch', async () => {
@@ -265,6 +286,16 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(await mailsTo(AGENT_ADDRESS), 0);
   });
 
+  test('mail from another agent’s address (of another workspace) is not answered: two agents never answer each other', async () => {
+    const other = await service.seedWorkspace({ plan: 'enterprise' });
+    const otherAgent = await seedAgent(service, other, 'Shop');
+    await enableEmail(service, other, otherAgent, { address: 'desk@shop.example' });
+    const { messageId } = await sendToInbound(inbound.port, { from: 'Desk@Shop.example', to: AGENT_ADDRESS, subject: 'Re: Hours', text: STRONG_QUESTION });
+    assert.equal(await outcomeOf(messageId), 'own_address');
+    assert.equal(await mailsTo('Desk@Shop.example'), 0);
+    assert.equal(await mailsTo('desk@shop.example'), 0);
+  });
+
   test('mail that fails DMARC under a reject policy is not answered, and the result is kept', async () => {
     const sender = 'mallory@strict.example';
     const { messageId } = await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });
@@ -274,6 +305,27 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(row.auth?.dmarc, 'fail');
     assert.equal(row.auth?.policy, 'reject');
     assert.equal(row.auth?.spf, 'fail');
+  });
+
+  test('mail that fails DMARC under policy none is held for a person, not sent: the From may not be the sender', async () => {
+    const sender = 'spoofed@lax.example';
+    const { messageId } = await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });
+    assert.equal(await outcomeOf(messageId), 'held');
+    assert.equal(await mailsTo(sender), 0);
+    const [conversation] = await conversationsFrom(sender);
+    assert.equal((await messagesOf(conversation!.id))[1]!.held, true);
+  });
+
+  test(`an address is mailed at most ${MAILS_PER_RECIPIENT_PER_HOUR} answers an hour, by every agent together: the next answer is held`, async () => {
+    const second = await seedAgent(service, ws, 'Second');
+    await seedTexts(service, ws.keys.manage, second, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
+    await enableEmail(service, ws, second, { address: 'second@bikes.example' });
+    const sender = 'many@visitor.example';
+    for (let i = 0; i < MAILS_PER_RECIPIENT_PER_HOUR; i++) await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: `Hours ${i}`, text: STRONG_QUESTION });
+    assert.equal(await mailsTo(sender), MAILS_PER_RECIPIENT_PER_HOUR);
+    const { messageId } = await sendToInbound(inbound.port, { from: sender, to: 'second@bikes.example', subject: 'Hours again', text: STRONG_QUESTION });
+    assert.equal(await outcomeOf(messageId), 'held');
+    assert.equal(await mailsTo(sender), MAILS_PER_RECIPIENT_PER_HOUR, 'the sixth is not sent');
   });
 
   test(`a sender's mail beyond ${PER_SENDER_PER_MINUTE} a minute waits: 451, and the sending server tries again later`, async () => {
@@ -328,5 +380,43 @@ describe('the e-mail channel, over real SMTP both ways', () => {
   test('mail forwarded to the service’s own host that names no agent in To or Cc is refused with 550', async () => {
     const sender = 'lea@visitor.example';
     assert.equal(await refusalOf(inbound.port, { envelope: { from: sender, to: ['bikes-forward@parley.example.net'] }, from: sender, to: 'someone@else.example', subject: 'Hours', text: STRONG_QUESTION }), 550);
+  });
+});
+
+describe('an over-size mail costs no more memory than the limit', () => {
+  test('the bytes streamed past MAX_MAIL_BYTES (40 MB sent) are read and dropped, not kept until the 552', () => {
+    const collected = new MailCollector(MAX_MAIL_BYTES);
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let peak = 0;
+    for (let sent = 0; sent < 40 * 1024 * 1024; sent += chunk.length) {
+      collected.push(chunk);
+      peak = Math.max(peak, collected.keptBytes);
+    }
+    assert.equal(collected.tooBig, true);
+    assert.ok(peak <= MAX_MAIL_BYTES, `at most the limit held (${peak})`);
+    assert.equal(collected.keptBytes, 0, 'nothing kept once it is known to be refused');
+  });
+
+  test('a mail within the limit is kept whole', () => {
+    const collected = new MailCollector(10);
+    collected.push(Buffer.from('hello '));
+    collected.push(Buffer.from('you'));
+    assert.equal(collected.tooBig, false);
+    assert.equal(collected.bytes().toString(), 'hello you');
+  });
+});
+
+describe('an HTML-only mail is read in time whatever its HTML', () => {
+  test('200,000 unclosed "<style" tokens are turned into text in well under a second (no pattern rescans the rest from each)', () => {
+    const started = performance.now();
+    textOfHtml('<p>Hi</p>' + '<style'.repeat(200_000));
+    textOfHtml('a<'.repeat(200_000));
+    textOfHtml('<style></style>'.repeat(20_000) + 'text');
+    assert.ok(performance.now() - started < 2000, `took ${Math.round(performance.now() - started)} ms`);
+  });
+
+  test('scripts and styles are dropped, blocks end lines, entities are decoded', () => {
+    assert.equal(textOfHtml('<style>p{}</style><p>Open &amp; ready</p><script>x()</SCRIPT><div>Sat&nbsp;10:00</div>'), 'Open & ready\nSat 10:00\n');
+    assert.equal(textOfHtml('<p>Question?</p><STYLE>never closed'), 'Question?\n');
   });
 });

@@ -14,6 +14,42 @@ import { receiveMail, takesAddress, TryLater, type Resolver } from './service.ts
 /** The largest mail taken, attachments included (a little more than 10 MB of files once base64-encoded). */
 export const MAX_MAIL_BYTES = 15 * 1024 * 1024;
 
+export const MAX_CLIENTS = 50;
+export const SOCKET_TIMEOUT_MS = 60_000;
+
+/**
+ * A mail's bytes as they arrive, up to a limit. smtp-server only flags a message
+ * over its size and goes on streaming it, so past the limit the chunks are read
+ * and dropped: an over-size mail costs no more memory than the limit.
+ */
+export class MailCollector {
+  private chunks: Buffer[] = [];
+  keptBytes = 0;
+  tooBig = false;
+
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.tooBig) return;
+    if (this.keptBytes + chunk.length > this.limit) {
+      this.tooBig = true;
+      this.chunks = [];
+      this.keptBytes = 0;
+      return;
+    }
+    this.chunks.push(chunk);
+    this.keptBytes += chunk.length;
+  }
+
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
 export interface InboundOptions {
   port: number;
   host: string;
@@ -38,6 +74,9 @@ export async function startMailInbound(ctx: Context, options: InboundOptions): P
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     logger: false,
+    // Bounds on what strangers can hold: connections at once, and an idle connection's life.
+    maxClients: MAX_CLIENTS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
     onRcptTo(address, _session, callback) {
       takesAddress(ctx, address.address)
         .then((taken) => (taken || forwarded(ctx, address.address) ? callback() : callback(smtpError(550, `5.1.1 <${address.address}>: no such mailbox here`))))
@@ -47,14 +86,14 @@ export async function startMailInbound(ctx: Context, options: InboundOptions): P
         });
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const collected = new MailCollector(MAX_MAIL_BYTES);
+      stream.on('data', (chunk: Buffer) => collected.push(chunk));
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
+        if (collected.tooBig || (stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
           callback(smtpError(552, `5.3.4 Message too big: at most ${MAX_MAIL_BYTES} bytes`));
           return;
         }
-        handle(ctx, Buffer.concat(chunks), session, options.resolver).then(
+        handle(ctx, collected.bytes(), session, options.resolver).then(
           () => callback(),
           (error: Error & { responseCode?: number }) => callback(error),
         );

@@ -79,3 +79,50 @@ export function replySubject(subject: string): string {
   const bare = subject.replace(/^\s*((re|aw|antw|sv|rv|réf|ref)\s*:\s*)+/i, '').trim();
   return `Re: ${bare || '…'}`;
 }
+
+/** The HTML read of an HTML-only mail; a question is never longer, and the rest is not read. */
+export const MAX_HTML_CHARS = 256 * 1024;
+
+/**
+ * The words of an HTML-only mail: line breaks where blocks end, tags dropped, the
+ * usual entities decoded. Every step is linear in the HTML's length (a mail of
+ * unclosed `<style` or `<` must not make a pattern scan the rest from each one).
+ */
+export function textOfHtml(html: string): string {
+  return withoutBlocks(html.slice(0, MAX_HTML_CHARS), ['script', 'style'])
+    .replace(/<blockquote[\s\S]*$/i, '')
+    .replace(/<br\s*\/?>|<\/(p|div|li|h\d)>/gi, '\n')
+    .replace(/<[^<>]*>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/** The HTML without these elements and their content; one left open runs to the end, as a browser reads it. */
+function withoutBlocks(html: string, names: string[]): string {
+  const lower = html.toLowerCase();
+  // Each name's next opening, searched again only once passed: every search moves forward.
+  const next = new Map(names.map((name) => [name, -1]));
+  let kept = '';
+  let from = 0;
+  for (;;) {
+    let first: { name: string; at: number } | undefined;
+    for (const name of names) {
+      let at = next.get(name)!;
+      if (at !== Infinity && at < from) {
+        const found = lower.indexOf(`<${name}`, from);
+        next.set(name, (at = found < 0 ? Infinity : found));
+      }
+      if (at !== Infinity && (!first || at < first.at)) first = { name, at };
+    }
+    if (!first) return kept + html.slice(from);
+    kept += html.slice(from, first.at);
+    const close = lower.indexOf(`</${first.name}`, first.at);
+    const end = close < 0 ? -1 : lower.indexOf('>', close);
+    if (end < 0) return kept;
+    from = end + 1;
+  }
+}

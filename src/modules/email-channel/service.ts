@@ -10,6 +10,7 @@ import { authenticate } from 'mailauth';
 import type { Context } from '../../context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
+import { admitMailTo } from '../../platform/mail.ts';
 import { memoryLimiter, redisLimiter, type RateLimiter } from '../../platform/limiter.ts';
 import { isWeakAnswer } from '../../widget/shared.ts';
 import type { Language } from '../agents/schemas.ts';
@@ -22,7 +23,7 @@ import { workspaceOwner } from '../tickets/store.ts';
 import { findVisitorTarget, type Visitor } from '../visitors/access.ts';
 import { MAX_ATTACHMENTS, MAX_FILE_BYTES } from '../visitor-files/read.ts';
 import { filesForQuestion, sendFile, tieFilesToConversation } from '../visitor-files/service.ts';
-import { automaticKind, bouncedMessageIds, messageIds, replySubject, visitorText } from './reading.ts';
+import { automaticKind, bouncedMessageIds, messageIds, replySubject, textOfHtml, visitorText } from './reading.ts';
 import * as store from './store.ts';
 
 /** A DNS lookup as mailauth calls it (dns.promises.resolve's shape); tests hand in their own records. */
@@ -74,14 +75,27 @@ export async function receiveMail(ctx: Context, received: ReceivedMail, resolver
     created_at: now,
   };
   const done = async (outcome: store.Outcome | string, conversationId: string | null = null): Promise<Handled> => {
-    await store.insertEmailMessage(ctx.db, { ...incoming, outcome: outcome as store.Outcome, conversation_id: conversationId });
+    await store.settleReceived(ctx.db, { ...incoming, outcome: outcome as store.Outcome, conversation_id: conversationId });
     return { agentId, outcome, conversationId };
   };
+  // Claimed first, by Message-ID: a mail sent again (the sender's server never saw our 250) is taken, not answered twice.
+  if (!(await store.claimReceived(ctx.db, incoming))) return { agentId, outcome: 'duplicate', conversationId: null };
+  try {
+    return await handleClaimed(ctx, received, mail, incoming, done, resolver);
+  } catch (error) {
+    await store.releaseClaim(ctx.db, incoming.id);
+    throw error;
+  }
+}
 
+type Done = (outcome: store.Outcome | string, conversationId?: string | null) => Promise<Handled>;
+
+async function handleClaimed(ctx: Context, received: ReceivedMail, mail: Email, incoming: store.EmailMessageRow, done: Done, resolver: Resolver | undefined): Promise<Handled> {
+  const { agent_id: agentId, sender, message_id: messageId } = incoming;
   const target = await findVisitorTarget(ctx, agentId, undefined, received.ip);
   const visitor = target.visitor;
-  const ownAddress = visitor.settings.emailChannel.address!.toLowerCase();
-  if (sender === ownAddress) return done('own_address');
+  // Any agent's address, of any workspace: two agents answering each other would loop.
+  if (await store.isAgentAddress(ctx.db, sender)) return done('own_address');
   const automatic = automaticKind(mail, received.envelopeFrom === '' ? '' : sender);
   if (automatic === 'bounce') return done(await bounce(ctx, agentId, received.raw));
   if (automatic) return done(automatic);
@@ -112,7 +126,11 @@ export async function receiveMail(ctx: Context, received: ReceivedMail, resolver
     throw error;
   }
   const language = await answerLanguage(undefined, text, visitor.settings.language);
-  const held = visitor.settings.emailChannel.review || isWeak(reply, language);
+  // Held, not sent: review on, a weak answer, a From whose domain's DMARC check failed (whatever its policy:
+  // the address may not be the sender's, and the answer would go to a stranger), or an address mailed
+  // its fill this hour (the per-recipient cap every form shares; counted only for a mail about to go).
+  const held =
+    visitor.settings.emailChannel.review || isWeak(reply, language) || incoming.auth.dmarc === 'fail' || !(await admitMailTo(ctx.db, sender, ctx.clock.now()));
   if (held) {
     await store.holdAnswer(ctx.db, reply.conversationId, reply.messageId);
     await addHeldDraft(ctx, { workspaceId: visitor.workspaceId, agentId, conversationId: reply.conversationId, email: sender, question: text, language, draft: reply.answer });
@@ -311,6 +329,7 @@ export async function sendAnswer(ctx: Context, visitor: Visitor, out: Outgoing):
     messageId: bracketed(messageId),
     inReplyTo: bracketed(out.inReplyTo),
     references: out.references.map(bracketed),
+    autoReply: !out.byPerson,
   });
 }
 
@@ -321,19 +340,4 @@ function bracketed(id: string): string {
 
 function uniq(ids: string[]): string[] {
   return [...new Set(ids)];
-}
-
-/** The words of an HTML-only mail: line breaks where blocks end, tags dropped, the usual entities decoded. */
-function textOfHtml(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<blockquote[\s\S]*$/i, '')
-    .replace(/<br\s*\/?>|<\/(p|div|li|h\d)>/gi, '\n')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&');
 }

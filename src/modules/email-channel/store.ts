@@ -41,6 +41,28 @@ export async function insertEmailMessage(db: Db, row: EmailMessageRow): Promise<
       ${row.outcome}, cast(${row.auth === null ? null : JSON.stringify(row.auth)} as jsonb), ${row.mail_error}, ${row.created_at})`.execute(db);
 }
 
+/**
+ * A received mail claimed by its Message-ID before anything is done with it; false
+ * when the agent already has it (a redelivery, or the same mail arriving twice at once).
+ */
+export async function claimReceived(db: Db, row: EmailMessageRow): Promise<boolean> {
+  const result = await sql<{ id: string }>`insert into email_messages (id, agent_id, message_id, direction, conversation_id, chat_message_id, sender, subject, outcome, auth, mail_error, created_at)
+    values (${row.id}, ${row.agent_id}, ${row.message_id}, 'in', null, null, ${row.sender}, ${row.subject}, ${row.outcome}, null, null, ${row.created_at})
+    on conflict (agent_id, message_id) where direction = 'in' do nothing returning id`.execute(db);
+  return result.rows.length === 1;
+}
+
+/** What became of a claimed mail. */
+export async function settleReceived(db: Db, row: EmailMessageRow): Promise<void> {
+  await sql`update email_messages set outcome = ${row.outcome}, conversation_id = ${row.conversation_id},
+    auth = cast(${row.auth === null ? null : JSON.stringify(row.auth)} as jsonb) where id = ${row.id}`.execute(db);
+}
+
+/** A claim given up: the mail could not be handled now, and the sending server will send it again. */
+export async function releaseClaim(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('email_messages').where('id', '=', id).execute();
+}
+
 /** The conversation of the newest mail of the agent among these Message-IDs (a reply's In-Reply-To and References). */
 export async function conversationOfThread(db: Db, agentId: string, ids: string[]): Promise<string | undefined> {
   if (ids.length === 0) return undefined;
@@ -87,6 +109,12 @@ export async function agentsByAddress(db: Db, addresses: string[]): Promise<Arra
     where (settings->'emailChannel'->>'enabled') = 'true'
       and lower(settings->'emailChannel'->>'address') in (${sql.join(lowered)})`.execute(db);
   return rows.rows;
+}
+
+/** Whether this is the e-mail channel's address of any agent of the service (enabled or not). */
+export async function isAgentAddress(db: Db, address: string): Promise<boolean> {
+  const rows = await sql`select 1 from agents where lower(settings->'emailChannel'->>'address') = ${address.toLowerCase()} limit 1`.execute(db);
+  return rows.rows.length > 0;
 }
 
 export interface HeldAnswer {

@@ -56,6 +56,7 @@ export function mailTransport(ctx: Context): MailTransport {
         ...(mail.message_id ? { messageId: mail.message_id } : {}),
         ...(mail.in_reply_to ? { inReplyTo: mail.in_reply_to } : {}),
         ...(mail.references_ids ? { references: mail.references_ids.split(' ') } : {}),
+        ...(mail.auto_reply ? { headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' } } : {}),
         ...(attachments.length > 0
           ? {
               attachments: attachments.map((file) => ({
