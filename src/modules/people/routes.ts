@@ -193,9 +193,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * is refused with 403 (people only), no credentials with 401.
  */
 function guard(ctx: Context) {
-  const ownOrigin = new URL(ctx.config.publicUrl).origin;
-  const cookieName = sessionCookieName(ctx);
   return async function guardDashboardRequest(request: FastifyRequest): Promise<void> {
+    // Read per request: the public address may be settled after the routes are built (a service on a port chosen at start).
+    const ownOrigin = new URL(ctx.config.publicUrl).origin;
+    const cookieName = sessionCookieName(ctx);
     const changes = !SAFE_METHODS.has(request.method);
     const origin = request.headers.origin;
     if (changes && origin !== undefined && origin !== ownOrigin) throw errors.forbidden('Changes are accepted only from the dashboard itself (the Origin differs).');
