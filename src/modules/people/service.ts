@@ -3,7 +3,8 @@ import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../http/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
-import { memoryLimiter, redisLimiter, type RateLimiter } from '../../platform/limiter.ts';
+import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from '../../platform/limiter.ts';
+import { admitMailTo } from '../../platform/mail.ts';
 import { recordAudit } from '../audit/store.ts';
 import { getWorkspace } from '../workspace/store.ts';
 import { planOf } from '../workspace/plans.ts';
@@ -24,8 +25,14 @@ export const SESSION_ABSOLUTE_MS = 30 * DAY_MS;
 /** Last seen (and with it the idle expiry) is written at most this often, not on every request. */
 const TOUCH_EVERY_MS = MINUTE_MS;
 
-/** Link requests and password attempts a minute, per address asked for and per client address. */
-export const SIGN_IN_LIMITS = { perEmail: 5, perClient: 20 };
+/**
+ * Sign-in attempts a minute (docs/people.md, "Limits"): wrong passwords per
+ * address and client address, wrong passwords per address from every client
+ * together, and link requests and password attempts per client address. Link
+ * mails to one address are bounded by the service's per-recipient count
+ * (MAILS_PER_RECIPIENT_PER_HOUR).
+ */
+export const SIGN_IN_LIMITS = { failuresPerEmailAndClient: 5, failuresPerEmail: 50, perClient: 20 };
 
 export const SIGN_IN_PATH = '/app/sign-in';
 
@@ -121,7 +128,9 @@ async function membershipByEmail(ctx: Context, workspaceId: string, email: strin
  * their failures are only logged.
  */
 export async function requestSignInLink(ctx: Context, email: string, clientAddress: string): Promise<void> {
-  await countAttempt(ctx, email, clientAddress);
+  await countClient(ctx, clientAddress);
+  // Counted for any address, account or not, so a refusal tells nothing either.
+  if (!(await admitMailTo(ctx.db, email, ctx.clock.now()))) throw errors.rateLimited(secondsToNextHour(ctx.clock.now()));
   void mailSignInLink(ctx, email).catch((error: unknown) => console.error('[people] sign-in link mail failed:', error));
 }
 
@@ -168,11 +177,13 @@ const PASSWORD_REFUSED = () => errors.unauthorized('The e-mail address or the pa
 let dummyHash: Promise<string> | undefined;
 
 export async function signInWithPassword(ctx: Context, email: string, password: string, clientAddress: string, userAgent: string): Promise<string> {
-  await countAttempt(ctx, email, clientAddress);
+  await countClient(ctx, clientAddress);
+  const failures = await countPossibleFailure(ctx, email, clientAddress);
   const person = await store.findPersonByEmail(ctx.db, email);
   const hash = person?.password_hash ?? (await (dummyHash ??= argon2Hash('not a password of anyone')));
   const matches = await argon2Verify(hash, password).catch(() => false);
   if (!person?.password_hash || !matches) throw PASSWORD_REFUSED();
+  await failures.release();
   const membership = await store.firstMembershipOf(ctx.db, person.id);
   if (!membership) throw PASSWORD_REFUSED();
   return openSession(ctx.db, ctx, person.id, membership.workspace_id, userAgent);
@@ -192,27 +203,56 @@ export async function setPassword(ctx: Context, caller: PersonCaller, input: { p
 
 // ---------------------------------------------------------------- limits
 
-const limitersOf = new WeakMap<Context, { perEmail: RateLimiter; perClient: RateLimiter }>();
+type SignInLimiters = Record<keyof typeof SIGN_IN_LIMITS, RateLimiter>;
+const limitersOf = new WeakMap<Context, SignInLimiters>();
 
-function limiters(ctx: Context) {
+function limiters(ctx: Context): SignInLimiters {
   let found = limitersOf.get(ctx);
   if (!found) {
     const make = (limit: number) => (ctx.redis ? redisLimiter(limit, ctx.clock, ctx.redis) : memoryLimiter(limit, ctx.clock));
-    found = { perEmail: make(SIGN_IN_LIMITS.perEmail), perClient: make(SIGN_IN_LIMITS.perClient) };
+    found = {
+      failuresPerEmailAndClient: make(SIGN_IN_LIMITS.failuresPerEmailAndClient),
+      failuresPerEmail: make(SIGN_IN_LIMITS.failuresPerEmail),
+      perClient: make(SIGN_IN_LIMITS.perClient),
+    };
     limitersOf.set(ctx, found);
   }
   return found;
 }
 
-/** Link requests and password attempts share one count per address and one per client (a guess in a loop meets 429). */
-async function countAttempt(ctx: Context, email: string, clientAddress: string): Promise<void> {
-  const { perEmail, perClient } = limiters(ctx);
-  const [byEmail, byClient] = await Promise.all([
-    perEmail.hit(`sign-in:email:${fingerprint(email.toLowerCase())}`),
-    perClient.hit(`sign-in:client:${clientAddress}`),
-  ]);
-  const refused = [byEmail, byClient].filter((result) => !result.allowed);
-  if (refused.length > 0) throw errors.rateLimited(Math.max(...refused.map((result) => result.resetSeconds)));
+function refusedFor(results: LimitResult[]): ApiError {
+  return errors.rateLimited(Math.max(...results.map((result) => result.resetSeconds)));
+}
+
+/** Every link request and password attempt of one client address (a guess in a loop meets 429). */
+async function countClient(ctx: Context, clientAddress: string): Promise<void> {
+  const result = await limiters(ctx).perClient.hit(`sign-in:client:${clientAddress}`);
+  if (!result.allowed) throw refusedFor([result]);
+}
+
+/**
+ * Counts a password attempt as a failure until it proves right (then given
+ * back), so the buckets hold failures only. A client is stopped by its own
+ * failures for this address; the wider bound on one address's failures from
+ * every client stops only clients that have failed themselves, so nobody's
+ * failures refuse the right password of a client that has not.
+ */
+async function countPossibleFailure(ctx: Context, email: string, clientAddress: string): Promise<{ release(): Promise<void> }> {
+  const { failuresPerEmailAndClient, failuresPerEmail } = limiters(ctx);
+  const emailKey = `sign-in:failures:${fingerprint(email.toLowerCase())}`;
+  const pairKey = `${emailKey}:${clientAddress}`;
+  const countedAt = ctx.clock.now();
+  const [byPair, byEmail] = await Promise.all([failuresPerEmailAndClient.hit(pairKey), failuresPerEmail.hit(emailKey)]);
+  const failedBefore = byPair.remaining < byPair.limit - 1;
+  if (!byPair.allowed || (!byEmail.allowed && failedBefore)) throw refusedFor([byPair, byEmail].filter((result) => !result.allowed));
+  return {
+    release: () => Promise.all([failuresPerEmailAndClient.release(pairKey, countedAt), failuresPerEmail.release(emailKey, countedAt)]).then(() => undefined),
+  };
+}
+
+function secondsToNextHour(now: Date): number {
+  const hourMs = 60 * MINUTE_MS;
+  return Math.max(1, Math.ceil((hourMs - (now.getTime() % hourMs)) / 1000));
 }
 
 // ---------------------------------------------------------------- sessions
