@@ -76,6 +76,10 @@ describe('API keys in the dashboard (spec 1.5)', () => {
   });
 });
 
+function signInByLink(token: string): Promise<Response> {
+  return fetch(`${service.url}/app/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }), redirect: 'manual' });
+}
+
 describe('people: invite, accept, roles, removal, ownership', () => {
   test('an invitation is mailed with a link valid 7 days; opening it and clicking accepts it with the role given', async () => {
     const { owner } = await ownedWorkspace();
@@ -97,6 +101,21 @@ describe('people: invite, accept, roles, removal, ownership', () => {
     await service.admin('POST', '/clock', { advanceSeconds: 7 * 86400 + 1 });
     const reply = await fetch(`${service.url}/app/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }), redirect: 'manual' });
     assert.equal(reply.status, 401);
+  });
+
+  test('only the newest invitation to an address works; a withdrawn one works no more, and withdrawing none is 404 not_found', async () => {
+    const { owner } = await ownedWorkspace();
+    const email = `twice${counter}@example.org`;
+    await owner.call('POST', '/api/invitations', { email, role: 'admin' });
+    const first = tokenOf(linkIn((await latestMailTo(service, email)).text));
+    await owner.call('POST', '/api/invitations', { email, role: 'member' });
+    const second = tokenOf(linkIn((await latestMailTo(service, email)).text));
+    assert.notEqual(first, second);
+    assert.equal((await signInByLink(first)).status, 401);
+    assert.equal((await owner.call('DELETE', `/api/invitations/${email.toUpperCase()}`)).status, 200);
+    assert.equal((await signInByLink(second)).status, 401);
+    assertError(await owner.call('DELETE', `/api/invitations/${email}`), 404, 'not_found');
+    assert.deepEqual((await owner.call('GET', '/api/people')).body.data.map((p: { role: string }) => p.role), ['owner']);
   });
 
   test('a member limited to some agents gets only those; an agent of another workspace is 400 invalid_request', async () => {

@@ -143,6 +143,11 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
       return reply.status(201).send({ data: await people.invite(ctx, request.person, request.body, request.id) });
     },
   );
+  app.delete('/api/invitations/:email', { config: signedIn, schema: { params: z.object({ email: emailSchema }) } }, async (request) => {
+    requireAdmin(request.person);
+    await people.withdrawInvitation(ctx, request.person, request.params.email, request.id);
+    return { data: { email: request.params.email, withdrawn: true } };
+  });
   const personParams = z.object({ personId: z.string().max(64) });
   app.patch(
     '/api/people/:personId',

@@ -380,11 +380,19 @@ export async function invite(ctx: Context, caller: PersonCaller, input: Invitati
   const existing = await membershipByEmail(ctx, caller.workspaceId, input.email);
   if (existing) throw errors.invalidField('email', 'That person already belongs to this workspace.');
   const workspace = (await getWorkspace(ctx.db, caller.workspaceId))!;
+  // Only the newest invitation to an address works: the role and agents of one before are not the inviter's last word.
+  await store.voidInvitations(ctx.db, caller.workspaceId, input.email, ctx.clock.now());
   const link = await createLink(ctx, { workspaceId: caller.workspaceId, email: input.email, personId: null, purpose: 'invite', lifetimeMs: INVITE_LINK_MS, role: input.role, agentIds });
   const invitedBy = caller.name || caller.email;
   await ctx.mailer.send({ to: input.email, ...inviteMail(caller.language, workspace.name, invitedBy, signInUrl(ctx, link.token)) });
   await audit(ctx, caller, 'person.invite', input.email, requestId);
   return { email: input.email, role: input.role, agentIds, expiresAt: link.expiresAt.toISOString() };
+}
+
+/** Withdraws the unused invitations to an address: their links no longer work. None is 404. */
+export async function withdrawInvitation(ctx: Context, caller: PersonCaller, email: string, requestId: string): Promise<void> {
+  if ((await store.voidInvitations(ctx.db, caller.workspaceId, email, ctx.clock.now())) === 0) throw errors.notFound('invitation');
+  await audit(ctx, caller, 'person.invite.withdraw', email, requestId);
 }
 
 async function checkedAgentIds(ctx: Context, workspaceId: string, agentIds: string[] | null): Promise<string[] | null> {
@@ -419,6 +427,9 @@ export async function removePerson(ctx: Context, caller: PersonCaller, personId:
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('memberships').where('workspace_id', '=', caller.workspaceId).where('person_id', '=', personId).execute();
     await store.deleteSessionsIn(trx, caller.workspaceId, personId);
+    // An invitation still open would let the person back in.
+    const person = (await store.findPerson(trx, personId))!;
+    await store.voidInvitations(trx, caller.workspaceId, person.email, ctx.clock.now());
   });
   await audit(ctx, caller, 'person.remove', personId, requestId);
 }

@@ -121,6 +121,20 @@ export async function useSignInLink(db: Db, linkFingerprint: string, at: Date): 
     .executeTakeFirst();
 }
 
+/** Marks the unused invitations of a workspace to an address used, so none of their links works any more; returns how many there were. */
+export async function voidInvitations(db: Db, workspaceId: string, email: string, at: Date): Promise<number> {
+  const result = await db
+    .updateTable('sign_in_links')
+    .set({ used_at: at })
+    .where('workspace_id', '=', workspaceId)
+    .where('purpose', '=', 'invite')
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await db.insertInto('sessions').values(row).execute();
 }
