@@ -161,6 +161,28 @@ describe('people: invite, accept, roles, removal, ownership', () => {
     assert.equal((await service.admin('GET', `/workspaces/${workspaceId}`)).body.data.ownerEmail, `heir${counter}@example.org`);
   });
 
+  test('a handover at the same time as a change or removal of the heir leaves exactly one owner, never demoted or removed', async () => {
+    const { owner } = await ownedWorkspace();
+    const heir = await addPerson(service, owner, `racer${counter}@example.org`, 'admin');
+    const other = await addPerson(service, owner, `bystander${counter}@example.org`, 'admin');
+    const heirId = (await heir.call('GET', '/api/me')).body.data.person.id;
+    const [handover, demotion, removal] = await Promise.all([
+      owner.call('POST', '/api/ownership', { personId: heirId }),
+      other.call('PATCH', `/api/people/${heirId}`, { role: 'member' }),
+      other.call('DELETE', `/api/people/${heirId}`),
+    ]);
+    for (const reply of [handover, demotion, removal]) assert.ok([200, 403, 404].includes(reply.status), JSON.stringify(reply.body));
+    const people = (await other.call('GET', '/api/people')).body.data as Array<{ id: string; role: string }>;
+    assert.equal(people.filter((p) => p.role === 'owner').length, 1);
+    if (handover.status === 200) assert.equal(people.find((p) => p.id === heirId)?.role, 'owner');
+    // The guarded writes themselves: the owner's row is refused whatever the check before said.
+    const ownerId = people.find((p) => p.role === 'owner')!.id;
+    const admin = handover.status === 200 ? owner : other;
+    assertError(await admin.call('PATCH', `/api/people/${ownerId}`, { role: 'member' }), 403, 'forbidden');
+    assertError(await admin.call('DELETE', `/api/people/${ownerId}`), 403, 'forbidden');
+    assertError(await admin.call('POST', '/api/ownership', { personId: 'prs_gone' }), 403, 'forbidden');
+  });
+
   test('a member may not manage people (403 forbidden)', async () => {
     const { owner } = await ownedWorkspace();
     const member = await addPerson(service, owner, `plain${counter}@example.org`, 'member');

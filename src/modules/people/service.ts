@@ -410,12 +410,22 @@ async function otherMembership(ctx: Context, caller: PersonCaller, personId: str
   return membership;
 }
 
+const ownerKeepsRole = () => errors.forbidden('The owner keeps their role until they hand ownership over.');
+const ownerStays = () => errors.forbidden('The owner cannot be removed; ownership must be handed over first.');
+
+/** Why a write guarded by `role <> 'owner'` changed nothing: the person left (404), or became the owner meanwhile (403). */
+async function untouchedBecause(db: Context['db'], caller: PersonCaller, personId: string, forOwner: () => ApiError): Promise<ApiError> {
+  return (await store.findMembership(db, caller.workspaceId, personId)) ? forOwner() : errors.notFound('person');
+}
+
 /** Changes a person's role (not the owner's: ownership is handed over instead); ends their sessions, so the new role holds at once. */
 export async function changeRole(ctx: Context, caller: PersonCaller, personId: string, input: { role: 'admin' | 'member'; agentIds?: string[] | null }, requestId: string) {
   const membership = await otherMembership(ctx, caller, personId);
-  if (membership.role === 'owner') throw errors.forbidden('The owner keeps their role until they hand ownership over.');
+  if (membership.role === 'owner') throw ownerKeepsRole();
   const agentIds = input.role === 'member' ? await checkedAgentIds(ctx, caller.workspaceId, input.agentIds ?? null) : null;
-  await store.setRole(ctx.db, caller.workspaceId, personId, input.role, agentIds);
+  if ((await store.setRoleUnlessOwner(ctx.db, caller.workspaceId, personId, input.role, agentIds)) === 0) {
+    throw await untouchedBecause(ctx.db, caller, personId, ownerKeepsRole);
+  }
   await audit(ctx, caller, 'person.role', personId, requestId);
   return (await listPeople(ctx, caller)).find((person) => person.id === personId)!;
 }
@@ -423,9 +433,15 @@ export async function changeRole(ctx: Context, caller: PersonCaller, personId: s
 /** Removes a person from the workspace; their sessions in it end at once. The owner cannot be removed. */
 export async function removePerson(ctx: Context, caller: PersonCaller, personId: string, requestId: string): Promise<void> {
   const membership = await otherMembership(ctx, caller, personId);
-  if (membership.role === 'owner') throw errors.forbidden('The owner cannot be removed; ownership must be handed over first.');
+  if (membership.role === 'owner') throw ownerStays();
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('memberships').where('workspace_id', '=', caller.workspaceId).where('person_id', '=', personId).execute();
+    const removed = await trx
+      .deleteFrom('memberships')
+      .where('workspace_id', '=', caller.workspaceId)
+      .where('person_id', '=', personId)
+      .where('role', '<>', 'owner')
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) throw await untouchedBecause(trx, caller, personId, ownerStays);
     await store.deleteSessionsIn(trx, caller.workspaceId, personId);
     // An invitation still open would let the person back in.
     const person = (await store.findPerson(trx, personId))!;
@@ -434,14 +450,21 @@ export async function removePerson(ctx: Context, caller: PersonCaller, personId:
   await audit(ctx, caller, 'person.remove', personId, requestId);
 }
 
-/** The owner hands the workspace over to another of its people, and becomes an admin; the workspace's owner address follows. */
+/**
+ * The owner hands the workspace over to another of its people, and becomes an
+ * admin; the workspace's owner address follows. Both rows are checked by the
+ * writes themselves, so a person removed or an ownership moved meanwhile rolls
+ * it all back.
+ */
 export async function handOver(ctx: Context, caller: PersonCaller, personId: string, requestId: string): Promise<void> {
-  const target = await otherMembership(ctx, caller, personId);
-  if (target.person_id === caller.personId) throw errors.invalidField('personId', 'You own this workspace already.');
+  await otherMembership(ctx, caller, personId);
+  if (personId === caller.personId) throw errors.invalidField('personId', 'You own this workspace already.');
   const person = (await store.findPerson(ctx.db, personId))!;
   await ctx.db.transaction().execute(async (trx) => {
-    await store.setRole(trx, caller.workspaceId, caller.personId, 'admin', null);
-    await store.setRole(trx, caller.workspaceId, personId, 'owner', null);
+    if ((await store.setRoleWhere(trx, caller.workspaceId, caller.personId, 'owner', 'admin', null)) === 0) {
+      throw errors.forbidden('Only the owner may hand ownership over.');
+    }
+    if ((await store.setRoleUnlessOwner(trx, caller.workspaceId, personId, 'owner', null)) === 0) throw errors.notFound('person');
     await trx.updateTable('workspaces').set({ owner_email: person.email, updated_at: ctx.clock.now() }).where('id', '=', caller.workspaceId).execute();
   });
   await audit(ctx, caller, 'person.ownership', personId, requestId);

@@ -105,6 +105,30 @@ export async function setRole(db: Db, workspaceId: string, personId: string, rol
   await db.updateTable('memberships').set({ role, agent_ids: jsonb(agentIds) }).where('workspace_id', '=', workspaceId).where('person_id', '=', personId).execute();
 }
 
+/** Changes a role in one statement that never touches the owner's (also when ownership moves meanwhile); returns the rows changed. */
+export async function setRoleUnlessOwner(db: Db, workspaceId: string, personId: string, role: Role, agentIds: string[] | null): Promise<number> {
+  const result = await db
+    .updateTable('memberships')
+    .set({ role, agent_ids: jsonb(agentIds) })
+    .where('workspace_id', '=', workspaceId)
+    .where('person_id', '=', personId)
+    .where('role', '<>', 'owner')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Moves a role from one membership to another when the first still holds it; returns the rows changed. */
+export async function setRoleWhere(db: Db, workspaceId: string, personId: string, heldRole: Role, role: Role, agentIds: string[] | null): Promise<number> {
+  const result = await db
+    .updateTable('memberships')
+    .set({ role, agent_ids: jsonb(agentIds) })
+    .where('workspace_id', '=', workspaceId)
+    .where('person_id', '=', personId)
+    .where('role', '=', heldRole)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export async function insertSignInLink(db: Db, row: SignInLinkRow): Promise<void> {
   await db.insertInto('sign_in_links').values({ ...row, agent_ids: jsonb(row.agent_ids) }).execute();
 }
