@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
+import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
 import { equalInConstantTime } from '../../platform/crypto.ts';
 import type { PersonCaller } from './principal.ts';
 import { requireAdmin, requireOwner } from './principal.ts';
@@ -95,7 +96,16 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
   );
   app.patch(
     '/api/me',
-    { config: signedIn, schema: { body: z.strictObject({ name: z.string().trim().max(100).optional(), language: z.enum(['en', 'nl']).optional() }) } },
+    {
+      config: signedIn,
+      schema: {
+        body: z.strictObject({
+          // A name is written into mail headers and lines (invitations): one line, without bidi controls, as visitors' names.
+          name: z.string().max(100).refine(isOneLine, ONE_LINE_MESSAGE).transform((name) => withoutBidiControls(name).trim()).optional(),
+          language: z.enum(['en', 'nl']).optional(),
+        }),
+      },
+    },
     async (request) => {
       await people.updateMe(ctx, request.person, request.body);
       const person = (await people.personOfSession(ctx, request.sessionToken))!;

@@ -297,6 +297,16 @@ describe('the person themselves', () => {
     await appCall(service, 'POST', '/api/sign-in/links', { body: { email: ws.email } });
     assert.match((await latestMailTo(service, ws.email)).subject, /^Inloggen bij People/);
   });
+
+  test("a person's name is one line (else 400 invalid_request naming it) and loses its bidi controls", async () => {
+    const person = await signIn(service, (await workspaceOwnedBy()).id);
+    const refused = await person.call('PATCH', '/api/me', { name: 'Lena\r\nBcc: everyone@example.org' });
+    assertError(refused, 400, 'invalid_request');
+    assert.match(JSON.stringify(refused.body), /name/);
+    const changed = await person.call('PATCH', '/api/me', { name: 'Lena \u202efdp.exe' });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal(changed.body.data.person.name, 'Lena fdp.exe');
+  });
 });
 
 describe('several workspaces', () => {
