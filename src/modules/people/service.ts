@@ -189,7 +189,7 @@ export async function signInWithPassword(ctx: Context, email: string, password: 
   return openSession(ctx.db, ctx, person.id, membership.workspace_id, userAgent);
 }
 
-/** Sets or changes the caller's own password; changing one needs the current one. */
+/** Sets or changes the caller's own password (changing one needs the current one); the caller's other sessions end. */
 export async function setPassword(ctx: Context, caller: PersonCaller, input: { password: string; currentPassword?: string }): Promise<void> {
   const person = (await store.findPerson(ctx.db, caller.personId))!;
   if (person.password_hash) {
@@ -197,7 +197,12 @@ export async function setPassword(ctx: Context, caller: PersonCaller, input: { p
     if (!matches) throw errors.invalidField('currentPassword', 'The current password is missing or wrong.');
   }
   // argon2id (the library's default algorithm) with its default cost: 19 MiB, 2 passes (OWASP's minimum).
-  await store.setPasswordHash(ctx.db, caller.personId, await argon2Hash(input.password), ctx.clock.now());
+  const hash = await argon2Hash(input.password);
+  // A new password is often set because the old one, or a device, was lost: the person's other sessions end with it.
+  await ctx.db.transaction().execute(async (trx) => {
+    await store.setPasswordHash(trx, caller.personId, hash, ctx.clock.now());
+    await store.deleteOtherSessions(trx, caller.personId, caller.sessionId);
+  });
   await audit(ctx, caller, 'person.password', caller.personId);
 }
 

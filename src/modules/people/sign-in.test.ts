@@ -180,6 +180,19 @@ describe('passwords (argon2id)', () => {
     assert.equal((await owner.call('PUT', '/api/me/password', { password: 'second password 2', currentPassword: 'first password 1' })).status, 200);
   });
 
+  test("setting or changing a password ends the person's other sessions, in every workspace, and keeps this one", async () => {
+    const ws = await workspaceOwnedBy();
+    const person = await signIn(service, ws.id);
+    const elsewhere = await signIn(service, ws.id);
+    assert.equal((await person.call('PUT', '/api/me/password', { password: 'first password 1' })).status, 200);
+    assertError(await elsewhere.call('GET', '/api/me'), 401, 'unauthorized');
+    assert.equal((await person.call('GET', '/api/me')).status, 200);
+    const later = await signIn(service, ws.id);
+    assert.equal((await person.call('PUT', '/api/me/password', { password: 'second password 2', currentPassword: 'first password 1' })).status, 200);
+    assertError(await later.call('GET', '/api/me'), 401, 'unauthorized');
+    assert.equal((await person.call('GET', '/api/me')).status, 200);
+  });
+
   test('an address without an account or without a password is refused the same way', async () => {
     const ws = await workspaceOwnedBy();
     const noPassword = await appCall(service, 'POST', '/api/sign-in/password', { body: { email: ws.email, password: 'anything at all' } });

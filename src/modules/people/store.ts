@@ -232,6 +232,11 @@ export async function deleteSessionsIn(db: Db, workspaceId: string, personId: st
   await db.deleteFrom('sessions').where('workspace_id', '=', workspaceId).where('person_id', '=', personId).execute();
 }
 
+/** Ends every session of a person, in every workspace, but the one given. */
+export async function deleteOtherSessions(db: Db, personId: string, keptSessionId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('person_id', '=', personId).where('id', '<>', keptSessionId).execute();
+}
+
 export async function setPasswordHash(db: Db, personId: string, hash: string, at: Date): Promise<void> {
   await db.updateTable('people').set({ password_hash: hash, updated_at: at }).where('id', '=', personId).execute();
 }
