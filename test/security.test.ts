@@ -430,7 +430,7 @@ describe('the visitor API: a conversation is reached only with its own token, on
 /**
  * The dashboard's routes (docs/people.md): people only, with a session cookie.
  * role: the least role that may call the route. {keyId} is a key of `own`,
- * {personId} a member of `own`, {agentId}, {ticketId} and {webhookId} real rows
+ * {personId} a member of `own`, {invitedEmail} an address invited to nothing, {agentId}, {ticketId} and {webhookId} real rows
  * of `own`, {sessionId} a session of `own`'s admin (a
  * person's own sessions are theirs in every workspace: `own` and `foreign`
  * share their owner).
@@ -448,6 +448,7 @@ const DASHBOARD_ROUTES: Array<{ method: RouteEntry['method']; path: string; role
   { method: 'DELETE', path: '/api/keys/{keyId}', role: 'admin' },
   { method: 'GET', path: '/api/people', role: 'admin' },
   { method: 'POST', path: '/api/invitations', role: 'admin', body: { email: 'invited-by-suite@example.org', role: 'member' } },
+  { method: 'DELETE', path: '/api/invitations/{invitedEmail}', role: 'admin' },
   { method: 'PATCH', path: '/api/people/{personId}', role: 'admin', body: { role: 'member' } },
   { method: 'DELETE', path: '/api/people/{personId}', role: 'admin' },
   { method: 'POST', path: '/api/ownership', role: 'owner', body: { personId: '{personId}' } },
@@ -473,6 +474,7 @@ describe('the dashboard: people only, with their session, CSRF token and role', 
     dashboardIds = {
       keyId: own.keyIds.read,
       workspaceId: own.id,
+      invitedEmail: 'withdrawn-by-suite@example.org',
       agentId,
       ticketId: ids.ticketId,
       webhookId: ids.webhookId,

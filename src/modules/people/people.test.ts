@@ -76,6 +76,10 @@ describe('API keys in the dashboard (spec 1.5)', () => {
   });
 });
 
+function signInByLink(token: string): Promise<Response> {
+  return fetch(`${service.url}/app/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }), redirect: 'manual' });
+}
+
 describe('people: invite, accept, roles, removal, ownership', () => {
   test('an invitation is mailed with a link valid 7 days; opening it and clicking accepts it with the role given', async () => {
     const { owner } = await ownedWorkspace();
@@ -97,6 +101,21 @@ describe('people: invite, accept, roles, removal, ownership', () => {
     await service.admin('POST', '/clock', { advanceSeconds: 7 * 86400 + 1 });
     const reply = await fetch(`${service.url}/app/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }), redirect: 'manual' });
     assert.equal(reply.status, 401);
+  });
+
+  test('only the newest invitation to an address works; a withdrawn one works no more, and withdrawing none is 404 not_found', async () => {
+    const { owner } = await ownedWorkspace();
+    const email = `twice${counter}@example.org`;
+    await owner.call('POST', '/api/invitations', { email, role: 'admin' });
+    const first = tokenOf(linkIn((await latestMailTo(service, email)).text));
+    await owner.call('POST', '/api/invitations', { email, role: 'member' });
+    const second = tokenOf(linkIn((await latestMailTo(service, email)).text));
+    assert.notEqual(first, second);
+    assert.equal((await signInByLink(first)).status, 401);
+    assert.equal((await owner.call('DELETE', `/api/invitations/${email.toUpperCase()}`)).status, 200);
+    assert.equal((await signInByLink(second)).status, 401);
+    assertError(await owner.call('DELETE', `/api/invitations/${email}`), 404, 'not_found');
+    assert.deepEqual((await owner.call('GET', '/api/people')).body.data.map((p: { role: string }) => p.role), ['owner']);
   });
 
   test('a member limited to some agents gets only those; an agent of another workspace is 400 invalid_request', async () => {
@@ -140,6 +159,28 @@ describe('people: invite, accept, roles, removal, ownership', () => {
     assert.equal((await admin.call('GET', '/api/me')).body.data.role, 'owner');
     assert.equal((await owner.call('GET', '/api/me')).body.data.role, 'admin');
     assert.equal((await service.admin('GET', `/workspaces/${workspaceId}`)).body.data.ownerEmail, `heir${counter}@example.org`);
+  });
+
+  test('a handover at the same time as a change or removal of the heir leaves exactly one owner, never demoted or removed', async () => {
+    const { owner } = await ownedWorkspace();
+    const heir = await addPerson(service, owner, `racer${counter}@example.org`, 'admin');
+    const other = await addPerson(service, owner, `bystander${counter}@example.org`, 'admin');
+    const heirId = (await heir.call('GET', '/api/me')).body.data.person.id;
+    const [handover, demotion, removal] = await Promise.all([
+      owner.call('POST', '/api/ownership', { personId: heirId }),
+      other.call('PATCH', `/api/people/${heirId}`, { role: 'member' }),
+      other.call('DELETE', `/api/people/${heirId}`),
+    ]);
+    for (const reply of [handover, demotion, removal]) assert.ok([200, 403, 404].includes(reply.status), JSON.stringify(reply.body));
+    const people = (await other.call('GET', '/api/people')).body.data as Array<{ id: string; role: string }>;
+    assert.equal(people.filter((p) => p.role === 'owner').length, 1);
+    if (handover.status === 200) assert.equal(people.find((p) => p.id === heirId)?.role, 'owner');
+    // The guarded writes themselves: the owner's row is refused whatever the check before said.
+    const ownerId = people.find((p) => p.role === 'owner')!.id;
+    const admin = handover.status === 200 ? owner : other;
+    assertError(await admin.call('PATCH', `/api/people/${ownerId}`, { role: 'member' }), 403, 'forbidden');
+    assertError(await admin.call('DELETE', `/api/people/${ownerId}`), 403, 'forbidden');
+    assertError(await admin.call('POST', '/api/ownership', { personId: 'prs_gone' }), 403, 'forbidden');
   });
 
   test('a member may not manage people (403 forbidden)', async () => {

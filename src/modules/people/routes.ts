@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../http/errors.ts';
+import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
 import { equalInConstantTime } from '../../platform/crypto.ts';
 import type { PersonCaller } from './principal.ts';
 import { requireAdmin, requireOwner } from './principal.ts';
@@ -95,7 +96,16 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
   );
   app.patch(
     '/api/me',
-    { config: signedIn, schema: { body: z.strictObject({ name: z.string().trim().max(100).optional(), language: z.enum(['en', 'nl']).optional() }) } },
+    {
+      config: signedIn,
+      schema: {
+        body: z.strictObject({
+          // A name is written into mail headers and lines (invitations): one line, without bidi controls, as visitors' names.
+          name: z.string().max(100).refine(isOneLine, ONE_LINE_MESSAGE).transform((name) => withoutBidiControls(name).trim()).optional(),
+          language: z.enum(['en', 'nl']).optional(),
+        }),
+      },
+    },
     async (request) => {
       await people.updateMe(ctx, request.person, request.body);
       const person = (await people.personOfSession(ctx, request.sessionToken))!;
@@ -143,6 +153,11 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
       return reply.status(201).send({ data: await people.invite(ctx, request.person, request.body, request.id) });
     },
   );
+  app.delete('/api/invitations/:email', { config: signedIn, schema: { params: z.object({ email: emailSchema }) } }, async (request) => {
+    requireAdmin(request.person);
+    await people.withdrawInvitation(ctx, request.person, request.params.email, request.id);
+    return { data: { email: request.params.email, withdrawn: true } };
+  });
   const personParams = z.object({ personId: z.string().max(64) });
   app.patch(
     '/api/people/:personId',
@@ -193,9 +208,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * is refused with 403 (people only), no credentials with 401.
  */
 function guard(ctx: Context) {
-  const ownOrigin = new URL(ctx.config.publicUrl).origin;
-  const cookieName = sessionCookieName(ctx);
   return async function guardDashboardRequest(request: FastifyRequest): Promise<void> {
+    // Read per request: the public address may be settled after the routes are built (a service on a port chosen at start).
+    const ownOrigin = new URL(ctx.config.publicUrl).origin;
+    const cookieName = sessionCookieName(ctx);
     const changes = !SAFE_METHODS.has(request.method);
     const origin = request.headers.origin;
     if (changes && origin !== undefined && origin !== ownOrigin) throw errors.forbidden('Changes are accepted only from the dashboard itself (the Origin differs).');

@@ -3,7 +3,8 @@ import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../http/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
-import { memoryLimiter, redisLimiter, type RateLimiter } from '../../platform/limiter.ts';
+import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from '../../platform/limiter.ts';
+import { admitMailTo } from '../../platform/mail.ts';
 import { recordAudit } from '../audit/store.ts';
 import { getWorkspace } from '../workspace/store.ts';
 import { planOf } from '../workspace/plans.ts';
@@ -24,8 +25,14 @@ export const SESSION_ABSOLUTE_MS = 30 * DAY_MS;
 /** Last seen (and with it the idle expiry) is written at most this often, not on every request. */
 const TOUCH_EVERY_MS = MINUTE_MS;
 
-/** Link requests and password attempts a minute, per address asked for and per client address. */
-export const SIGN_IN_LIMITS = { perEmail: 5, perClient: 20 };
+/**
+ * Sign-in attempts a minute (docs/people.md, "Limits"): wrong passwords per
+ * address and client address, wrong passwords per address from every client
+ * together, and link requests and password attempts per client address. Link
+ * mails to one address are bounded by the service's per-recipient count
+ * (MAILS_PER_RECIPIENT_PER_HOUR).
+ */
+export const SIGN_IN_LIMITS = { failuresPerEmailAndClient: 5, failuresPerEmail: 50, perClient: 20 };
 
 export const SIGN_IN_PATH = '/app/sign-in';
 
@@ -121,7 +128,9 @@ async function membershipByEmail(ctx: Context, workspaceId: string, email: strin
  * their failures are only logged.
  */
 export async function requestSignInLink(ctx: Context, email: string, clientAddress: string): Promise<void> {
-  await countAttempt(ctx, email, clientAddress);
+  await countClient(ctx, clientAddress);
+  // Counted for any address, account or not, so a refusal tells nothing either.
+  if (!(await admitMailTo(ctx.db, email, ctx.clock.now()))) throw errors.rateLimited(secondsToNextHour(ctx.clock.now()));
   void mailSignInLink(ctx, email).catch((error: unknown) => console.error('[people] sign-in link mail failed:', error));
 }
 
@@ -168,17 +177,19 @@ const PASSWORD_REFUSED = () => errors.unauthorized('The e-mail address or the pa
 let dummyHash: Promise<string> | undefined;
 
 export async function signInWithPassword(ctx: Context, email: string, password: string, clientAddress: string, userAgent: string): Promise<string> {
-  await countAttempt(ctx, email, clientAddress);
+  await countClient(ctx, clientAddress);
+  const failures = await countPossibleFailure(ctx, email, clientAddress);
   const person = await store.findPersonByEmail(ctx.db, email);
   const hash = person?.password_hash ?? (await (dummyHash ??= argon2Hash('not a password of anyone')));
   const matches = await argon2Verify(hash, password).catch(() => false);
   if (!person?.password_hash || !matches) throw PASSWORD_REFUSED();
+  await failures.release();
   const membership = await store.firstMembershipOf(ctx.db, person.id);
   if (!membership) throw PASSWORD_REFUSED();
   return openSession(ctx.db, ctx, person.id, membership.workspace_id, userAgent);
 }
 
-/** Sets or changes the caller's own password; changing one needs the current one. */
+/** Sets or changes the caller's own password (changing one needs the current one); the caller's other sessions end. */
 export async function setPassword(ctx: Context, caller: PersonCaller, input: { password: string; currentPassword?: string }): Promise<void> {
   const person = (await store.findPerson(ctx.db, caller.personId))!;
   if (person.password_hash) {
@@ -186,33 +197,67 @@ export async function setPassword(ctx: Context, caller: PersonCaller, input: { p
     if (!matches) throw errors.invalidField('currentPassword', 'The current password is missing or wrong.');
   }
   // argon2id (the library's default algorithm) with its default cost: 19 MiB, 2 passes (OWASP's minimum).
-  await store.setPasswordHash(ctx.db, caller.personId, await argon2Hash(input.password), ctx.clock.now());
+  const hash = await argon2Hash(input.password);
+  // A new password is often set because the old one, or a device, was lost: the person's other sessions end with it.
+  await ctx.db.transaction().execute(async (trx) => {
+    await store.setPasswordHash(trx, caller.personId, hash, ctx.clock.now());
+    await store.deleteOtherSessions(trx, caller.personId, caller.sessionId);
+  });
   await audit(ctx, caller, 'person.password', caller.personId);
 }
 
 // ---------------------------------------------------------------- limits
 
-const limitersOf = new WeakMap<Context, { perEmail: RateLimiter; perClient: RateLimiter }>();
+type SignInLimiters = Record<keyof typeof SIGN_IN_LIMITS, RateLimiter>;
+const limitersOf = new WeakMap<Context, SignInLimiters>();
 
-function limiters(ctx: Context) {
+function limiters(ctx: Context): SignInLimiters {
   let found = limitersOf.get(ctx);
   if (!found) {
     const make = (limit: number) => (ctx.redis ? redisLimiter(limit, ctx.clock, ctx.redis) : memoryLimiter(limit, ctx.clock));
-    found = { perEmail: make(SIGN_IN_LIMITS.perEmail), perClient: make(SIGN_IN_LIMITS.perClient) };
+    found = {
+      failuresPerEmailAndClient: make(SIGN_IN_LIMITS.failuresPerEmailAndClient),
+      failuresPerEmail: make(SIGN_IN_LIMITS.failuresPerEmail),
+      perClient: make(SIGN_IN_LIMITS.perClient),
+    };
     limitersOf.set(ctx, found);
   }
   return found;
 }
 
-/** Link requests and password attempts share one count per address and one per client (a guess in a loop meets 429). */
-async function countAttempt(ctx: Context, email: string, clientAddress: string): Promise<void> {
-  const { perEmail, perClient } = limiters(ctx);
-  const [byEmail, byClient] = await Promise.all([
-    perEmail.hit(`sign-in:email:${fingerprint(email.toLowerCase())}`),
-    perClient.hit(`sign-in:client:${clientAddress}`),
-  ]);
-  const refused = [byEmail, byClient].filter((result) => !result.allowed);
-  if (refused.length > 0) throw errors.rateLimited(Math.max(...refused.map((result) => result.resetSeconds)));
+function refusedFor(results: LimitResult[]): ApiError {
+  return errors.rateLimited(Math.max(...results.map((result) => result.resetSeconds)));
+}
+
+/** Every link request and password attempt of one client address (a guess in a loop meets 429). */
+async function countClient(ctx: Context, clientAddress: string): Promise<void> {
+  const result = await limiters(ctx).perClient.hit(`sign-in:client:${clientAddress}`);
+  if (!result.allowed) throw refusedFor([result]);
+}
+
+/**
+ * Counts a password attempt as a failure until it proves right (then given
+ * back), so the buckets hold failures only. A client is stopped by its own
+ * failures for this address; the wider bound on one address's failures from
+ * every client stops only clients that have failed themselves, so nobody's
+ * failures refuse the right password of a client that has not.
+ */
+async function countPossibleFailure(ctx: Context, email: string, clientAddress: string): Promise<{ release(): Promise<void> }> {
+  const { failuresPerEmailAndClient, failuresPerEmail } = limiters(ctx);
+  const emailKey = `sign-in:failures:${fingerprint(email.toLowerCase())}`;
+  const pairKey = `${emailKey}:${clientAddress}`;
+  const countedAt = ctx.clock.now();
+  const [byPair, byEmail] = await Promise.all([failuresPerEmailAndClient.hit(pairKey), failuresPerEmail.hit(emailKey)]);
+  const failedBefore = byPair.remaining < byPair.limit - 1;
+  if (!byPair.allowed || (!byEmail.allowed && failedBefore)) throw refusedFor([byPair, byEmail].filter((result) => !result.allowed));
+  return {
+    release: () => Promise.all([failuresPerEmailAndClient.release(pairKey, countedAt), failuresPerEmail.release(emailKey, countedAt)]).then(() => undefined),
+  };
+}
+
+function secondsToNextHour(now: Date): number {
+  const hourMs = 60 * MINUTE_MS;
+  return Math.max(1, Math.ceil((hourMs - (now.getTime() % hourMs)) / 1000));
 }
 
 // ---------------------------------------------------------------- sessions
@@ -340,11 +385,19 @@ export async function invite(ctx: Context, caller: PersonCaller, input: Invitati
   const existing = await membershipByEmail(ctx, caller.workspaceId, input.email);
   if (existing) throw errors.invalidField('email', 'That person already belongs to this workspace.');
   const workspace = (await getWorkspace(ctx.db, caller.workspaceId))!;
+  // Only the newest invitation to an address works: the role and agents of one before are not the inviter's last word.
+  await store.voidInvitations(ctx.db, caller.workspaceId, input.email, ctx.clock.now());
   const link = await createLink(ctx, { workspaceId: caller.workspaceId, email: input.email, personId: null, purpose: 'invite', lifetimeMs: INVITE_LINK_MS, role: input.role, agentIds });
   const invitedBy = caller.name || caller.email;
   await ctx.mailer.send({ to: input.email, ...inviteMail(caller.language, workspace.name, invitedBy, signInUrl(ctx, link.token)) });
   await audit(ctx, caller, 'person.invite', input.email, requestId);
   return { email: input.email, role: input.role, agentIds, expiresAt: link.expiresAt.toISOString() };
+}
+
+/** Withdraws the unused invitations to an address: their links no longer work. None is 404. */
+export async function withdrawInvitation(ctx: Context, caller: PersonCaller, email: string, requestId: string): Promise<void> {
+  if ((await store.voidInvitations(ctx.db, caller.workspaceId, email, ctx.clock.now())) === 0) throw errors.notFound('invitation');
+  await audit(ctx, caller, 'person.invite.withdraw', email, requestId);
 }
 
 async function checkedAgentIds(ctx: Context, workspaceId: string, agentIds: string[] | null): Promise<string[] | null> {
@@ -362,12 +415,22 @@ async function otherMembership(ctx: Context, caller: PersonCaller, personId: str
   return membership;
 }
 
+const ownerKeepsRole = () => errors.forbidden('The owner keeps their role until they hand ownership over.');
+const ownerStays = () => errors.forbidden('The owner cannot be removed; ownership must be handed over first.');
+
+/** Why a write guarded by `role <> 'owner'` changed nothing: the person left (404), or became the owner meanwhile (403). */
+async function untouchedBecause(db: Context['db'], caller: PersonCaller, personId: string, forOwner: () => ApiError): Promise<ApiError> {
+  return (await store.findMembership(db, caller.workspaceId, personId)) ? forOwner() : errors.notFound('person');
+}
+
 /** Changes a person's role (not the owner's: ownership is handed over instead); ends their sessions, so the new role holds at once. */
 export async function changeRole(ctx: Context, caller: PersonCaller, personId: string, input: { role: 'admin' | 'member'; agentIds?: string[] | null }, requestId: string) {
   const membership = await otherMembership(ctx, caller, personId);
-  if (membership.role === 'owner') throw errors.forbidden('The owner keeps their role until they hand ownership over.');
+  if (membership.role === 'owner') throw ownerKeepsRole();
   const agentIds = input.role === 'member' ? await checkedAgentIds(ctx, caller.workspaceId, input.agentIds ?? null) : null;
-  await store.setRole(ctx.db, caller.workspaceId, personId, input.role, agentIds);
+  if ((await store.setRoleUnlessOwner(ctx.db, caller.workspaceId, personId, input.role, agentIds)) === 0) {
+    throw await untouchedBecause(ctx.db, caller, personId, ownerKeepsRole);
+  }
   await audit(ctx, caller, 'person.role', personId, requestId);
   return (await listPeople(ctx, caller)).find((person) => person.id === personId)!;
 }
@@ -375,22 +438,38 @@ export async function changeRole(ctx: Context, caller: PersonCaller, personId: s
 /** Removes a person from the workspace; their sessions in it end at once. The owner cannot be removed. */
 export async function removePerson(ctx: Context, caller: PersonCaller, personId: string, requestId: string): Promise<void> {
   const membership = await otherMembership(ctx, caller, personId);
-  if (membership.role === 'owner') throw errors.forbidden('The owner cannot be removed; ownership must be handed over first.');
+  if (membership.role === 'owner') throw ownerStays();
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('memberships').where('workspace_id', '=', caller.workspaceId).where('person_id', '=', personId).execute();
+    const removed = await trx
+      .deleteFrom('memberships')
+      .where('workspace_id', '=', caller.workspaceId)
+      .where('person_id', '=', personId)
+      .where('role', '<>', 'owner')
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) throw await untouchedBecause(trx, caller, personId, ownerStays);
     await store.deleteSessionsIn(trx, caller.workspaceId, personId);
+    // An invitation still open would let the person back in.
+    const person = (await store.findPerson(trx, personId))!;
+    await store.voidInvitations(trx, caller.workspaceId, person.email, ctx.clock.now());
   });
   await audit(ctx, caller, 'person.remove', personId, requestId);
 }
 
-/** The owner hands the workspace over to another of its people, and becomes an admin; the workspace's owner address follows. */
+/**
+ * The owner hands the workspace over to another of its people, and becomes an
+ * admin; the workspace's owner address follows. Both rows are checked by the
+ * writes themselves, so a person removed or an ownership moved meanwhile rolls
+ * it all back.
+ */
 export async function handOver(ctx: Context, caller: PersonCaller, personId: string, requestId: string): Promise<void> {
-  const target = await otherMembership(ctx, caller, personId);
-  if (target.person_id === caller.personId) throw errors.invalidField('personId', 'You own this workspace already.');
+  await otherMembership(ctx, caller, personId);
+  if (personId === caller.personId) throw errors.invalidField('personId', 'You own this workspace already.');
   const person = (await store.findPerson(ctx.db, personId))!;
   await ctx.db.transaction().execute(async (trx) => {
-    await store.setRole(trx, caller.workspaceId, caller.personId, 'admin', null);
-    await store.setRole(trx, caller.workspaceId, personId, 'owner', null);
+    if ((await store.setRoleWhere(trx, caller.workspaceId, caller.personId, 'owner', 'admin', null)) === 0) {
+      throw errors.forbidden('Only the owner may hand ownership over.');
+    }
+    if ((await store.setRoleUnlessOwner(trx, caller.workspaceId, personId, 'owner', null)) === 0) throw errors.notFound('person');
     await trx.updateTable('workspaces').set({ owner_email: person.email, updated_at: ctx.clock.now() }).where('id', '=', caller.workspaceId).execute();
   });
   await audit(ctx, caller, 'person.ownership', personId, requestId);

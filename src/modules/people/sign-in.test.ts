@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { startService, type Service } from '../../../test/support/harness.ts';
 import { assertError } from '../../../test/support/assertions.ts';
 import { appCall, latestMailTo, linkIn, ownOrigin, sessionCookieOf, signedInAs, signIn, signInWithToken, tokenOf } from './test-support.ts';
@@ -139,11 +140,14 @@ describe('sign-in link by mail', () => {
     assertError(await appCall(service, 'POST', '/sign-in', { body: { token } }), 401, 'unauthorized');
   });
 
-  test('asking again and again for one address is 429 rate_limited with Retry-After', async () => {
+  test('links to one address are 5 an hour: asking again is 429 rate_limited with Retry-After, for an address with or without an account', async () => {
     const email = `flood${++counter}@example.org`;
     const replies = [];
     await startOfNextMinute();
-    for (let i = 0; i < 6; i++) replies.push(await appCall(service, 'POST', '/api/sign-in/links', { body: { email } }));
+    for (let i = 0; i < 6; i++) {
+      replies.push(await appCall(service, 'POST', '/api/sign-in/links', { body: { email } }));
+      await service.admin('POST', '/clock', { advanceSeconds: 61 });
+    }
     assert.deepEqual(replies.slice(0, 5).map((r) => r.status), [202, 202, 202, 202, 202]);
     assertError(replies[5]!, 429, 'rate_limited');
     assert.ok(Number(replies[5]!.headers.get('retry-after')) > 0);
@@ -176,6 +180,19 @@ describe('passwords (argon2id)', () => {
     assert.equal((await owner.call('PUT', '/api/me/password', { password: 'second password 2', currentPassword: 'first password 1' })).status, 200);
   });
 
+  test("setting or changing a password ends the person's other sessions, in every workspace, and keeps this one", async () => {
+    const ws = await workspaceOwnedBy();
+    const person = await signIn(service, ws.id);
+    const elsewhere = await signIn(service, ws.id);
+    assert.equal((await person.call('PUT', '/api/me/password', { password: 'first password 1' })).status, 200);
+    assertError(await elsewhere.call('GET', '/api/me'), 401, 'unauthorized');
+    assert.equal((await person.call('GET', '/api/me')).status, 200);
+    const later = await signIn(service, ws.id);
+    assert.equal((await person.call('PUT', '/api/me/password', { password: 'second password 2', currentPassword: 'first password 1' })).status, 200);
+    assertError(await later.call('GET', '/api/me'), 401, 'unauthorized');
+    assert.equal((await person.call('GET', '/api/me')).status, 200);
+  });
+
   test('an address without an account or without a password is refused the same way', async () => {
     const ws = await workspaceOwnedBy();
     const noPassword = await appCall(service, 'POST', '/api/sign-in/password', { body: { email: ws.email, password: 'anything at all' } });
@@ -184,19 +201,36 @@ describe('passwords (argon2id)', () => {
     assert.deepEqual(noPassword.body, noAccount.body);
   });
 
-  test('a password guessed in a loop meets 429 rate_limited, and even the right one is refused until the window passes', async () => {
+  test("a password guessed in a loop meets 429 rate_limited from that client, but the guesses do not keep the owner out from another", async () => {
     const ws = await workspaceOwnedBy();
     const owner = await signIn(service, ws.id);
     await owner.call('PUT', '/api/me/password', { password: 'the real password' });
     const statuses = [];
     await startOfNextMinute();
-    for (let i = 0; i < 5; i++) statuses.push((await appCall(service, 'POST', '/api/sign-in/password', { body: { email: ws.email, password: `guess ${i}` } })).status);
+    for (let i = 0; i < 5; i++) statuses.push((await passwordFrom(OTHER_CLIENT, ws.email, `guess ${i}`)).status);
     assert.deepEqual(statuses, [401, 401, 401, 401, 401]);
-    assertError(await appCall(service, 'POST', '/api/sign-in/password', { body: { email: ws.email, password: 'the real password' } }), 429, 'rate_limited');
+    assert.equal((await passwordFrom(OTHER_CLIENT, ws.email, 'the real password')).status, 429);
+    const ownersTry = await appCall(service, 'POST', '/api/sign-in/password', { body: { email: ws.email, password: 'the real password' } });
+    assert.equal(ownersTry.status, 200, JSON.stringify(ownersTry.body));
     await service.admin('POST', '/clock', { advanceSeconds: 61 });
-    assert.equal((await appCall(service, 'POST', '/api/sign-in/password', { body: { email: ws.email, password: 'the real password' } })).status, 200);
+    assert.equal((await passwordFrom(OTHER_CLIENT, ws.email, 'the real password')).status, 200);
   });
 });
+
+/** Another client address of the loopback network, as a second computer would be. */
+const OTHER_CLIENT = '127.0.0.2';
+
+function passwordFrom(localAddress: string, email: string, password: string): Promise<{ status: number }> {
+  const body = JSON.stringify({ email, password });
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${service.url}/app/api/sign-in/password`, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode! }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
 
 describe('sessions', () => {
   test('the cookie is HttpOnly, SameSite=Lax, on the whole site, and holds an opaque token', async () => {
@@ -275,6 +309,16 @@ describe('the person themselves', () => {
     assertError(await person.call('PATCH', '/api/me', { language: 'fr' }), 400, 'invalid_request');
     await appCall(service, 'POST', '/api/sign-in/links', { body: { email: ws.email } });
     assert.match((await latestMailTo(service, ws.email)).subject, /^Inloggen bij People/);
+  });
+
+  test("a person's name is one line (else 400 invalid_request naming it) and loses its bidi controls", async () => {
+    const person = await signIn(service, (await workspaceOwnedBy()).id);
+    const refused = await person.call('PATCH', '/api/me', { name: 'Lena\r\nBcc: everyone@example.org' });
+    assertError(refused, 400, 'invalid_request');
+    assert.match(JSON.stringify(refused.body), /name/);
+    const changed = await person.call('PATCH', '/api/me', { name: 'Lena \u202efdp.exe' });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal(changed.body.data.person.name, 'Lena fdp.exe');
   });
 });
 

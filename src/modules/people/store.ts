@@ -105,6 +105,30 @@ export async function setRole(db: Db, workspaceId: string, personId: string, rol
   await db.updateTable('memberships').set({ role, agent_ids: jsonb(agentIds) }).where('workspace_id', '=', workspaceId).where('person_id', '=', personId).execute();
 }
 
+/** Changes a role in one statement that never touches the owner's (also when ownership moves meanwhile); returns the rows changed. */
+export async function setRoleUnlessOwner(db: Db, workspaceId: string, personId: string, role: Role, agentIds: string[] | null): Promise<number> {
+  const result = await db
+    .updateTable('memberships')
+    .set({ role, agent_ids: jsonb(agentIds) })
+    .where('workspace_id', '=', workspaceId)
+    .where('person_id', '=', personId)
+    .where('role', '<>', 'owner')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Moves a role from one membership to another when the first still holds it; returns the rows changed. */
+export async function setRoleWhere(db: Db, workspaceId: string, personId: string, heldRole: Role, role: Role, agentIds: string[] | null): Promise<number> {
+  const result = await db
+    .updateTable('memberships')
+    .set({ role, agent_ids: jsonb(agentIds) })
+    .where('workspace_id', '=', workspaceId)
+    .where('person_id', '=', personId)
+    .where('role', '=', heldRole)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 export async function insertSignInLink(db: Db, row: SignInLinkRow): Promise<void> {
   await db.insertInto('sign_in_links').values({ ...row, agent_ids: jsonb(row.agent_ids) }).execute();
 }
@@ -119,6 +143,20 @@ export async function useSignInLink(db: Db, linkFingerprint: string, at: Date): 
     .where('expires_at', '>', at)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Marks the unused invitations of a workspace to an address used, so none of their links works any more; returns how many there were. */
+export async function voidInvitations(db: Db, workspaceId: string, email: string, at: Date): Promise<number> {
+  const result = await db
+    .updateTable('sign_in_links')
+    .set({ used_at: at })
+    .where('workspace_id', '=', workspaceId)
+    .where('purpose', '=', 'invite')
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
@@ -192,6 +230,11 @@ export async function deleteSession(db: Db, personId: string, sessionId: string)
 
 export async function deleteSessionsIn(db: Db, workspaceId: string, personId: string): Promise<void> {
   await db.deleteFrom('sessions').where('workspace_id', '=', workspaceId).where('person_id', '=', personId).execute();
+}
+
+/** Ends every session of a person, in every workspace, but the one given. */
+export async function deleteOtherSessions(db: Db, personId: string, keptSessionId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('person_id', '=', personId).where('id', '<>', keptSessionId).execute();
 }
 
 export async function setPasswordHash(db: Db, personId: string, hash: string, at: Date): Promise<void> {
