@@ -53,7 +53,7 @@ export async function visitorScope(parent: FastifyInstance, ctx: Context): Promi
 
 function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
   return async function admitVisitorRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (limiters.noisy(request.ip)) throw errors.rateLimited(secondsToNextMinute(ctx));
+    if (await limiters.noisy(request.ip)) throw errors.rateLimited(secondsToNextMinute(ctx));
     const kind = limitKindOf(request);
     if (request.routeOptions.url?.startsWith(AGENT_ROUTE) !== true) {
       // An unknown path is counted against the address like any other request.
