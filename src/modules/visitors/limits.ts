@@ -9,8 +9,9 @@
  *   figure, so the addresses of one network cannot take the agent's whole budget.
  * - Requests without an Origin (servers, scripts) have a bucket of their own per
  *   agent, lower than the browsers' one, so they never take what visitors need.
- * - A request refused as invalid (400) gives its counts back: noise does not use
- *   anyone's budget. Noise has its own bound per address instead.
+ * - A request refused before it did any work (invalid, or naming a conversation
+ *   it does not hold) gives its counts back: noise does not use anyone's
+ *   budget. Noise has its own bound per address instead.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Context } from '../../context.ts';
