@@ -7,7 +7,15 @@ import { newId } from '../platform/ids.ts';
 import { authenticateUnrouted } from './auth.ts';
 import { ApiError, errors, type ErrorDetail } from './errors.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error the reply carries, for the hooks that judge a refusal by it (the visitor limits). */
+    refusal?: ApiError;
+  }
+}
+
 export function renderError(reply: FastifyReply, error: ApiError): FastifyReply {
+  reply.request.refusal = error;
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.status(error.status).send({ error: { code: error.code, message: error.message, details: error.details } });
 }

@@ -41,12 +41,30 @@ export class ApiError extends Error {
   readonly details: ErrorDetail[];
   /** Extra response headers, such as Retry-After. */
   readonly headers: Record<string, string>;
+  /**
+   * Whether the request was refused before it did any work (asked a model,
+   * read a file, sent a mail): the visitor limits give such a request's counts
+   * back. An invalid request (400) is, unless marked afterWork(); any other
+   * refusal is not, unless marked beforeWork() (an unknown conversation).
+   */
+  refusedBeforeWork: boolean;
   constructor(code: ErrorCode, message: string, details: ErrorDetail[] = [], headers: Record<string, string> = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.details = details;
     this.headers = headers;
+    this.refusedBeforeWork = ERROR_STATUS[code] === 400;
+  }
+  /** This refusal came before the request did any work. */
+  beforeWork(): this {
+    this.refusedBeforeWork = true;
+    return this;
+  }
+  /** This refusal came after the request did work (a file read): it uses the budgets like an answer. */
+  afterWork(): this {
+    this.refusedBeforeWork = false;
+    return this;
   }
   get status(): number {
     return ERROR_STATUS[this.code];

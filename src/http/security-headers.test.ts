@@ -44,7 +44,7 @@ describe('security headers: nosniff on every reply, no-store on keyed ones, a po
     }
   });
 
-  test('a reply to a request with an Authorization header is Cache-Control: no-store (API, operator API, MCP, also when refused; the operator API also without one); keyless replies keep their own caching', async () => {
+  test('a reply to a request with an Authorization header is Cache-Control: no-store (API, operator API, MCP, also when refused; the operator API and the dashboard /app/api/ also without one); keyless replies keep their own caching', async () => {
     const keyed = [
       await get('/api/v1/agents', key(ws.keys.read)),
       await get(`/api/v1/agents/${agent}`, key(ws.keys.read)),
@@ -52,6 +52,7 @@ describe('security headers: nosniff on every reply, no-store on keyed ones, a po
       await get('/admin/v1/workspaces', key(ADMIN_TOKEN)),
       await get('/admin/v1/workspaces', key('wrong')),
       await get('/admin/v1/workspaces'),
+      await get('/app/api/me'),
       await fetch(`${service.url}/mcp`, { method: 'POST', headers: { ...key(ws.keys.read), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) }),
     ];
     for (const reply of keyed) {

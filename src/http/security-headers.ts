@@ -6,7 +6,8 @@
  * - Cache-Control: no-store on every reply to a request with an Authorization
  *   header (the keyed API, the operator API, MCP): what a key reads is not kept
  *   by a browser or a shared proxy; the same for the operator API, also without
- *   a token. A route may still name its own caching;
+ *   a token, and the dashboard's JSON routes under /app/api/ (they carry the
+ *   session's CSRF token and keys shown once). A route may still name its own caching;
  * - on the service's own pages, the front page and the API reference at /docs,
  *   a Content-Security-Policy and frame protection (frame-ancestors 'none' and
  *   X-Frame-Options: DENY). The widget's iframe page (modules/widget) is left
@@ -16,7 +17,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, RouteOptions, onSendHookHandler } from 'fastify';
 import { DOCS_PATH } from './home.ts';
 
-const ADMIN_PREFIX = '/admin/';
+/** Never cached, with or without an Authorization header: the operator API and the dashboard's JSON routes. */
+const NO_STORE_PREFIXES = ['/admin/', '/app/api/'];
 const FRONT_PAGE_POLICY = ["default-src 'none'", "style-src 'unsafe-inline'", "img-src 'self' data:", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; ');
 
 /**
@@ -44,7 +46,7 @@ export function installSecurityHeaders(app: FastifyInstance): void {
   // A callback hook: an async one costs a promise on every request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-content-type-options', 'nosniff');
-    if (request.headers.authorization !== undefined || request.url.startsWith(ADMIN_PREFIX)) reply.header('cache-control', 'no-store');
+    if (request.headers.authorization !== undefined || NO_STORE_PREFIXES.some((prefix) => request.url.startsWith(prefix))) reply.header('cache-control', 'no-store');
     done();
   });
   app.addHook('onRoute', (route) => {

@@ -28,7 +28,7 @@ async function assertExactUnderBurst(limiters: RateLimiter[]): Promise<void> {
   }
 }
 
-/** A request given back frees its place in its window; one given back after its window ended changes nothing. */
+/** A request given back frees its place in its window (current() reads the count); one given back after its window ended changes nothing. */
 async function assertReleaseFreesAPlace(limiter: (clock: Clock) => RateLimiter): Promise<void> {
   let now = Date.UTC(2026, 10, 26, 12, 0, 10);
   const clock: Clock = { now: () => new Date(now) };
@@ -42,9 +42,12 @@ async function assertReleaseFreesAPlace(limiter: (clock: Clock) => RateLimiter):
   const again = await rate.hit(identity);
   assert.equal(again.allowed, true);
   assert.equal(again.remaining, 0);
+  assert.equal(await rate.current(identity), LIMIT);
   now += 60_000;
+  assert.equal(await rate.current(identity), 0);
   await rate.release(identity, countedAt);
   assert.equal((await rate.hit(identity)).remaining, LIMIT - 1, 'the new window starts whole, untouched by the old release');
+  assert.equal(await rate.current(identity), 1);
 }
 
 describe('rate limiter (platform/limiter.ts)', () => {

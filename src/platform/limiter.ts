@@ -21,6 +21,8 @@ export interface RateLimiter {
    * request that turned out to be noise, such as an invalid body, uses no budget).
    */
   release(identity: string, countedAt: Date): Promise<void>;
+  /** The identity's count in the current window, without counting anything. */
+  current(identity: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
       if (windowOf(countedAt.getTime()).index !== currentWindow || count === undefined) return;
       counts.set(identity, Math.max(0, count - 1));
     },
+    current: async (identity) => (windowOf(clock.now().getTime()).index === currentWindow ? (counts.get(identity) ?? 0) : 0),
     close: async () => {},
   };
 }
@@ -115,6 +118,7 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
     release: async (identity, countedAt) => {
       await redis.client.releaseRateWindow(windowKey(identity, windowOf(countedAt.getTime()).index));
     },
+    current: async (identity) => Number((await redis.client.get(windowKey(identity, windowOf(clock.now().getTime()).index))) ?? 0),
     close: async () => {},
   };
 }

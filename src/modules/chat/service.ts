@@ -248,7 +248,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
   let conversation: Conversation | undefined;
   if (input.conversationId !== undefined) {
     conversation = await findConversation(ctx.db, agent.id, input.conversationId, asker.seesTests);
-    if (!conversation || !heldBy(conversation, asker)) throw errors.notFound('conversation');
+    if (!conversation || !heldBy(conversation, asker)) throw errors.notFound('conversation').beforeWork();
   }
   const conversationId = conversation?.id ?? newId('conv');
   // The credits are taken while the passages are found: both need only the agent.

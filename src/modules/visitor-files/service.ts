@@ -86,7 +86,8 @@ async function readOrRefuse(ctx: Context, kind: VisitorFileKind, bytes: Uint8Arr
     if (error instanceof FileReaderBusyError) throw errors.rateLimited(BUSY_RETRY_SECONDS);
     if (!(error instanceof FileReadError)) throw error;
     if (error.failure === 'file_too_complex') throw errors.fileTooLarge('The file takes more memory or time to read than a visitor’s file may use.');
-    throw errors.invalidField('file', 'The file could not be read: it is damaged or locked with a password.');
+    // A reader ran: the refusal uses the files limit, not only the address's noise.
+    throw errors.invalidField('file', 'The file could not be read: it is damaged or locked with a password.').afterWork();
   }
 }
 
@@ -112,7 +113,7 @@ export async function filesForQuestion(
     const sentHere = file !== undefined && file.conversation_id !== null && file.conversation_id === where.conversationId;
     const sentBefore =
       file?.conversation_id === null && file.visitor_token_fingerprint !== null && tokenPrint !== undefined && equalInConstantTime(file.visitor_token_fingerprint, tokenPrint);
-    if (!file || !(sentHere || sentBefore)) throw errors.notFound('file');
+    if (!file || !(sentHere || sentBefore)) throw errors.notFound('file').beforeWork();
     return { attachment: attachmentView(file), text: pastItsDays(ctx, file) ? null : file.text };
   });
 }

@@ -126,12 +126,15 @@ function parseOrigin(text: string): { scheme: string; host: string; port: string
   return { scheme: scheme!, host: host!, port: port ?? DEFAULT_PORTS[scheme!]! };
 }
 
-/** The conversation a visitor names, when the x-visitor-token header is its token; anything else 404 not_found. */
+/**
+ * The conversation a visitor names, when the x-visitor-token header is its
+ * token; anything else 404 not_found, refused before any work (it uses no budget).
+ */
 export async function requireVisitorConversation(ctx: Context, visitor: Visitor, conversationId: string, token: string | undefined): Promise<Conversation> {
-  if (!token) throw errors.notFound('conversation');
+  if (!token) throw errors.notFound('conversation').beforeWork();
   const conversation = await findVisitorConversation(ctx.db, visitor.agent.id, conversationId);
   if (!conversation?.visitor_token_fingerprint || !equalInConstantTime(conversation.visitor_token_fingerprint, fingerprint(token))) {
-    throw errors.notFound('conversation');
+    throw errors.notFound('conversation').beforeWork();
   }
   return conversation;
 }

@@ -9,8 +9,9 @@
  *   figure, so the addresses of one network cannot take the agent's whole budget.
  * - Requests without an Origin (servers, scripts) have a bucket of their own per
  *   agent, lower than the browsers' one, so they never take what visitors need.
- * - A request refused as invalid (400) gives its counts back: noise does not use
- *   anyone's budget. Noise has its own bound per address instead.
+ * - A request refused before it did any work (invalid, or naming a conversation
+ *   it does not hold) gives its counts back: noise does not use anyone's
+ *   budget. Noise has its own bound per address instead.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Context } from '../../context.ts';
@@ -63,8 +64,8 @@ export interface VisitorLimiters {
   agent(kind: VisitorLimitKind, agentId: string, address: string, withOrigin: boolean): Promise<Count[]>;
   /** Records a request refused as invalid; false once the address sends more noise than NOISE_PER_ADDRESS. */
   noise(address: string): Promise<boolean>;
-  /** Whether the address sent too much noise in this window (as far as this process has seen). */
-  noisy(address: string): boolean;
+  /** Whether the address sent too much noise in this window, by the shared count. */
+  noisy(address: string): Promise<boolean>;
 }
 
 /** One limiter per limit figure; `factor` multiplies every figure (load tests). */
@@ -77,8 +78,7 @@ export function visitorLimiters(ctx: Context, factor = 1): VisitorLimiters {
     ]),
   ) as Record<VisitorLimitKind, Record<'address' | 'agent' | 'network' | 'withoutOrigin', RateLimiter>>;
   const noiseLimiter = make(NOISE_PER_ADDRESS);
-  /** Addresses beyond their noise in a window, by the window's end; kept per process, where the refusals are seen. */
-  const noisyUntil = new Map<string, number>();
+  const noiseOf = (address: string) => `visitor:noise:ip:${address}`;
 
   const count = async (limiter: RateLimiter, identity: string): Promise<Count> => {
     const countedAt = ctx.clock.now();
@@ -97,18 +97,8 @@ export function visitorLimiters(ctx: Context, factor = 1): VisitorLimiters {
       if (!network.result.allowed) await agent.release();
       return [network, agent];
     },
-    noise: async (address) => {
-      const { result } = await count(noiseLimiter, `visitor:noise:ip:${address}`);
-      if (!result.allowed) noisyUntil.set(address, ctx.clock.now().getTime() + result.resetSeconds * 1000);
-      return result.allowed;
-    },
-    noisy: (address) => {
-      const until = noisyUntil.get(address);
-      if (until === undefined) return false;
-      if (until > ctx.clock.now().getTime()) return true;
-      noisyUntil.delete(address);
-      return false;
-    },
+    noise: async (address) => (await noiseLimiter.hit(noiseOf(address))).allowed,
+    noisy: async (address) => (await noiseLimiter.current(noiseOf(address))) > NOISE_PER_ADDRESS * factor,
   };
 }
 

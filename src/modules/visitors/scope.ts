@@ -3,8 +3,8 @@
  * /agents/:agentId gets request.visitor from one hook, which counts the request
  * per address, finds the agent, admits the Origin (and then answers CORS for
  * it), refuses a stopped workspace and a paused agent, and counts the request
- * against the agent and its network (limits.ts). A request refused as invalid
- * gives its counts back before its reply is sent (another hook).
+ * against the agent and its network (limits.ts). A request refused before it
+ * did any work gives its counts back before its reply is sent (another hook).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -53,7 +53,7 @@ export async function visitorScope(parent: FastifyInstance, ctx: Context): Promi
 
 function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
   return async function admitVisitorRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (limiters.noisy(request.ip)) throw errors.rateLimited(secondsToNextMinute(ctx));
+    if (await limiters.noisy(request.ip)) throw errors.rateLimited(secondsToNextMinute(ctx));
     const kind = limitKindOf(request);
     if (request.routeOptions.url?.startsWith(AGENT_ROUTE) !== true) {
       // An unknown path is counted against the address like any other request.
@@ -95,7 +95,7 @@ function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** What the visitor scope counted for this request, given back when the request is refused as invalid. */
+    /** What the visitor scope counted for this request, given back when the request is refused before any work. */
     visitorCounts?: Count[];
   }
 }
@@ -107,14 +107,16 @@ function kept(request: FastifyRequest, counts: Count[]): LimitResult[] {
 }
 
 /**
- * A request refused as invalid (400: an empty message, a bad lead) did no work:
- * its counts are given back before the reply leaves, so a flood of them from
- * many addresses never holds up real visitors; it counts as the address's noise.
+ * A request refused before it did any work, as its error says (an invalid
+ * request: an empty message, a bad lead; a conversation the visitor does not
+ * hold): its counts are given back before the reply leaves, so a flood of them
+ * from many addresses never holds up real visitors; it counts as the address's
+ * noise. A refusal after work (a damaged file, read by a reader) keeps them.
  */
 function releaseNoise(limiters: VisitorLimiters) {
   return async function releaseNoiseCounts(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const counts = request.visitorCounts;
-    if (reply.statusCode !== 400 || !counts) return;
+    if (request.refusal?.refusedBeforeWork !== true || !counts) return;
     request.visitorCounts = undefined;
     await Promise.all([...counts.map((c) => c.release()), limiters.noise(request.ip)]);
   };

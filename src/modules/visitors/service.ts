@@ -62,7 +62,7 @@ export async function visitorAnswerStream(ctx: Context, visitor: Visitor, input:
 function askerOf(visitor: Visitor, input: VisitorChatInput, token: string | undefined): { asker: Asker; newToken?: string } {
   const asker = { workspaceId: visitor.workspaceId, plan: visitor.plan, seesTests: false };
   if (input.conversationId !== undefined) {
-    if (!token) throw errors.notFound('conversation');
+    if (!token) throw errors.notFound('conversation').beforeWork();
     return { asker: { ...asker, visitorToken: token } };
   }
   const newToken = `vt_${randomBase62(43)}`;

@@ -578,6 +578,33 @@ describe('visitor rate limits (the real figures)', () => {
     assert.equal((await chat(agent, { message: 'A real question' }, { from: attackers[1]!, origin: SITE })).headers.get('x-ratelimit-remaining'), '29');
   });
 
+  test('a conversation the visitor does not hold uses no budget: 600 questions naming made-up conversations from 5 networks leave a real visitor answered', async () => {
+    await startLonelyMinute();
+    const attackers = addressesIn(60, 5, 4);
+    const made = (i: number) => ({ message: 'Hello', conversationId: `conv_madeUp${i}` });
+    const statuses = await burst(attackers, 30, (from, i) => chat(agent, made(i), { from, origin: SITE, ...(i % 2 === 0 ? { token: `vt_guess${i}` } : {}) }));
+    assert.equal(statuses.length, 600);
+    assert.deepEqual([...new Set(statuses)], [404]);
+    const answered = await chat(agent, { message: 'When are you open?' }, { from: '127.0.5.1', origin: SITE });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    assert.equal(answered.headers.get('x-ratelimit-remaining'), '29', 'the visitor’s own budget is whole');
+  });
+
+  test('a damaged file was read, so it counts: the 11th damaged file in a minute from one address is 429, not another 400', async () => {
+    await startLonelyMinute();
+    const filesAgent = await seedAgent(service, ws, 'Files agent');
+    assert.equal((await service.api('PATCH', `/agents/${filesAgent}`, { key: ws.keys.manage, body: { attachmentsEnabled: true } })).status, 200);
+    const sendDamaged = async () => {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without pages')]), 'broken.pdf');
+      const response = await fetch(`${service.url}/visitor/v1/agents/${filesAgent}/files`, { method: 'POST', body: form });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    };
+    for (let i = 0; i < 10; i++) assertError(await sendDamaged(), 400, 'invalid_request');
+    assertError(await sendDamaged(), 429, 'rate_limited');
+  });
+
   test('noise has a bound of its own: an address past 60 invalid requests in a minute is refused altogether until the next minute', async () => {
     await startLonelyMinute();
     const from = '127.0.4.1';
