@@ -8,7 +8,8 @@
 import type { Context } from '../../context.ts';
 import { newId } from '../../platform/ids.ts';
 import { indexSourceText } from './indexing.ts';
-import { storageUsed as storageUsedQuery, type FileKind, type TurnedAway } from './store.ts';
+import { errors } from '../../http/errors.ts';
+import { checkStorageAllowance, lockAgent, storageUsed as storageUsedQuery, type FileKind, type TurnedAway } from './store.ts';
 
 export interface WebsitePageInput {
   workspaceId: string;
@@ -115,25 +116,31 @@ export interface CrawledFileInput {
   bytes: Uint8Array;
   /** Read from the bytes by readFileText, as a file source is read. */
   text: string;
+  /** The plan's storagePerAgentBytes: checked again here, as for a file the owner adds. */
+  allowanceBytes: number;
 }
 
 /**
  * A document (PDF, DOCX) a crawl found linked from the site: a file source, kept with its
  * bytes so a retrain reads it again like any file source. A file source an earlier crawl
  * made from the same address is replaced; one the owner added by hand is left alone.
+ * Throws storage_limit_reached when it would take the agent past its allowance: lanes that
+ * each passed the check made before their fetch are counted here one after the other.
  */
 export async function ingestCrawledFile(ctx: Context, input: CrawledFileInput): Promise<{ sourceId: string }> {
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await lockAgent(trx, input.agentId))) throw errors.notFound('agent');
     const earlier = await trx
       .selectFrom('sources')
-      .select('id')
+      .select(['id', 'size_bytes'])
       .where('agent_id', '=', input.agentId)
       .where('type', '=', 'file')
       .where('url', '=', input.url)
       .where('crawl_id', 'is not', null)
       .forUpdate()
       .executeTakeFirst();
+    await checkStorageAllowance(trx, input.agentId, input.bytes.length - Number(earlier?.size_bytes ?? 0), input.allowanceBytes);
     const fields = {
       name: input.name.slice(0, 500),
       content: input.text,

@@ -1,4 +1,5 @@
 import { sql, type GeneratedAlways } from 'kysely';
+import { errors } from '../../http/errors.ts';
 import type { Db } from '../../platform/db.ts';
 import { isAlive } from '../../platform/heartbeat.ts';
 
@@ -132,6 +133,15 @@ export async function storageUsed(db: Db, agentId: string): Promise<number> {
 export async function lockAgent(db: Db, agentId: string): Promise<boolean> {
   const row = await db.selectFrom('agents').select('id').where('id', '=', agentId).forNoKeyUpdate().executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Throws storage_limit_reached when `addedBytes` more would take the agent past its allowance.
+ * Called with the agent locked (lockAgent) in the transaction that stores the source, so sources
+ * added at the same time are counted one after the other and together cannot pass it either.
+ */
+export async function checkStorageAllowance(db: Db, agentId: string, addedBytes: number, allowanceBytes: number): Promise<void> {
+  if ((await storageUsed(db, agentId)) + addedBytes > allowanceBytes) throw errors.storageLimitReached();
 }
 
 export async function insertSourceFile(db: Db, sourceId: string, kind: FileKind, bytes: Uint8Array): Promise<void> {

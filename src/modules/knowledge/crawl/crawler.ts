@@ -466,16 +466,25 @@ async function readDocument(run: Run, page: CrawlPageRow): Promise<Outcome> {
   if (text.trim().length < MIN_CONTACT_PAGE_CHARS) return { status: 'turned_away', reason: 'too_little_content' };
   const hash = createHash('sha256').update(text).digest('hex');
   if (!(await claimContentHash(ctx.db, crawl.id, page.url, hash))) return { status: 'skipped', reason: 'duplicate' };
+  // Taken for dead and the page given to another worker: that one keeps the document (one source for the address).
+  if (!(await holdsPage(ctx.db, crawl.id, page.url, run.workerId))) return { status: 'skipped', reason: 'lost' };
   const url = normaliseUrl(file.url) ?? page.url;
-  await ingestCrawledFile(ctx, {
-    workspaceId: crawl.workspace_id,
-    agentId: crawl.agent_id,
-    crawlId: crawl.id,
-    url,
-    name: nameFromUrl(url) || url,
-    kind: file.kind,
-    bytes: file.bytes,
-    text,
-  });
+  try {
+    await ingestCrawledFile(ctx, {
+      workspaceId: crawl.workspace_id,
+      agentId: crawl.agent_id,
+      crawlId: crawl.id,
+      url,
+      name: nameFromUrl(url) || url,
+      kind: file.kind,
+      bytes: file.bytes,
+      text,
+      allowanceBytes: run.plan.storagePerAgentBytes,
+    });
+  } catch (error) {
+    // Lanes that fetched side by side are counted one after the other when they store.
+    if (error instanceof ApiError && error.code === 'storage_limit_reached') return { status: 'skipped', reason: 'storage_limit' };
+    throw error;
+  }
   return { status: 'done', reason: null };
 }
