@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
@@ -42,7 +43,7 @@ describe('claiming a source read', () => {
   }
 
   test('the same job delivered again to another worker leaves a read a live worker holds, and takes a dead worker’s', async () => {
-    const [first, second] = [`wrk_first_${newId('t')}`, `wrk_second_${newId('t')}`];
+    const [first, second] = [`wrk_${randomUUID()}`, `wrk_${randomUUID()}`];
     await beat(first, 0);
     await beat(second, 0);
     const source = await pendingSource();
