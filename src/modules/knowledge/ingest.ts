@@ -6,9 +6,11 @@
  * is a ready, searchable source.
  */
 import type { Context } from '../../context.ts';
+import type { Db } from '../../platform/db.ts';
 import { newId } from '../../platform/ids.ts';
 import { indexSourceText } from './indexing.ts';
-import { storageUsed as storageUsedQuery, type FileKind, type TurnedAway } from './store.ts';
+import { errors } from '../../http/errors.ts';
+import { checkStorageAllowance, lockAgent, storageUsed as storageUsedQuery, type FileKind, type TurnedAway } from './store.ts';
 
 export interface WebsitePageInput {
   workspaceId: string;
@@ -24,10 +26,42 @@ export interface WebsitePageInput {
  * same url, replaces its title, text and passages (and clears turnedAway).
  */
 export async function ingestWebsitePage(ctx: Context, input: WebsitePageInput): Promise<{ sourceId: string }> {
-  const now = ctx.clock.now();
+  const row = await saveWebsitePage(ctx.db, input, ctx.clock.now());
+  await indexSourceText(ctx, { sourceId: row.id, agentId: input.agentId, generation: row.generation });
+  return { sourceId: row.id };
+}
+
+/**
+ * The site's header and footer facts (one website source at `input.url`), grown by the
+ * crawl's batches on any worker: `textFrom` is given the source as held and answers the
+ * text to keep, or null to leave it. Read and written in one transaction with the agent's
+ * row locked (lockAgent; the source may not exist yet, so its row cannot be the lock):
+ * two batches never both read the text before the other's write, so neither loses facts.
+ */
+export async function ingestSiteFacts(
+  ctx: Context,
+  input: Omit<WebsitePageInput, 'text'>,
+  textFrom: (held: { content: string; crawl_id: string | null } | undefined) => string | null,
+): Promise<void> {
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await lockAgent(trx, input.agentId))) return null;
+    const held = await trx
+      .selectFrom('sources')
+      .select(['content', 'crawl_id'])
+      .where('agent_id', '=', input.agentId)
+      .where('type', '=', 'website')
+      .where('url', '=', input.url)
+      .executeTakeFirst();
+    const text = textFrom(held);
+    return text === null ? null : saveWebsitePage(trx, { ...input, text }, ctx.clock.now());
+  });
+  if (row) await indexSourceText(ctx, { sourceId: row.id, agentId: input.agentId, generation: row.generation });
+}
+
+function saveWebsitePage(db: Db, input: WebsitePageInput, now: Date): Promise<{ id: string; generation: number }> {
   const sizeBytes = Buffer.byteLength(input.text, 'utf8');
   const name = input.title.trim() || input.url;
-  const row = await ctx.db
+  return db
     .insertInto('sources')
     .values({
       id: newId('src'),
@@ -74,8 +108,6 @@ export async function ingestWebsitePage(ctx: Context, input: WebsitePageInput): 
     )
     .returning(['id', 'generation'])
     .executeTakeFirstOrThrow();
-  await indexSourceText(ctx, { sourceId: row.id, agentId: input.agentId, generation: row.generation });
-  return { sourceId: row.id };
 }
 
 /**
@@ -115,25 +147,31 @@ export interface CrawledFileInput {
   bytes: Uint8Array;
   /** Read from the bytes by readFileText, as a file source is read. */
   text: string;
+  /** The plan's storagePerAgentBytes: checked again here, as for a file the owner adds. */
+  allowanceBytes: number;
 }
 
 /**
  * A document (PDF, DOCX) a crawl found linked from the site: a file source, kept with its
  * bytes so a retrain reads it again like any file source. A file source an earlier crawl
  * made from the same address is replaced; one the owner added by hand is left alone.
+ * Throws storage_limit_reached when it would take the agent past its allowance: lanes that
+ * each passed the check made before their fetch are counted here one after the other.
  */
 export async function ingestCrawledFile(ctx: Context, input: CrawledFileInput): Promise<{ sourceId: string }> {
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await lockAgent(trx, input.agentId))) throw errors.notFound('agent');
     const earlier = await trx
       .selectFrom('sources')
-      .select('id')
+      .select(['id', 'size_bytes'])
       .where('agent_id', '=', input.agentId)
       .where('type', '=', 'file')
       .where('url', '=', input.url)
       .where('crawl_id', 'is not', null)
       .forUpdate()
       .executeTakeFirst();
+    await checkStorageAllowance(trx, input.agentId, input.bytes.length - Number(earlier?.size_bytes ?? 0), input.allowanceBytes);
     const fields = {
       name: input.name.slice(0, 500),
       content: input.text,

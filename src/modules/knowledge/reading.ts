@@ -10,7 +10,7 @@ import { indexSourceText, NoContentError } from './indexing.ts';
 import { FileReadError, readFileText } from './read-file.ts';
 import { beatEverySeconds, workerId } from '../../platform/heartbeat.ts';
 import { runPeriodically } from '../../platform/periodic.ts';
-import { claimRead, deleteDeadFileFetches, reclaimLostReads, type SourceError } from './store.ts';
+import { claimRead, deleteDeadFileFetches, reclaimLostReads, releaseRead, type SourceError } from './store.ts';
 
 export const READ_SOURCE_JOB = 'knowledge.read-source';
 /** Attempts after the first for a passing fault (database, embedding endpoint). */
@@ -43,7 +43,7 @@ export async function queueReads(ctx: Context, sources: Array<{ id: string; gene
 }
 
 export async function readSource(ctx: Context, job: ReadSourceJob, attempt: { retryCount: number }, worker: string): Promise<void> {
-  const source = await claimRead(ctx.db, job.sourceId, job.generation, worker);
+  const source = await claimRead(ctx.db, job.sourceId, job.generation, worker, ctx.config.lostWorkAfterSeconds);
   if (!source) return;
   try {
     if (source.type === 'file') {
@@ -53,7 +53,11 @@ export async function readSource(ctx: Context, job: ReadSourceJob, attempt: { re
     await indexSourceText(ctx, { sourceId: source.id, agentId: source.agent_id, generation: job.generation });
   } catch (error) {
     const failure = failureOf(error);
-    if (failure === 'temporary' && attempt.retryCount < READ_RETRY_LIMIT) throw error;
+    if (failure === 'temporary' && attempt.retryCount < READ_RETRY_LIMIT) {
+      // The retry may come to another worker: a read held by this live one would turn it away.
+      await releaseRead(ctx.db, source.id, job.generation, worker);
+      throw error;
+    }
     if (failure === 'temporary') console.error(`[knowledge] reading ${source.id} failed for good: ${error instanceof Error ? error.message : String(error)}`);
     await markFailed(ctx, source.id, job.generation, failure);
   }

@@ -12,6 +12,7 @@ import { fetchFile, fetchRecordLifetimeMs } from './fetch-file.ts';
 import { deleteSourceAndPassages } from './indexing.ts';
 import { queueReads } from './reading.ts';
 import {
+  checkStorageAllowance,
   countPendingSources,
   endFileFetch,
   findSource,
@@ -105,7 +106,7 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
   const now = ctx.clock.now();
   const row = await ctx.db.transaction().execute(async (trx) => {
     if (!(await lockAgent(trx, agent.id))) throw errors.notFound('agent');
-    if ((await storageUsed(trx, agent.id)) + input.sizeBytes > plan.storagePerAgentBytes) throw errors.storageLimitReached();
+    await checkStorageAllowance(trx, agent.id, input.sizeBytes, plan.storagePerAgentBytes);
     if (options.endsFetch !== undefined) await endFileFetch(trx, options.endsFetch);
     return trx
       .insertInto('sources')

@@ -1,4 +1,5 @@
 import { sql, type GeneratedAlways } from 'kysely';
+import { errors } from '../../http/errors.ts';
 import type { Db } from '../../platform/db.ts';
 import { isAlive } from '../../platform/heartbeat.ts';
 
@@ -134,6 +135,15 @@ export async function lockAgent(db: Db, agentId: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/**
+ * Throws storage_limit_reached when `addedBytes` more would take the agent past its allowance.
+ * Called with the agent locked (lockAgent) in the transaction that stores the source, so sources
+ * added at the same time are counted one after the other and together cannot pass it either.
+ */
+export async function checkStorageAllowance(db: Db, agentId: string, addedBytes: number, allowanceBytes: number): Promise<void> {
+  if ((await storageUsed(db, agentId)) + addedBytes > allowanceBytes) throw errors.storageLimitReached();
+}
+
 export async function insertSourceFile(db: Db, sourceId: string, kind: FileKind, bytes: Uint8Array): Promise<void> {
   await db.insertInto('source_files').values({ source_id: sourceId, kind, bytes }).execute();
 }
@@ -170,18 +180,25 @@ export async function deleteDeadFileFetches(db: Db, now: Date): Promise<void> {
 }
 
 /**
- * Takes a pending source's read for this worker; false when the source was queued again
- * since (its generation moved on) or is no longer pending: nothing to do then.
+ * Takes a pending source's read for this worker; undefined when the source was queued again
+ * since (its generation moved on), is no longer pending, or another worker still alive holds
+ * the read (the queue delivered the same job again while the first read runs): nothing to do then.
  */
-export async function claimRead(db: Db, sourceId: string, generation: number, workerId: string): Promise<SourceRow | undefined> {
+export async function claimRead(db: Db, sourceId: string, generation: number, workerId: string, lostAfterSeconds: number): Promise<SourceRow | undefined> {
   return db
     .updateTable('sources')
     .set({ worker_id: workerId })
     .where('id', '=', sourceId)
     .where('generation', '=', generation)
     .where('status', '=', 'pending')
+    .where(sql<boolean>`(worker_id is null or worker_id = ${workerId} or not ${isAlive(sql.ref('sources.worker_id'), lostAfterSeconds)})`)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Lets go of a read this worker holds, so the queue's retry may run on any worker. */
+export async function releaseRead(db: Db, sourceId: string, generation: number, workerId: string): Promise<void> {
+  await db.updateTable('sources').set({ worker_id: null }).where('id', '=', sourceId).where('generation', '=', generation).where('worker_id', '=', workerId).execute();
 }
 
 /**

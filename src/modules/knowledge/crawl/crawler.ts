@@ -12,7 +12,7 @@ import { planOf, type Plan } from '../../workspace/plans.ts';
 import { getWorkspace } from '../../workspace/store.ts';
 import { ApiError } from '../../../http/errors.ts';
 import { fetchFile } from '../fetch-file.ts';
-import { ingestCrawledFile, ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../ingest.ts';
+import { ingestCrawledFile, ingestSiteFacts, ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../ingest.ts';
 import { nameFromUrl } from '../service.ts';
 import { FileReadError, readFileText } from '../read-file.ts';
 import { hasContactDetails } from './contact-details.ts';
@@ -407,7 +407,8 @@ const SITE_FACTS_TITLES: Record<string, string> = {
  * The facts of the site's header and footer (contact details, opening hours) are one
  * website source for the whole site, at the site's home address with #contact-details:
  * written by the first page that has them, and grown only by a header or footer whose
- * text (by hash) this crawl has not kept yet. Lanes take turns, so none loses another's.
+ * text (by hash) this crawl has not kept yet. Lanes take turns, so none loses another's;
+ * batches on other workers are kept apart by the write's transaction (ingestSiteFacts).
  */
 function keepSiteFacts(run: Run, page: ExtractedPage, servedAt: string): Promise<void> {
   const write = run.siteFacts.writing.then(() => writeSiteFacts(run, page, servedAt));
@@ -422,21 +423,15 @@ async function writeSiteFacts(run: Run, page: ExtractedPage, servedAt: string): 
   if (run.siteFacts.hashes.has(hash)) return;
   run.siteFacts.hashes.add(hash);
   const url = `${new URL(servedAt).origin}/#contact-details`;
-  const held = await ctx.db
-    .selectFrom('sources')
-    .select(['content', 'crawl_id'])
-    .where('agent_id', '=', crawl.agent_id)
-    .where('type', '=', 'website')
-    .where('url', '=', url)
-    .executeTakeFirst();
-  // A batch after a restart starts with no hashes: the text this crawl kept tells it.
-  const keptByThisCrawl = held?.crawl_id === crawl.id ? held.content : '';
-  if (keptByThisCrawl.includes(facts)) return;
   const title = SITE_FACTS_TITLES[page.language.slice(0, 2)] ?? SITE_FACTS_TITLES.en;
-  // Under a heading of their own, every passage of the facts says what it is ("Contact details › Opening hours").
-  const text = keptByThisCrawl ? `${keptByThisCrawl}\n\n${facts}` : `# ${title}\n\n${facts}`;
-  if (keptByThisCrawl && text.length > MAX_SITE_FACTS_CHARS) return;
-  await ingestWebsitePage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url, title, text });
+  await ingestSiteFacts(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url, title }, (held) => {
+    // A batch after a restart, or on another worker, starts with no hashes: the text this crawl kept tells it.
+    const keptByThisCrawl = held?.crawl_id === crawl.id ? held.content : '';
+    if (keptByThisCrawl.includes(facts)) return null;
+    // Under a heading of their own, every passage of the facts says what it is ("Contact details › Opening hours").
+    const text = keptByThisCrawl ? `${keptByThisCrawl}\n\n${facts}` : `# ${title}\n\n${facts}`;
+    return keptByThisCrawl && text.length > MAX_SITE_FACTS_CHARS ? null : text;
+  });
 }
 
 /**
@@ -466,16 +461,25 @@ async function readDocument(run: Run, page: CrawlPageRow): Promise<Outcome> {
   if (text.trim().length < MIN_CONTACT_PAGE_CHARS) return { status: 'turned_away', reason: 'too_little_content' };
   const hash = createHash('sha256').update(text).digest('hex');
   if (!(await claimContentHash(ctx.db, crawl.id, page.url, hash))) return { status: 'skipped', reason: 'duplicate' };
+  // Taken for dead and the page given to another worker: that one keeps the document (one source for the address).
+  if (!(await holdsPage(ctx.db, crawl.id, page.url, run.workerId))) return { status: 'skipped', reason: 'lost' };
   const url = normaliseUrl(file.url) ?? page.url;
-  await ingestCrawledFile(ctx, {
-    workspaceId: crawl.workspace_id,
-    agentId: crawl.agent_id,
-    crawlId: crawl.id,
-    url,
-    name: nameFromUrl(url) || url,
-    kind: file.kind,
-    bytes: file.bytes,
-    text,
-  });
+  try {
+    await ingestCrawledFile(ctx, {
+      workspaceId: crawl.workspace_id,
+      agentId: crawl.agent_id,
+      crawlId: crawl.id,
+      url,
+      name: nameFromUrl(url) || url,
+      kind: file.kind,
+      bytes: file.bytes,
+      text,
+      allowanceBytes: run.plan.storagePerAgentBytes,
+    });
+  } catch (error) {
+    // Lanes that fetched side by side are counted one after the other when they store.
+    if (error instanceof ApiError && error.code === 'storage_limit_reached') return { status: 'skipped', reason: 'storage_limit' };
+    throw error;
+  }
   return { status: 'done', reason: null };
 }

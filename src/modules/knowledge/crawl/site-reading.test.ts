@@ -8,6 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { startService, type SeededWorkspace, type Service } from '../../../../test/support/harness.ts';
 import { serveFixtureSite, type FixtureSite } from '../../../../test/support/fixture-sites.ts';
 import { seedAgent } from '../../../../test/support/seed-agent.ts';
+import { newId } from '../../../platform/ids.ts';
+import { PLANS } from '../../workspace/plans.ts';
 import { makeDocx } from '../test-support.ts';
 import { getLatestCrawl, type CrawlObject } from './service.ts';
 import { page, paragraphsFor, startSite, type TestSite } from './test-site.ts';
@@ -135,6 +137,35 @@ describe('reading a small-business site', () => {
     assert.ok(docx, 'the linked document is a source');
     assert.deepEqual({ type: docx.type, status: docx.status }, { type: 'file', status: 'ready' });
     assert.match(await content(agentId, docx.id), /shipped the same working day/);
+  });
+
+  test('linked documents stop being added at the storage allowance, though the lanes fetched them side by side', async () => {
+    const documents = await Promise.all(
+      [1, 2, 3, 4].map((n) => makeDocx([`Price list ${n}`, `Every item in price list number ${n} is sold by the box of twelve and shipped within two working days.`])),
+    );
+    const largest = Math.max(...documents.map((bytes) => bytes.length));
+    const paths = documents.map((_, i) => `/files/prices-${i + 1}.docx`);
+    const docs = await startSite({
+      // Too short to keep itself: the four documents are all the crawl stores, one lane each.
+      '/': page('Files', ['Files.'], paths),
+      ...Object.fromEntries(paths.map((path, i) => [path, { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', body: documents[i] }])),
+    });
+    try {
+      const agentId = await seedAgent(service, ws, 'nearly-full');
+      // Room for one document and a half: each lane's check before its fetch passes, only one document fits.
+      const filler = PLANS.studio.storagePerAgentBytes - Math.floor(largest * 1.5);
+      await service.ctx.db
+        .insertInto('sources')
+        .values({ id: newId('src'), workspace_id: ws.id, agent_id: agentId, type: 'text', name: 'filler', status: 'ready', size_bytes: filler, content: '', created_at: new Date() } as never)
+        .execute();
+      await crawl(agentId, `${docs.origin}/`);
+      const files = (await sources(agentId)).filter((source) => source.type === 'file');
+      assert.equal(files.length, 1, JSON.stringify(files.map((source) => source.url)));
+      const skipped = await service.api('GET', `/agents/${agentId}/crawl/pages?status=skipped`, { key: ws.keys.read });
+      assert.deepEqual(skipped.body.data.map((item: { reason: string }) => item.reason), ['storage_limit', 'storage_limit', 'storage_limit']);
+    } finally {
+      await docs.close();
+    }
   });
 
   test('GET /crawl/pages answers 400 invalid_request for a cursor it never gave and 404 when the agent was never crawled', async () => {
