@@ -179,13 +179,14 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
 
   test('a live worker slower than the lost-work window keeps its crawl pages and its file read: another batch run meanwhile takes neither', async () => {
     const MARKER = 'kittiwake';
-    // Two seconds of silence would make a worker dead; its pages and its read take far longer, and it beats meanwhile.
+    // Six seconds of silence would make a worker dead (beats every 1.5 s, so a busy machine's late beat is no death);
+    // its pages and its read take far longer, and it beats meanwhile.
     const gate = gatedSite(['/a', '/b']);
     const served = await startServer(gate.routes);
     files = served;
     embeddings = await startEmbeddingServer(32);
     const { api, client, startWorker, databaseUrl } = await deployment({
-      PARLEY_LOST_WORK_AFTER_SECONDS: '2',
+      PARLEY_LOST_WORK_AFTER_SECONDS: '6',
       OPENAI_BASE_URL: embeddings.url,
       PARLEY_EMBEDDING_MODEL: 'fake',
       PARLEY_EMBEDDING_DIMENSIONS: '32',
@@ -200,7 +201,7 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     await until('both pages are in hand', 30_000, () => heldPages(client, undefined), (pages) => pages.length === 2);
 
     // Past the window, another batch of the crawl runs (as after a worker start): it must leave the pages in hand alone.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await new Promise((resolve) => setTimeout(resolve, 6_500));
     const database = await openPostgres(databaseUrl, 2);
     const queue = await createQueue(database);
     const jobId = await queue.send(CRAWL_BATCH_JOB, { v: 1, crawlId: crawl.id });
