@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
-import { freePort, manageApi, printTable, scratchDatabase, startParley } from './support.ts';
+import { freePort, manageApi, onBothStores, printTable, startParley } from './support.ts';
 
 const RATE_PER_SECOND = Number(process.env.BENCH_EMAIL_RATE ?? 10);
 const STEADY_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -20,19 +20,7 @@ const DRAIN_TIMEOUT_MS = 60_000;
 const ADDRESS = 'help@bikes.example';
 
 export async function run(): Promise<void> {
-  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
-  await measureStore('embedded (PGlite)', {});
-  if (!databaseUrl || !redisUrl) {
-    console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
-    return;
-  }
-  const database = await scratchDatabase(databaseUrl);
-  try {
-    await measureStore('PostgreSQL + Redis', { DATABASE_URL: database.url, REDIS_URL: redisUrl });
-  } finally {
-    await database.drop();
-  }
+  await onBothStores(measureStore);
 }
 
 async function measureStore(store: string, env: Record<string, string>): Promise<void> {

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { WORKSHOP_CORPUS } from '../src/modules/chat/quality-corpus.ts';
-import { NPM_START_FLAGS, manageApi, printTable, scratchDatabase, startParley, type RunningService } from './support.ts';
+import { addCredits, NPM_START_FLAGS, manageApi, printTable, scratchDatabase, startParley, type RunningService } from './support.ts';
 
 const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 2000);
 const CONCURRENCY = 4;
@@ -136,12 +136,7 @@ async function answerMany(service: RunningService, store: string, rows: Row[]): 
 async function prepareAgent(service: RunningService): Promise<string> {
   const api = manageApi(service);
   const workspace = await api('GET', '/workspace');
-  const credits = await fetch(`${service.url}/admin/v1/workspaces/${workspace.workspace.id}/credit-packs`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ credits: 5_000_000 }),
-  });
-  if (credits.status !== 201) throw new Error(`credit pack: ${credits.status} ${await credits.text()}`);
+  await addCredits(service, ADMIN_TOKEN, workspace.workspace.id, 5_000_000);
   const agent = await api('POST', '/agents', { name: 'Workshop', useCase: 'general' });
   const sources = [];
   for (const passage of WORKSHOP_CORPUS) sources.push(await api('POST', `/agents/${agent.id}/sources`, { type: 'text', title: passage.title, content: passage.text }));

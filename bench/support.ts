@@ -174,3 +174,30 @@ export function manageApi(service: { url: string; manageKey: string }) {
     return parsed.data;
   };
 }
+
+/** Runs a measurement on the embedded store, then on a scratch PostgreSQL database with Redis when BENCH_* or TEST_* name them. */
+export async function onBothStores(measure: (store: string, env: Record<string, string>) => Promise<void>): Promise<void> {
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  await measure('embedded (PGlite)', {});
+  if (!databaseUrl || !redisUrl) {
+    console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
+    return;
+  }
+  const database = await scratchDatabase(databaseUrl);
+  try {
+    await measure('PostgreSQL + Redis', { DATABASE_URL: database.url, REDIS_URL: redisUrl });
+  } finally {
+    await database.drop();
+  }
+}
+
+/** Adds purchased credits to a service's workspace through the operator API. */
+export async function addCredits(service: { url: string }, adminToken: string, workspaceId: string, credits: number): Promise<void> {
+  const response = await fetch(`${service.url}/admin/v1/workspaces/${workspaceId}/credit-packs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ credits }),
+  });
+  if (response.status !== 201) throw new Error(`credit pack: ${response.status} ${await response.text()}`);
+}

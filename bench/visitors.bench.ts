@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { docxBomb, pdfBomb } from '../src/modules/knowledge/read-file.bombs.ts';
 import { WORKSHOP_CORPUS } from '../src/modules/chat/quality-corpus.ts';
-import { eventLoopCpuMicros, printTable, ratio, startParley, type RunningService, manageApi, scratchDatabase } from './support.ts';
+import { addCredits, eventLoopCpuMicros, manageApi, onBothStores, printTable, ratio, startParley, type RunningService } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -47,19 +47,7 @@ interface Case {
 }
 
 export async function run(): Promise<void> {
-  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
-  await measureStore('embedded (PGlite)', {});
-  if (!databaseUrl || !redisUrl) {
-    console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
-    return;
-  }
-  const database = await scratchDatabase(databaseUrl);
-  try {
-    await measureStore('PostgreSQL + Redis', { DATABASE_URL: database.url, REDIS_URL: redisUrl });
-  } finally {
-    await database.drop();
-  }
+  await onBothStores(measureStore);
 }
 
 async function measureStore(store: string, env: Record<string, string>): Promise<void> {
@@ -102,12 +90,7 @@ async function measureStore(store: string, env: Record<string, string>): Promise
 async function prepareAgent(service: RunningService): Promise<string> {
   const api = manageApi(service);
   const workspace = await api('GET', '/workspace');
-  const credits = await fetch(`${service.url}/admin/v1/workspaces/${workspace.workspace.id}/credit-packs`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ credits: 5_000_000 }),
-  });
-  if (credits.status !== 201) throw new Error(`credit pack: ${credits.status} ${await credits.text()}`);
+  await addCredits(service, ADMIN_TOKEN, workspace.workspace.id, 5_000_000);
   const agent = await api('POST', '/agents', { name: 'Workshop', useCase: 'general' });
   await api('PATCH', `/agents/${agent.id}`, { leadCapture: { enabled: true, privacyUrl: 'https://shop.example.com/privacy' } });
   const sources = [];
