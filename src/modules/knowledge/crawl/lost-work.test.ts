@@ -152,11 +152,12 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     const PAGES = 60;
     site = await startPagedSite(PAGES, { delayMs: 800 });
     const { api, client, startWorker } = await deployment();
+    // The doomed worker alone takes the crawl's batch (with two, either may), then a second one joins.
     const doomed = await startWorker();
-    await startWorker();
     const agent = await call(api, 'POST', '/agents', { name: 'Lost work', useCase: 'general' });
     await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
     await until('the crawl reads some pages', 60_000, () => readyPages(api, agent.id), (pages) => pages.length >= 5);
+    await startWorker();
     await until('the doomed worker holds pages', 60_000, () => heldPages(client, doomed.id), (pages) => pages.length >= 2);
     const readBefore = await readyPages(api, agent.id);
 
