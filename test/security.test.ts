@@ -522,8 +522,11 @@ describe('the dashboard: people only, with their session, CSRF token and role', 
     }
     assert.equal((await admin.call('GET', '/api/me')).status, 200);
     const keys = await ofForeign.call('GET', '/api/keys');
+    assert.equal(keys.status, 200, JSON.stringify(keys.body));
     assert.ok(!JSON.stringify(keys.body).includes(own.keyIds.read));
     const people = await ofForeign.call('GET', '/api/people');
+    assert.equal(people.status, 200, JSON.stringify(people.body));
+    assert.ok(people.body.data.length > 0, 'the foreign workspace lists its own people');
     assert.ok(!JSON.stringify(people.body).includes('suite-member'));
     assert.equal((await service.api('GET', '/workspace', { key: own.keys.read })).status, 200, "own's key was not revoked");
   });

@@ -108,7 +108,7 @@ async function handleClaimed(ctx: Context, received: ReceivedMail, mail: Email, 
   const text = visitorText(mail.text ?? textOfHtml(mail.html ?? ''));
   if (!text) return done('empty');
   const thread = [...messageIds(mail.inReplyTo), ...messageIds(mail.references)];
-  const withPerson = await store.conversationOfPersonMail(ctx.db, agentId, thread);
+  const withPerson = await store.conversationOfThread(ctx.db, agentId, thread, { byPerson: true });
   if (withPerson) {
     // A person answered in this thread: the visitor's reply is theirs, on the ticket, not the agent's to answer.
     await addConversationEntry(ctx, agentId, withPerson, { kind: 'visitor', body: text, fromAddress: sender });

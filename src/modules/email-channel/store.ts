@@ -63,17 +63,20 @@ export async function releaseClaim(db: Db, id: string): Promise<void> {
   await db.deleteFrom('email_messages').where('id', '=', id).execute();
 }
 
-/** The conversation of the newest mail of the agent among these Message-IDs (a reply's In-Reply-To and References). */
-export async function conversationOfThread(db: Db, agentId: string, ids: string[]): Promise<string | undefined> {
+/**
+ * The conversation of the newest mail of the agent among these Message-IDs (a reply's In-Reply-To and
+ * References); with `byPerson`, only among mails a person sent (a held draft released): the visitor answers a person.
+ */
+export async function conversationOfThread(db: Db, agentId: string, ids: string[], options: { byPerson?: boolean } = {}): Promise<string | undefined> {
   if (ids.length === 0) return undefined;
-  const row = await db
+  let query = db
     .selectFrom('email_messages')
     .select('conversation_id')
     .where('agent_id', '=', agentId)
     .where('message_id', 'in', ids)
-    .where('conversation_id', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
+    .where('conversation_id', 'is not', null);
+  if (options.byPerson) query = query.where('direction', '=', 'out').where('outcome', '=', 'team');
+  const row = await query.orderBy('created_at', 'desc').executeTakeFirst();
   return row?.conversation_id ?? undefined;
 }
 
@@ -143,18 +146,4 @@ export async function releaseAnswer(db: Db, messageId: string, content: string):
 /** The newest mail received in a conversation: the one an answer replies to. */
 export async function lastReceived(db: Db, conversationId: string): Promise<EmailMessageRow | undefined> {
   return db.selectFrom('email_messages').selectAll().where('conversation_id', '=', conversationId).where('direction', '=', 'in').orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
-}
-
-/** The conversation of a mail a person sent (a held draft released) among these Message-IDs: the visitor answers a person. */
-export async function conversationOfPersonMail(db: Db, agentId: string, ids: string[]): Promise<string | undefined> {
-  if (ids.length === 0) return undefined;
-  const row = await db
-    .selectFrom('email_messages')
-    .select('conversation_id')
-    .where('agent_id', '=', agentId)
-    .where('message_id', 'in', ids)
-    .where('direction', '=', 'out')
-    .where('outcome', '=', 'team')
-    .executeTakeFirst();
-  return row?.conversation_id ?? undefined;
 }
