@@ -114,3 +114,21 @@ export function printed(output: string, label: RegExp): string | undefined {
 
 export const MANAGE_KEY = /Manage key \(shown once\):/;
 export const OPERATOR_TOKEN = /Operator token \(shown once\):/;
+
+/** A started service's API address and a manage key for it. */
+export interface ServiceApi {
+  url: string;
+  key: string;
+}
+
+/** A call to a started service's public API: the reply's data, or an error naming the route and the reply. */
+export async function callApi(api: ServiceApi, method: string, route: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${api.url}/api/v1${route}`, {
+    method,
+    headers: { authorization: `Bearer ${api.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const reply = await response.json();
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(reply)}`);
+  return reply.data;
+}

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MANAGE_KEY, printed, startMain, stopAll, waitFor, type Running } from '../../../test/support/processes.ts';
+import { callApi, MANAGE_KEY, printed, startMain, stopAll, waitFor, type Running, type ServiceApi } from '../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../test/support/stores.ts';
 import { startPagedSite, type TestSite } from './crawl/test-site.ts';
 import { serve, startEmbeddingServer, startServer, type EmbeddingServer } from './test-support.ts';
@@ -21,17 +21,12 @@ const MARKER = 'zebrafinch';
 const LOST_AFTER_SECONDS = 1;
 const DEADLINE_MS = 90_000;
 
-interface Api {
-  url: string;
-  key: string;
-}
-
 /** What one store's deployment does: start it, kill its worker, start a worker again. */
 interface Deployment {
-  start(env: Record<string, string>): Promise<Api>;
+  start(env: Record<string, string>): Promise<ServiceApi>;
   /** SIGKILL the process doing the background work; the API it answers through afterwards. */
-  killWorker(): Promise<Api | null>;
-  restartWorker(): Promise<Api>;
+  killWorker(): Promise<ServiceApi | null>;
+  restartWorker(): Promise<ServiceApi>;
 }
 
 let site: TestSite | undefined;
@@ -47,17 +42,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function call(api: Api, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${api.url}/api/v1${route}`, {
-    method,
-    headers: { authorization: `Bearer ${api.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const reply = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(reply)}`);
-  return reply.data;
-}
-
 async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + DEADLINE_MS;
   for (;;) {
@@ -68,8 +52,8 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
   }
 }
 
-async function sources(api: Api, agentId: string): Promise<Array<{ id: string; type: string; url: string; status: string; error: string | null; chunkCount: number }>> {
-  return call(api, 'GET', `/agents/${agentId}/sources?limit=100`);
+async function sources(api: ServiceApi, agentId: string): Promise<Array<{ id: string; type: string; url: string; status: string; error: string | null; chunkCount: number }>> {
+  return callApi(api, 'GET', `/agents/${agentId}/sources?limit=100`);
 }
 
 async function killMidCrawlAndMidRead(deployment: Deployment): Promise<void> {
@@ -84,20 +68,20 @@ async function killMidCrawlAndMidRead(deployment: Deployment): Promise<void> {
     PARLEY_EMBEDDING_MODEL: 'fake',
     PARLEY_EMBEDDING_DIMENSIONS: '32',
   });
-  const agent = await call(api, 'POST', '/agents', { name: 'Crash', useCase: 'general' });
+  const agent = await callApi(api, 'POST', '/agents', { name: 'Crash', useCase: 'general' });
 
   // The file read stops inside indexing: its passages wait on the embedding endpoint.
   embeddings.holdWhen((texts) => texts.some((text) => text.includes(MARKER)));
-  const file = await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'file', url: `${files.url}/guide.md` });
+  const file = await callApi(api, 'POST', `/agents/${agent.id}/sources`, { type: 'file', url: `${files.url}/guide.md` });
   await until('the file read reaches the embedding endpoint', async () => embeddings!.held().length, (held) => held === 1);
 
   // The crawl runs a few pages, then lanes stop inside pages as well (fetched, their sources pending).
-  const crawl = await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
-  await until('the crawl reads some pages', () => call(api, 'GET', `/agents/${agent.id}/crawl`), (c) => c.processed >= 5);
+  const crawl = await callApi(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
+  await until('the crawl reads some pages', () => callApi(api, 'GET', `/agents/${agent.id}/crawl`), (c) => c.processed >= 5);
   embeddings.holdWhen(() => true);
   const heldPages = async () => embeddings!.held().filter((texts) => !texts.some((text) => text.includes(MARKER))).length;
   await until('crawl pages reach the embedding endpoint', heldPages, (held) => held >= 2);
-  const before = await call(api, 'GET', `/agents/${agent.id}/crawl`);
+  const before = await callApi(api, 'GET', `/agents/${agent.id}/crawl`);
   assert.equal(before.id, crawl.id);
   assert.equal(before.status, 'running');
   assert.ok(before.processed >= 5 && before.processed < PAGES, `mid-crawl: ${JSON.stringify(before)}`);
@@ -107,10 +91,10 @@ async function killMidCrawlAndMidRead(deployment: Deployment): Promise<void> {
   const survivor = await deployment.killWorker();
   if (survivor) {
     // The API outlived the worker: the crawl and the read show as unfinished.
-    const left = await call(survivor, 'GET', `/agents/${agent.id}/crawl`);
+    const left = await callApi(survivor, 'GET', `/agents/${agent.id}/crawl`);
     assert.equal(left.status, 'running');
     assert.ok(left.pending > 0, `pages were in hand: ${JSON.stringify(left)}`);
-    assert.equal((await call(survivor, 'GET', `/agents/${agent.id}/sources/${file.id}`)).status, 'pending');
+    assert.equal((await callApi(survivor, 'GET', `/agents/${agent.id}/sources/${file.id}`)).status, 'pending');
   }
 
   // A worker starts once the dead one's claims count as lost; the embedding endpoint answers again.
@@ -119,7 +103,7 @@ async function killMidCrawlAndMidRead(deployment: Deployment): Promise<void> {
   site.delayMs = 0;
   const after = await deployment.restartWorker();
 
-  const ended = await until('the crawl ends', () => call(after, 'GET', `/agents/${agent.id}/crawl`), (c) => c.status !== 'queued' && c.status !== 'running');
+  const ended = await until('the crawl ends', () => callApi(after, 'GET', `/agents/${agent.id}/crawl`), (c) => c.status !== 'queued' && c.status !== 'running');
   assert.deepEqual(
     { status: ended.status, processed: ended.processed, discovered: ended.discovered, pending: ended.pending, failed: ended.failed },
     { status: 'completed', processed: PAGES, discovered: PAGES, pending: 0, failed: 0 },
@@ -155,7 +139,7 @@ describe('a worker killed mid-crawl and mid-read, on PostgreSQL', { skip: storeU
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-crash-pg-'));
     cleanups.push(() => database.drop(), () => rm(dataDir, { recursive: true, force: true }));
     let env: Record<string, string> = {};
-    let api: Api;
+    let api: ServiceApi;
     let worker: Running;
     await killMidCrawlAndMidRead({
       async start(extra) {

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { MANAGE_KEY, printed, startMain, stopAll, waitFor, type Running } from '../../../../test/support/processes.ts';
+import { callApi, MANAGE_KEY, printed, startMain, stopAll, waitFor, type Running, type ServiceApi } from '../../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../../test/support/stores.ts';
 import { serve, startEmbeddingServer, startServer, type EmbeddingServer, type Route } from '../test-support.ts';
 import { openPostgres } from '../../../platform/db.ts';
@@ -19,11 +19,6 @@ import { CRAWL_BATCH_JOB } from './service.ts';
 import { paragraphsFor, startPagedSite, type TestSite } from './test-site.ts';
 
 const RESUMED_WITHIN_MS = 30_000;
-
-interface Api {
-  url: string;
-  key: string;
-}
 
 let site: TestSite | undefined;
 let files: Awaited<ReturnType<typeof startServer>> | undefined;
@@ -37,17 +32,6 @@ afterEach(async () => {
   await embeddings?.close();
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
-
-async function call(api: Api, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${api.url}/api/v1${route}`, {
-    method,
-    headers: { authorization: `Bearer ${api.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const reply = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(reply)}`);
-  return reply.data;
-}
 
 async function until<T>(what: string, timeoutMs: number, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -84,13 +68,13 @@ function assertReadOnceButHeld(served: string[], readBefore: string[], pages: nu
 }
 
 /** The paths of the agent's website sources that are ready. */
-async function readyPages(api: Api, agentId: string): Promise<string[]> {
-  const sources: Array<{ type: string; status: string; url: string }> = await call(api, 'GET', `/agents/${agentId}/sources?limit=100`);
+async function readyPages(api: ServiceApi, agentId: string): Promise<string[]> {
+  const sources: Array<{ type: string; status: string; url: string }> = await callApi(api, 'GET', `/agents/${agentId}/sources?limit=100`);
   return sources.filter((source) => source.type === 'website' && source.status === 'ready').map((source) => new URL(source.url).pathname);
 }
 
-async function assertEveryPageReady(api: Api, agentId: string, pages: number): Promise<void> {
-  const sources: Array<{ type: string; status: string }> = await call(api, 'GET', `/agents/${agentId}/sources?limit=100`);
+async function assertEveryPageReady(api: ServiceApi, agentId: string, pages: number): Promise<void> {
+  const sources: Array<{ type: string; status: string }> = await callApi(api, 'GET', `/agents/${agentId}/sources?limit=100`);
   const websites = sources.filter((source) => source.type === 'website');
   assert.equal(websites.length, pages);
   assert.deepEqual(websites.filter((source) => source.status !== 'ready'), []);
@@ -135,7 +119,7 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     const env = { ...extra, PARLEY_ALLOW_PRIVATE_URLS: '1', PARLEY_RATE_LIMIT_PER_MINUTE: '100000', DATABASE_URL: database.url!, REDIS_URL: process.env.TEST_REDIS_URL!, PARLEY_DATA_DIR: dataDir };
     const server = await startMain({ ...env, PARLEY_ROLE: 'api' });
     await waitFor(server, /Try: curl/, 10_000);
-    const api: Api = { url: server.url, key: printed(server.output(), MANAGE_KEY)! };
+    const api: ServiceApi = { url: server.url, key: printed(server.output(), MANAGE_KEY)! };
     /** Starts a worker process; its worker id is the heartbeat row that appears with it. */
     const startWorker = async (): Promise<{ process: Running; id: string }> => {
       const before = new Set((await client.query<{ worker_id: string }>('select worker_id from worker_heartbeats')).rows.map((row) => row.worker_id));
@@ -154,8 +138,8 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     const { api, client, startWorker } = await deployment();
     // The doomed worker alone takes the crawl's batch (with two, either may), then a second one joins.
     const doomed = await startWorker();
-    const agent = await call(api, 'POST', '/agents', { name: 'Lost work', useCase: 'general' });
-    await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
+    const agent = await callApi(api, 'POST', '/agents', { name: 'Lost work', useCase: 'general' });
+    await callApi(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
     await until('the crawl reads some pages', 60_000, () => readyPages(api, agent.id), (pages) => pages.length >= 5);
     await startWorker();
     await until('the doomed worker holds pages', 60_000, () => heldPages(client, doomed.id), (pages) => pages.length >= 2);
@@ -171,7 +155,7 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     // Taken up: no page is left in the dead worker's hands. Finishing the ~50 pages left then takes what the machine gives.
     await until('the dead worker holds no page', RESUMED_WITHIN_MS, () => heldPages(client, doomed.id), (pages) => pages.length === 0);
     assert.ok(Date.now() - killedAt < RESUMED_WITHIN_MS, `taken up ${Date.now() - killedAt} ms after the kill`);
-    const ended = await until('the crawl ends', 120_000, () => call(api, 'GET', `/agents/${agent.id}/crawl`), isOver);
+    const ended = await until('the crawl ends', 120_000, () => callApi(api, 'GET', `/agents/${agent.id}/crawl`), isOver);
     assert.deepEqual(
       { status: ended.status, processed: ended.processed, discovered: ended.discovered, pending: ended.pending, failed: ended.failed },
       { status: 'completed', processed: PAGES, discovered: PAGES, pending: 0, failed: 0 },
@@ -196,10 +180,10 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     });
     await startWorker();
     await startWorker();
-    const agent = await call(api, 'POST', `/agents`, { name: 'Slow', useCase: 'general' });
+    const agent = await callApi(api, 'POST', `/agents`, { name: 'Slow', useCase: 'general' });
     embeddings.holdWhen((texts) => texts.some((text) => text.includes(MARKER)));
-    const file = await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'file', url: `${served.url}/notes.md` });
-    const crawl = await call(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: `${served.url}/` });
+    const file = await callApi(api, 'POST', `/agents/${agent.id}/sources`, { type: 'file', url: `${served.url}/notes.md` });
+    const crawl = await callApi(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: `${served.url}/` });
     await until('the file read waits on the embedding endpoint', 30_000, async () => embeddings!.held().length, (held) => held === 1);
     await until('both pages are in hand', 30_000, () => heldPages(client, undefined), (pages) => pages.length === 2);
 
@@ -216,10 +200,10 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     gate.open();
     embeddings.release();
 
-    const ended = await until('the crawl ends', 60_000, () => call(api, 'GET', `/agents/${agent.id}/crawl`), isOver);
+    const ended = await until('the crawl ends', 60_000, () => callApi(api, 'GET', `/agents/${agent.id}/crawl`), isOver);
     assert.deepEqual({ status: ended.status, processed: ended.processed, failed: ended.failed }, { status: 'completed', processed: 3, failed: 0 });
     assert.deepEqual(['/', '/a', '/b'].map((page) => served.hits.get(page)), [1, 1, 1], 'each page was fetched once');
-    const read = await until('the file is read', 30_000, () => call(api, 'GET', `/agents/${agent.id}/sources/${file.id}`), (source) => source.status !== 'pending');
+    const read = await until('the file is read', 30_000, () => callApi(api, 'GET', `/agents/${agent.id}/sources/${file.id}`), (source) => source.status !== 'pending');
     assert.equal(read.status, 'ready');
     await assertEveryPageReady(api, agent.id, 3);
   });
@@ -235,9 +219,9 @@ describe('the service killed mid-crawl on the embedded database', { skip: storeU
     const first = await startMain(env);
     await waitFor(first, /Try: curl/, 10_000);
     const key = printed(first.output(), MANAGE_KEY)!;
-    const before: Api = { url: first.url, key };
-    const agent = await call(before, 'POST', '/agents', { name: 'Restarted', useCase: 'general' });
-    await call(before, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
+    const before: ServiceApi = { url: first.url, key };
+    const agent = await callApi(before, 'POST', '/agents', { name: 'Restarted', useCase: 'general' });
+    await callApi(before, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
     await until('the crawl reads some pages', 60_000, () => readyPages(before, agent.id), (pages) => pages.length >= 5);
     const readBefore = await readyPages(before, agent.id);
     first.child.kill('SIGKILL');
@@ -246,8 +230,8 @@ describe('the service killed mid-crawl on the embedded database', { skip: storeU
 
     const again = await startMain(env);
     const restartedAt = Date.now();
-    const after: Api = { url: again.url, key };
-    const ended = await until('the crawl ends', RESUMED_WITHIN_MS, () => call(after, 'GET', `/agents/${agent.id}/crawl`), isOver);
+    const after: ServiceApi = { url: again.url, key };
+    const ended = await until('the crawl ends', RESUMED_WITHIN_MS, () => callApi(after, 'GET', `/agents/${agent.id}/crawl`), isOver);
     assert.ok(Date.now() - restartedAt < RESUMED_WITHIN_MS);
     assert.deepEqual(
       { status: ended.status, processed: ended.processed, discovered: ended.discovered, pending: ended.pending, failed: ended.failed, stopReason: ended.stopReason },
