@@ -55,13 +55,9 @@ export async function replyToTicketAsPerson(ctx: Context, caller: PersonCaller, 
   const language = languageOrEnglish(ticket.language);
   const mail = compose(language, { subject: REPLY_SUBJECT[language](agent.name ?? 'Parley', ticket.number), blocks: [{ text: body }] });
   const { entry, mailId } = await ctx.db.transaction().execute(async (trx) => {
-    // As store.addEntry does, inside this transaction: the entry and its mail exist together or not at all.
-    await trx.updateTable('tickets').set({ last_activity_at: now }).where('id', '=', ticket.id).execute();
-    const entry = await trx
-      .insertInto('ticket_entries')
-      .values({ id: entryId, ticket_id: ticket.id, kind: 'team', body, from_address: caller.email, mail_error: null, created_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    // The entry and its mail exist together or not at all.
+    const entry = await store.insertEntry(trx, agentId, { id: entryId, ticket_id: ticket.id, kind: 'team', body, from_address: caller.email, mail_error: null, created_at: now }, now);
+    if (!entry) throw errors.notFound('ticket');
     const threading = replyThreading(ctx.config.publicUrl, ticket.id, earlierReplies, entryId);
     const mailId = await ctx.mailer.record(trx, { to: ticket.email, fromName: agent.name ?? undefined, ...threading, ...mail });
     if (mailId) await sql`update ticket_entries set mail_id = ${mailId} where id = ${entryId}`.execute(trx);

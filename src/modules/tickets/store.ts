@@ -126,18 +126,21 @@ export async function setStatus(db: Db, agentId: string, ticketId: string, statu
 
 /** Adds an entry and moves the ticket's lastActivityAt to it, together; undefined when the ticket is gone. */
 export async function addEntry(db: Db, agentId: string, entry: TicketEntryRow, now: Date): Promise<TicketEntry | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const touched = await trx
-      .updateTable('tickets')
-      .set({ last_activity_at: entry.created_at })
-      .where('id', '=', entry.ticket_id)
-      .where('agent_id', '=', agentId)
-      .where(notExpired(now))
-      .returning('id')
-      .executeTakeFirst();
-    if (!touched) return undefined;
-    return trx.insertInto('ticket_entries').values(entry).returningAll().executeTakeFirstOrThrow();
-  });
+  return db.transaction().execute((trx) => insertEntry(trx, agentId, entry, now));
+}
+
+/** An entry and the ticket's last activity, within the caller's transaction; undefined when the ticket is gone or expired. */
+export async function insertEntry(trx: Db, agentId: string, entry: TicketEntryRow, now: Date): Promise<TicketEntry | undefined> {
+  const touched = await trx
+    .updateTable('tickets')
+    .set({ last_activity_at: entry.created_at })
+    .where('id', '=', entry.ticket_id)
+    .where('agent_id', '=', agentId)
+    .where(notExpired(now))
+    .returning('id')
+    .executeTakeFirst();
+  if (!touched) return undefined;
+  return trx.insertInto('ticket_entries').values(entry).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function deleteExpiredTickets(db: Db, now: Date): Promise<number> {
