@@ -10,7 +10,7 @@ import type { PersonCaller } from './principal.ts';
 import { requireAdmin, requireOwner } from './principal.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
-import { signInPage } from './sign-in-page.ts';
+import { SIGN_IN_POLICY, signInPage } from './sign-in-page.ts';
 import { deleteTicketAsPerson, replyToTicketAsPerson } from '../tickets/dashboard.ts';
 import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
 
@@ -63,9 +63,10 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      // The token is in the address: no other site may learn it from a Referer.
-      .header('referrer-policy', 'no-referrer')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+      // The token is in the address: no other site may learn it from a Referer. Not no-referrer:
+      // under it a browser sends Origin: null with the form's POST, which the guard refuses.
+      .header('referrer-policy', 'same-origin')
+      .header('content-security-policy', SIGN_IN_POLICY)
       .send(signInPage(request.query.token ?? '')),
   );
   // Only this POST uses the link, so a mail scanner that opens (GETs) it leaves it usable.

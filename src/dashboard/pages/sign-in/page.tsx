@@ -1,0 +1,79 @@
+/**
+ * /app signed out: a sign-in link by mail (the first way, names fixed by the operator
+ * contract: "E-mail", "Send sign-in link"), or a password. No passkey button: the
+ * service has no passkey routes yet.
+ */
+import { useState } from 'preact/hooks';
+import { ApiError, send } from '../../api.ts';
+import { asApiError } from '../../data.ts';
+import { t } from '../../i18n/index.ts';
+import type { Me } from '../../types.ts';
+import { Button, ErrorNotice, Notice, TextField } from '../../components/index.ts';
+
+export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
+  const [way, setWay] = useState<'link' | 'password'>('link');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [sentTo, setSentTo] = useState<string>();
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      if (way === 'link') {
+        await send('POST', '/sign-in/links', { email });
+        setSentTo(email);
+      } else {
+        onSignedIn(await send<Me>('POST', '/sign-in/password', { email, password }));
+      }
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fieldErrors = error?.details.length ? error : undefined;
+
+  return (
+    <main id="main" class="signed-out">
+      <div class="card sign-in">
+        <h1>{t('signIn.title')}</h1>
+        {sentTo ? (
+          <>
+            <Notice kind="success">{t('signIn.sent', { email: sentTo })}</Notice>
+            <Button kind="quiet" onClick={() => setSentTo(undefined)}>
+              {t('signIn.again')}
+            </Button>
+          </>
+        ) : (
+          <form onSubmit={submit} noValidate>
+            {error && !fieldErrors ? <ErrorNotice error={error} /> : <Notice kind="error" />}
+            <TextField label={t('signIn.email')} type="email" autoComplete="email" value={email} onInput={setEmail} error={fieldErrors?.field('email')} />
+            {way === 'password' && (
+              <TextField label={t('signIn.password')} type="password" autoComplete="current-password" value={password} onInput={setPassword} error={fieldErrors?.field('password')} />
+            )}
+            <div class="form-actions">
+              <Button kind="primary" type="submit" busy={busy}>
+                {way === 'link' ? t('signIn.send') : t('signIn.withPassword')}
+              </Button>
+            </div>
+          </form>
+        )}
+        {!sentTo && (
+          <Button
+            kind="quiet"
+            onClick={() => {
+              setWay(way === 'link' ? 'password' : 'link');
+              setError(undefined);
+            }}
+          >
+            {way === 'link' ? t('signIn.passwordWay') : t('signIn.linkWay')}
+          </Button>
+        )}
+      </div>
+    </main>
+  );
+}
