@@ -73,13 +73,13 @@ export async function send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path:
   return (await call<{ data: T }>(method, path, body)).data;
 }
 
-/** Every page of a list (the dashboard's lists are short: agents, sources of one agent). */
-export async function list<T>(path: string, limit = 100): Promise<T[]> {
+/** Every page of a list, following nextCursor (the dashboard's lists are short: agents, the sources of one agent). */
+export async function list<T>(path: string): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | null = null;
   do {
     const separator = path.includes('?') ? '&' : '?';
-    const page: ListReply<T> = await call('GET', `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page: ListReply<T> = await call('GET', cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path);
     items.push(...page.data);
     cursor = page.pagination?.nextCursor ?? null;
   } while (cursor);

@@ -32,6 +32,8 @@ export function useLocation(): string {
     const update = () => setPath(currentPath());
     listeners.add(update);
     addEventListener('popstate', update);
+    // A child's effect may have navigated before this one subscribed (a redirect on the first render).
+    update();
     return () => {
       listeners.delete(update);
       removeEventListener('popstate', update);
