@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
-import { get } from '../../api.ts';
-import { useData } from '../../data.ts';
+import type { Loaded } from '../../data.ts';
 import { t } from '../../i18n/index.ts';
 import { USE_CASES, type Preset, type SetupGuide, type UseCase } from '../../types.ts';
 import { Badge, Button, ErrorNotice } from '../../components/index.ts';
@@ -10,8 +9,7 @@ import { Badge, Button, ErrorNotice } from '../../components/index.ts';
  * spec 4.4) per use case (purpose, recommended features with their reasons, sources to gather,
  * the ten test questions), then the "New agent" dialog with that use case chosen.
  */
-export function FirstRun({ onStart }: { onStart: (useCase: UseCase) => void }) {
-  const guide = useData(() => get<SetupGuide>('/v1/setup-guide'), []);
+export function FirstRun({ guide, onStart }: { guide: Loaded<SetupGuide>; onStart: (useCase: UseCase) => void }) {
   const [useCase, setUseCase] = useState<UseCase>('general');
   const preset = guide.data?.presets.find((p) => p.useCase === useCase);
   return (

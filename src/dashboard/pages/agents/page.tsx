@@ -1,10 +1,10 @@
 /** Agents: the list with status and last training, "New agent", delete; the first run when there is none yet. */
 import { useState } from 'preact/hooks';
-import { list } from '../../api.ts';
+import { get, list } from '../../api.ts';
 import { takeFlash, useData } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent, UseCase } from '../../types.ts';
+import type { Agent, SetupGuide, UseCase } from '../../types.ts';
 import { Badge, Button, EmptyState, ErrorNotice, Notice, PageHeader, Table } from '../../components/index.ts';
 import { NewAgentDialog } from './new-agent.tsx';
 import { DeleteAgentDialog } from './delete-agent.tsx';
@@ -12,6 +12,8 @@ import { FirstRun } from './first-run.tsx';
 
 export default function AgentsPage(_props: PageProps) {
   const agents = useData(() => list<Agent>('/v1/agents'), []);
+  // Asked beside the list (one round trip, not two in a row): the first run needs it when the list is empty.
+  const guide = useData(() => get<SetupGuide>('/v1/setup-guide'), []);
   const [creating, setCreating] = useState<UseCase>();
   const [deleting, setDeleting] = useState<Agent>();
   const [message, setMessage] = useState<string | undefined>(takeFlash);
@@ -28,7 +30,7 @@ export default function AgentsPage(_props: PageProps) {
       />
       <Notice kind="success">{message}</Notice>
       {agents.error && <ErrorNotice error={agents.error} />}
-      {agents.data && agents.data.length === 0 && <FirstRun onStart={setCreating} />}
+      {agents.data && agents.data.length === 0 && <FirstRun guide={guide} onStart={setCreating} />}
       {agents.data && agents.data.length > 0 && (
         <Table
           caption={t('agents.title')}
