@@ -19,8 +19,8 @@ export interface DashboardHarness {
   newPage(options?: { locale?: string; width?: number; height?: number }): Promise<Page>;
   /** A new workspace owned by `email` (an address of its own per test keeps the outbox unambiguous). */
   newWorkspace(email: string, options?: { name?: string; plan?: string }): Promise<string>;
-  /** Opens /app signed out, asks for a sign-in link for `email`, opens the link from the outbox: the page is then signed in. */
-  signInByMail(page: Page, email: string): Promise<void>;
+  /** Opens /app signed out, asks for a sign-in link for `email`, opens the link from the outbox: the page is then signed in. Returns the link. */
+  signInByMail(page: Page, email: string): Promise<string>;
   /** Signs the page's context in as a person of the workspace without the mail (a session cookie from an operator link). */
   signInDirectly(page: Page, workspaceId: string, email?: string): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +55,7 @@ export async function startDashboard(options: ServiceOptions = {}): Promise<Dash
       // The link's page submits itself: the browser lands on the dashboard, signed in.
       await page.goto(new URL(link).pathname + new URL(link).search);
       await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      return link;
     },
     signInDirectly: async (page, workspaceId, email) => {
       const person = await signIn(service, workspaceId, email);

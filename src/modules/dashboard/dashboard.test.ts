@@ -80,10 +80,19 @@ describe('in Chromium', () => {
     await page.goto('/app');
     await expectNoSeriousAxeViolations(page, 'the sign-in page');
     await expectFitsPhoneWidth(page, 'the sign-in page');
-    await dash.signInByMail(page, email);
-    assert.equal(new URL(page.url()).pathname, '/app/agents');
+    const lastLink = await dash.signInByMail(page, email);
+    await page.waitForURL((url) => url.pathname === '/app/agents');
     const nav = page.getByRole('navigation', { name: 'Main' });
     for (const name of ['Agents', 'Inbox', 'Analytics', 'Webhooks', 'API keys', 'Settings']) await nav.getByRole('link', { name, exact: true }).waitFor();
+    // The link works once: opened again, it leads back to the sign-in page, which says so.
+    const used = await page.context().browser()!.newContext({ baseURL: dash.service.url });
+    const again = await used.newPage();
+    await again.goto(lastLink);
+    await again.getByRole('alert').filter({ hasText: 'used already or has expired' }).waitFor();
+    await again.getByRole('textbox', { name: 'E-mail' }).waitFor();
+    await expectNoSeriousAxeViolations(again, 'the sign-in page after a used link');
+    await used.close();
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('textbox', { name: 'E-mail' }).waitFor();
     await page.goto('/app/agents');

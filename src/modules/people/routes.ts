@@ -71,7 +71,16 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
   );
   // Only this POST uses the link, so a mail scanner that opens (GETs) it leaves it usable.
   app.post('/sign-in', { schema: { body: z.object({ token: z.string().max(200) }) } }, async (request, reply) => {
-    const token = await people.signInWithLink(ctx, request.body.token, userAgentOf(request));
+    let token: string;
+    try {
+      token = await people.signInWithLink(ctx, request.body.token, userAgentOf(request));
+    } catch (error) {
+      // The page's form (a browser): back to the dashboard's sign-in page, which says the link did not work; JSON callers get the error.
+      if (request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') && (error as { code?: string }).code === 'unauthorized') {
+        return reply.redirect(`${DASHBOARD_PREFIX}?signIn=failed`, 303);
+      }
+      throw error;
+    }
     return setSession(ctx, reply, token).redirect(DASHBOARD_PREFIX, 303);
   });
 

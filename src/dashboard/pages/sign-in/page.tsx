@@ -16,6 +16,8 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [password, setPassword] = useState('');
   const [sentTo, setSentTo] = useState<string>();
   const [error, setError] = useState<ApiError>();
+  // A sign-in link's form that failed (used, expired or unknown) comes back here with ?signIn=failed.
+  const [linkFailed] = useState(() => new URLSearchParams(location.search).get('signIn') === 'failed');
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: Event) => {
@@ -50,7 +52,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
           </>
         ) : (
           <form onSubmit={submit} noValidate>
-            {error && !fieldErrors ? <ErrorNotice error={error} /> : <Notice kind="error" />}
+            {error && !fieldErrors ? <ErrorNotice error={error} /> : <Notice kind="error">{linkFailed && !sentTo ? t('signIn.linkFailed') : undefined}</Notice>}
             <TextField label={t('signIn.email')} type="email" autoComplete="email" value={email} onInput={setEmail} error={fieldErrors?.field('email')} />
             {way === 'password' && (
               <TextField label={t('signIn.password')} type="password" autoComplete="current-password" value={password} onInput={setPassword} error={fieldErrors?.field('password')} />
