@@ -6,7 +6,8 @@
  * Also held here, because the guides are read by owners, not developers: they
  * name only settings and commands that exist, they do not send a reader into
  * the internals (docs/*.md, the source, migrations, spec sections), and the
- * webhook guide's verification code accepts a delivery signed as Parley signs it.
+ * webhook guide's verification code accepts a delivery signed as Parley signs it,
+ * and the widget guide's identity code signs an address as Parley verifies it.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signatureHeader } from '../src/modules/webhooks/delivery.ts';
+import { identityHash } from '../src/modules/visitors/identity.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GUIDES = path.join(ROOT, 'docs', 'guides');
@@ -210,6 +212,27 @@ describe("the webhook guide's verification code accepts Parley's signature", () 
       assert.equal(verify(Buffer.from(body), signatureHeader(secret, body, new Date(Date.now() - 301_000)), secret), false, 'more than 300 s old');
       assert.equal(verify(Buffer.from(body), undefined, secret), false, 'no header');
       assert.equal(verify(Buffer.from(body), 't=1,v1=zz', secret), false, 'a malformed header');
+    });
+  }
+});
+
+describe("the widget guide's identity code signs an address as Parley verifies it", () => {
+  for (const language of LANGUAGES) {
+    test(`docs/guides/${language}/widget.md: the Node.js identityHash gives the hash the service accepts`, async () => {
+      const guide = parsed.get(path.join(GUIDES, language, 'widget.md'))!;
+      const block = guide.codeBlocks.find((b) => b.info === 'js' && b.lines.some((l) => l.startsWith('export function identityHash')));
+      assert.ok(block, 'a js block with export function identityHash');
+      const start = block.lines.findIndex((l) => l.startsWith('export function identityHash'));
+      const end = block.lines.indexOf('}', start);
+      const source = [`import { createHmac } from 'node:crypto';`, ...block.lines.slice(start, end + 1)].join('\n');
+      const guideHash = ((await import(`data:text/javascript;base64,${Buffer.from(source).toString('base64')}`)) as {
+        identityHash: (email: string, secret: string) => string;
+      }).identityHash;
+      const secret = 'is_0123456789abcdefghijABCDEFGHIJ0123456789abcdef';
+      for (const email of ['lena@vos.example.org', 'Zoë.Çelik@example.com']) {
+        assert.equal(guideHash(email, secret), identityHash(secret, email), email);
+      }
+      assert.notEqual(guideHash('Lena@vos.example.org', secret), identityHash(secret, 'lena@vos.example.org'), 'the address is signed as written');
     });
   }
 });
