@@ -7,6 +7,7 @@ import { clientErrorRenderer, frameworkErrorRenderer, installErrorHandling, notF
 import { rejectingUnstorableText, requireDeclaredParams } from './http/text-guard.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { openResponseSchemas } from './http/openapi.ts';
+import { inDutch } from './http/openapi-languages.ts';
 import { checkingSerializer, compiledSerializer } from './http/serializer.ts';
 import { authenticate } from './http/auth.ts';
 import { auditRoutes } from './http/audit-hook.ts';
@@ -92,6 +93,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       api.setNotFoundHandler(notFound);
       api.addHook('onRoute', auditRoutes(ctx));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      // The same document in Dutch, its prose from src/http/openapi.nl.ts (docs/api-conventions.md).
+      api.get('/openapi.nl.json', { schema: { hide: true } }, async () => inDutch(app.swagger()));
       await workspaceRoutes(api, ctx);
       for (const register of apiModules) await register(api, ctx);
     },
