@@ -17,6 +17,7 @@ import { normaliseAllowedOrigins } from './origins.ts';
 import { LANGUAGES, type ActionPatch, type Agent, type CreateAgentInput, type Language, type PatchAgentInput } from './schemas.ts';
 import { deepMerge, defaultSettings, orderLanguages, pruneTranslations, withDefaults, type AgentSettings } from './settings.ts';
 import * as store from './store.ts';
+import { saveMailbox, withMailbox } from '../email-channel/mailbox.ts';
 
 export type { AgentSettings } from './settings.ts';
 
@@ -140,6 +141,8 @@ export async function updateAgent(ctx: Context, auth: Auth, agentId: string, pat
   const ref = await requireAgent(ctx, auth, agentId, { active: true });
   const current = await loadAgent(ctx, ref);
   const next = applyPatch(ctx, auth.plan, settingsOf(current), patch);
+  // The IMAP password is kept sealed beside the agent, never in its settings (docs/email.md, "IMAP").
+  if (patch.emailChannel?.imap !== undefined) await saveMailbox(ctx, ref.id, current.emailChannel.imap, next.emailChannel.imap, patch.emailChannel.imap?.password);
   const row = await store.updateAgentSettings(ctx.db, ref.workspaceId, ref.id, next, ctx.clock.now());
   if (!row) throw errors.notFound('agent');
   await agentsChanged(ctx, ref.workspaceId);
@@ -164,6 +167,7 @@ export function applyPatch(ctx: Context, plan: Plan, current: AgentSettings, pat
   if (patch.calendlyUrl) requireHttps(patch.calendlyUrl, 'calendlyUrl');
   checkLeadCapture(next.leadCapture);
   checkTickets(next.tickets);
+  if (patch.emailChannel?.imap !== undefined) next.emailChannel = withMailbox(next.emailChannel, current.emailChannel.imap, patch.emailChannel.imap);
   if (next.emailChannel.enabled && !next.emailChannel.address) {
     throw errors.invalidField('emailChannel.address', 'The e-mail channel needs the address whose mail the agent answers.');
   }
@@ -177,7 +181,7 @@ function checkPlanFeatures(ctx: Context, plan: Plan, patch: PatchAgentInput): vo
     if (!model) throw errors.invalidField('model', `There is no model "${patch.model}"; GET /models lists them.`);
     if (!ctx.models.allowed(model, plan)) throw errors.modelNotAllowed(patch.model);
   }
-  if (patch.emailChannel?.enabled === true && !plan.integrations) throw errors.integrationsNotInPlan();
+  if ((patch.emailChannel?.enabled === true || patch.emailChannel?.imap) && !plan.integrations) throw errors.integrationsNotInPlan();
   if (patch.attachmentsEnabled === true && !plan.visitorFiles) {
     throw errors.invalidField('attachmentsEnabled', 'The plan does not let visitors send files (Studio and up).');
   }
