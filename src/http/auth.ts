@@ -3,8 +3,8 @@ import type { Context } from '../context.ts';
 import { API_KEY_PATTERN, equalInConstantTime, fingerprint } from '../platform/crypto.ts';
 import { findKeyByFingerprint, type KeyWithWorkspace } from '../modules/workspace/store.ts';
 import type { LimitResult } from '../platform/limiter.ts';
-import { planOf, type Plan } from '../modules/workspace/plans.ts';
-import { errors } from './errors.ts';
+import { planOf, type Plan } from '../domain/plans.ts';
+import { errors } from '../domain/errors.ts';
 import { VersionedCache, versionNames } from '../platform/versions.ts';
 
 export type Scope = 'read' | 'chat' | 'manage';

@@ -6,7 +6,7 @@ import type { Context } from '../context.ts';
 import { requireScope, scopeAllows, type Auth } from '../http/auth.ts';
 import { targetOf } from '../http/audit-hook.ts';
 import { detailsOfIssue, type ValidationEntry } from '../http/error-handler.ts';
-import { ApiError, errors } from '../http/errors.ts';
+import { ApiError, errors } from '../domain/errors.ts';
 import { withoutSafeIntegerBounds } from '../http/openapi.ts';
 import { compiledSerializer } from '../http/serializer.ts';
 import { rejectingUnstorableText } from '../http/text-guard.ts';

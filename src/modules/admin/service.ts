@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { ApiError, errors } from '../../http/errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
+import { ApiError, errors } from '../../domain/errors.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
 import { equalInConstantTime, fingerprint, newAdminToken, newApiKey } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import { isUniqueViolation } from '../../platform/db.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { listAudit, recordAudit } from '../audit/store.ts';
 import { countLiveKeys, getWorkspace, listWorkspacesPage, type WorkspaceRow } from '../workspace/store.ts';
-import { planOf, type PlanId } from '../workspace/plans.ts';
+import { planOf, type PlanId } from '../../domain/plans.ts';
 import { afterPlanChange } from './plan-change.ts';
 import { setOwnerByEmail } from '../people/service.ts';
 

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import type { Agent } from './schemas.ts';
 import { presentAgent } from './service.ts';

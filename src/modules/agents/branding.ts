@@ -4,7 +4,7 @@
  */
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { SafeFetchError } from '../../platform/safe-fetch.ts';
 import { agentsChanged, requireAgent } from './access.ts';

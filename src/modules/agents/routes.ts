@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { commonErrors, errorBody, list, single } from '../../http/schemas.ts';
 import { publicImage, removeImage, setImage } from './branding.ts';
 import { agentParams, agentSchema, createAgentBody, createdAgentSchema, embedSchema, imageBody, imageParams, patchAgentBody } from './schemas.ts';

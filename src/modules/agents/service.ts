@@ -4,14 +4,14 @@
  */
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { ApiError, errors } from '../../http/errors.ts';
+import { ApiError, errors } from '../../domain/errors.ts';
 import { iso } from '../../http/schemas.ts';
 import { newId } from '../../platform/ids.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { startCrawl } from '../knowledge/crawl/service.ts';
 import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';
 import { PRESETS } from '../workspace/presets.ts';
-import type { Plan } from '../workspace/plans.ts';
+import type { Plan } from '../../domain/plans.ts';
 import { agentsChanged, requireAgent, type AgentRef } from './access.ts';
 import { normaliseAllowedOrigins } from './origins.ts';
 import { LANGUAGES, type ActionPatch, type Agent, type CreateAgentInput, type Language, type PatchAgentInput } from './schemas.ts';

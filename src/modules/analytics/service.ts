@@ -4,7 +4,7 @@
  */
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { utcDay } from '../../platform/clock.ts';
 import { requireAgent } from '../agents/access.ts';
 import { pageTitles } from '../chat/store.ts';

@@ -8,13 +8,13 @@
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { utcDay } from '../../platform/clock.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import type { AgentRef } from '../agents/access.ts';
 import { recordAudit } from '../audit/store.ts';
-import { planOf } from '../workspace/plans.ts';
+import { planOf } from '../../domain/plans.ts';
 import { withMessagesOf } from './conversations.ts';
 import type { ExportCover, ExportedConversation } from './export-pdf.ts';
 import type { FromRenderer, ToRenderer } from './export-pdf.worker.ts';

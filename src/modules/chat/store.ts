@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../platform/db.ts';
-import type { Position } from '../../http/paging.ts';
+import type { Position } from '../../domain/paging.ts';
 
 export type Channel = 'widget' | 'iframe' | 'api' | 'playground' | 'email';
 export const CHANNELS = ['widget', 'iframe', 'api', 'playground', 'email'] as const;

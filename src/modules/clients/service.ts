@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors, type ErrorDetail } from '../../http/errors.ts';
+import { errors, type ErrorDetail } from '../../domain/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { requireAgent } from '../agents/access.ts';

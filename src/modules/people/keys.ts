@@ -1,5 +1,5 @@
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { endKey, issueKey, type NewKey } from '../admin/service.ts';
 import { audit } from './service.ts';
 import { requireAdmin, type PersonCaller } from './principal.ts';

@@ -1,5 +1,5 @@
-import { errors } from '../../http/errors.ts';
-import type { Plan } from '../workspace/plans.ts';
+import { errors } from '../../domain/errors.ts';
+import type { Plan } from '../../domain/plans.ts';
 import type { Role } from './store.ts';
 
 /**

@@ -1,13 +1,13 @@
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Context } from '../../context.ts';
-import { ApiError, errors } from '../../http/errors.ts';
+import { ApiError, errors } from '../../domain/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from '../../platform/limiter.ts';
 import { admitMailTo } from '../../platform/mail.ts';
 import { recordAudit } from '../audit/store.ts';
 import { getWorkspace } from '../workspace/store.ts';
-import { planOf } from '../workspace/plans.ts';
+import { planOf } from '../../domain/plans.ts';
 import { inviteMail, signInMail } from './mails.ts';
 import type { PersonCaller } from './principal.ts';
 import * as store from './store.ts';

@@ -1,6 +1,6 @@
 /** The dashboard-only ticket verbs (spec 1.5), for signed-in people (docs/people.md). */
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { audit } from '../people/service.ts';
 import { requireAgent, type PersonCaller } from '../people/principal.ts';
 import { sql } from 'kysely';

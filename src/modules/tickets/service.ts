@@ -6,9 +6,9 @@
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { withoutBidiControls } from '../../http/text-guard.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { admitMailTo } from '../../platform/mail.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';

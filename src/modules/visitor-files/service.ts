@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { requireAgent } from '../agents/access.ts';

@@ -1,6 +1,6 @@
 /** The dashboard-only webhook verbs (spec 1.5), for owners and admins (docs/people.md). */
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { audit } from '../people/service.ts';
 import { requireAdmin, type PersonCaller } from '../people/principal.ts';
 

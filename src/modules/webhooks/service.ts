@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { namesPrivateHost, SafeFetchError } from '../../platform/safe-fetch.ts';
 import { requireAgent } from '../agents/access.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLAN_IDS } from './plans.ts';
+import { PLAN_IDS } from '../../domain/plans.ts';
 
 export const scopeSchema = z.enum(['read', 'chat', 'manage']);
 

@@ -1,8 +1,8 @@
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { workspaceWithUsage } from './store.ts';
-import { planOf } from './plans.ts';
+import { planOf } from '../../domain/plans.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { VersionedCache } from '../../platform/versions.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { workspaceWithUsage } from './store.ts';
 import { PRESETS } from './presets.ts';
 
