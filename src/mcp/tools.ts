@@ -1,5 +1,5 @@
 import type { Context } from '../context.ts';
-import type { Auth } from '../http/auth.ts';
+import type { KeyCaller } from '../domain/principal.ts';
 import { requireAgent, requireAgentSettings } from '../modules/agents/access.ts';
 import { removeImage, setImage } from '../modules/agents/branding.ts';
 import * as agents from '../modules/agents/service.ts';
@@ -50,7 +50,7 @@ export interface ToolSpec {
   /** The plan feature REST requires (402 below it): keys of a plan without it are not shown the tool. */
   planFeature?: 'clients';
   /** The REST reply body ({ data } or { data, pagination }) for this principal. */
-  run(ctx: Context, auth: Auth, input: ToolInput): Promise<unknown>;
+  run(ctx: Context, auth: KeyCaller, input: ToolInput): Promise<unknown>;
 }
 
 const read: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -61,7 +61,7 @@ const erase: ToolHints = replace;
 
 const single = (data: unknown) => ({ data });
 const page = (result: { items: unknown[]; nextCursor: string | null }) => ({ data: result.items, pagination: { nextCursor: result.nextCursor } });
-const agentOf = (ctx: Context, auth: Auth, input: ToolInput, options?: { active: true }) => requireAgent(ctx, auth, input.params.id, options);
+const agentOf = (ctx: Context, auth: KeyCaller, input: ToolInput, options?: { active: true }) => requireAgent(ctx, auth, input.params.id, options);
 
 /**
  * One tool per operation of the public API a key may use (spec 1.6, 4.2),

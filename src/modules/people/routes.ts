@@ -6,8 +6,7 @@ import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
 import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
 import { equalInConstantTime } from '../../platform/crypto.ts';
-import type { PersonCaller } from './principal.ts';
-import { requireAdmin, requireOwner } from './principal.ts';
+import { requireRole, type PersonCaller } from '../../domain/principal.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
 import { signInPage } from './sign-in-page.ts';
@@ -142,19 +141,19 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
   }));
 
   app.get('/api/people', { config: signedIn }, async (request) => {
-    requireAdmin(request.person);
+    requireRole(request.person, 'admin');
     return { data: await people.listPeople(ctx, request.person), pagination: { nextCursor: null } };
   });
   app.post(
     '/api/invitations',
     { config: signedIn, schema: { body: z.strictObject({ email: emailSchema, role: z.enum(['admin', 'member']), agentIds: agentIdsSchema }) } },
     async (request, reply) => {
-      requireAdmin(request.person);
+      requireRole(request.person, 'admin');
       return reply.status(201).send({ data: await people.invite(ctx, request.person, request.body, request.id) });
     },
   );
   app.delete('/api/invitations/:email', { config: signedIn, schema: { params: z.object({ email: emailSchema }) } }, async (request) => {
-    requireAdmin(request.person);
+    requireRole(request.person, 'admin');
     await people.withdrawInvitation(ctx, request.person, request.params.email, request.id);
     return { data: { email: request.params.email, withdrawn: true } };
   });
@@ -163,12 +162,12 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     '/api/people/:personId',
     { config: signedIn, schema: { params: personParams, body: z.strictObject({ role: z.enum(['admin', 'member']), agentIds: agentIdsSchema }) } },
     async (request) => {
-      requireAdmin(request.person);
+      requireRole(request.person, 'admin');
       return { data: await people.changeRole(ctx, request.person, request.params.personId, request.body, request.id) };
     },
   );
   app.delete('/api/people/:personId', { config: signedIn, schema: { params: personParams } }, async (request) => {
-    requireAdmin(request.person);
+    requireRole(request.person, 'admin');
     await people.removePerson(ctx, request.person, request.params.personId, request.id);
     return { data: { id: request.params.personId, removed: true } };
   });
@@ -193,7 +192,7 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
   }));
 
   app.post('/api/ownership', { config: signedIn, schema: { body: z.strictObject({ personId: z.string().max(64) }) } }, async (request) => {
-    requireOwner(request.person);
+    requireRole(request.person, 'owner');
     await people.handOver(ctx, request.person, request.body.personId, request.id);
     return { data: { ownerId: request.body.personId } };
   });
