@@ -107,6 +107,15 @@ export function isLimitedToAgents(caller: Principal): boolean {
   return caller.agentIds !== null;
 }
 
+/**
+ * Test (playground) conversations are hidden from a key tied to one agent
+ * (spec 5); every person sees them: the playground is the dashboard's, a
+ * limited member's included.
+ */
+export function seesTestConversations(caller: Principal): boolean {
+  return caller.kind === 'person' || caller.agentId === null;
+}
+
 /** Client fees (spec 2.12) are for a manage key, an owner and an admin. */
 export function seesFees(caller: Principal): boolean {
   return caller.kind === 'key' ? caller.scope === 'manage' : caller.role !== 'member';

@@ -234,10 +234,15 @@ export async function endKey(ctx: Context, workspaceId: string, keyId: string): 
   return true;
 }
 
+function auditActorKind(row: { key_id: string | null; person_id: string | null }): 'key' | 'person' | 'operator' {
+  return row.key_id !== null ? 'key' : row.person_id !== null ? 'person' : 'operator';
+}
+
 export async function listAuditEntries(ctx: Context, workspaceId: string) {
   await workspaceOrThrow(ctx, workspaceId);
   const rows = await listAudit(ctx.db, workspaceId, 1000);
-  return rows.map((r) => ({ id: r.id, keyId: r.key_id, personId: r.person_id, action: r.action, target: r.target, requestId: r.request_id, createdAt: r.created_at.toISOString() }));
+  // `by` says which kind of caller made the change: a key, a person in the dashboard, or the operator (neither).
+  return rows.map((r) => ({ id: r.id, by: auditActorKind(r), keyId: r.key_id, personId: r.person_id, action: r.action, target: r.target, requestId: r.request_id, createdAt: r.created_at.toISOString() }));
 }
 
 export async function listOutbox(ctx: Context) {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { pipeUIMessageStreamToResponse, type UIMessageChunk } from 'ai';
 import type { Context } from '../../context.ts';
-import { actorOf, isLimitedToAgents, type Principal } from '../../domain/principal.ts';
+import { actorOf, seesTestConversations, type Principal } from '../../domain/principal.ts';
 import { commonErrors, list, single } from '../../http/schemas.ts';
 import { requireAgent, requireAgentSettings } from '../agents/access.ts';
 import { agentParams } from '../agents/schemas.ts';
@@ -15,7 +15,7 @@ import { agentConversationParams, chatBody, chatReply, conversationListQuery, co
 const tags = ['chat'];
 
 export function askerOf(auth: Principal): Asker {
-  return { workspaceId: auth.workspaceId, plan: auth.plan, seesTests: !isLimitedToAgents(auth) };
+  return { workspaceId: auth.workspaceId, plan: auth.plan, seesTests: seesTestConversations(auth) };
 }
 
 /** A key's question (REST and MCP): `test` files it in a playground conversation, otherwise channel api. */

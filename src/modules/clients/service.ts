@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { isLimitedToAgents, requireAgentReach, seesFees, type Principal } from '../../domain/principal.ts';
+import { isLimitedToAgents, requireAgentReach, requireRole, seesFees, type Principal } from '../../domain/principal.ts';
 import { errors, type ErrorDetail } from '../../domain/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { randomBase62 } from '../../platform/ids.ts';
@@ -51,6 +51,8 @@ export async function getClient(ctx: Context, auth: Principal, agentId: string):
  * replies to its reports go to the workspace owner's address.
  */
 export async function putClient(ctx: Context, auth: Principal, agentId: string, input: ClientInput): Promise<ClientReply> {
+  // A client's settings carry its fees: changing them is for owners and admins (docs/people.md).
+  requireRole(auth, 'admin');
   const agent = await requireClientAgent(ctx, auth, agentId);
   const now = ctx.clock.now();
   const existing = await store.findClient(ctx.db, agent.workspaceId, agent.id);
@@ -112,6 +114,8 @@ export async function putClient(ctx: Context, auth: Principal, agentId: string, 
 
 /** Takes the client off: its archive link stops at once and no more reports are made; the agent and its conversations stay. */
 export async function deleteClient(ctx: Context, auth: Principal, agentId: string): Promise<ClientReply> {
+  // A client's settings carry its fees: changing them is for owners and admins (docs/people.md).
+  requireRole(auth, 'admin');
   const agent = await requireClientAgent(ctx, auth, agentId);
   if (!(await store.deleteClient(ctx.db, agent.workspaceId, agent.id))) throw errors.notFound('client');
   return clientView(ctx, undefined, seesFees(auth));
@@ -119,6 +123,8 @@ export async function deleteClient(ctx: Context, auth: Principal, agentId: strin
 
 /** A new archive link; the old one stops at once, also where it is written in reports already sent. */
 export async function rotateReportLink(ctx: Context, auth: Principal, agentId: string): Promise<ClientReply> {
+  // A client's settings carry its fees: changing them is for owners and admins (docs/people.md).
+  requireRole(auth, 'admin');
   const agent = await requireClientAgent(ctx, auth, agentId);
   const existing = await store.findClient(ctx.db, agent.workspaceId, agent.id);
   if (!existing) throw errors.notFound('client');
