@@ -11,6 +11,7 @@ import { createExport } from '../modules/chat/export.ts';
 import { askerOf, exporterOf, keyQuestion } from '../modules/chat/routes.ts';
 import { answer } from '../modules/chat/service.ts';
 import { cancelLatestCrawl, getLatestCrawl, listLatestCrawlPages } from '../modules/knowledge/crawl/service.ts';
+import { createAgentWithWebsite } from '../modules/knowledge/crawl/agent-creation.ts';
 import { sourceView, sourceWithContentView } from '../modules/knowledge/routes.ts';
 import { addSource, deleteSource, getSource, listSources, retrain } from '../modules/knowledge/service.ts';
 import { deleteLead, getLead, listLeads } from '../modules/leads/service.ts';
@@ -120,7 +121,7 @@ export const TOOLS: ToolSpec[] = [
       'Creates a new agent from a name and a use case, optionally with instructions, a welcome message, a language and a website to crawl straight away as its first source. Returns the agent (plus the crawl it started, or why it could not). Costs one agent of the plan\'s allowance.',
     hints: fetching,
     untiedOnly: true,
-    run: async (ctx, auth, { payload }) => single(await agents.createAgent(ctx, auth, payload)),
+    run: async (ctx, auth, { payload }) => single(await createAgentWithWebsite(ctx, auth, payload)),
   },
   {
     name: 'update_agent',

@@ -4,11 +4,10 @@
  */
 import type { Context } from '../../context.ts';
 import { isLimitedToAgents, type Principal } from '../../domain/principal.ts';
-import { ApiError, errors } from '../../domain/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { iso } from '../../http/schemas.ts';
 import { newId } from '../../platform/ids.ts';
 import { versionNames } from '../../platform/versions.ts';
-import { startCrawl } from '../knowledge/crawl/service.ts';
 import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';
 import { PRESETS } from '../workspace/presets.ts';
 import type { Plan } from '../../domain/plans.ts';
@@ -43,7 +42,11 @@ export async function loadAgent(ctx: Context, agent: AgentRef): Promise<Agent> {
 
 export type CreatedAgent = Agent & { crawl?: { id: string; status: string }; crawlError?: { code: string; message: string } };
 
-export async function createAgent(ctx: Context, auth: Principal, input: CreateAgentInput): Promise<CreatedAgent> {
+/**
+ * Makes the agent. A website to crawl at creation is the knowledge area's
+ * (knowledge/crawl/agent-creation.ts, createAgentWithWebsite), which calls this.
+ */
+export async function createAgent(ctx: Context, auth: Principal, input: Omit<CreateAgentInput, 'website'>): Promise<Agent> {
   // A tied key (or a member limited to some agents) sees only its own agents: one it made could never be reached with it.
   if (isLimitedToAgents(auth)) throw errors.forbidden(auth.kind === 'key' ? 'A key tied to one agent cannot create agents.' : 'A member limited to some agents cannot create agents.');
   if (isHighRisk(input.useCase) && !auth.plan.highRiskUseCases) throw errors.highRiskUseCase();
@@ -63,21 +66,7 @@ export async function createAgent(ctx: Context, auth: Principal, input: CreateAg
   );
   if (!row) throw errors.agentLimitReached();
   await Promise.all([ctx.versions.bump(versionNames.workspace(auth.workspaceId)), agentsChanged(ctx, auth.workspaceId)]); // the agent count of GET /workspace
-  const agent = presentAgent(ctx, row);
-  if (input.website === undefined) return agent;
-  // The agent exists whatever happens to the crawl (spec 4.5).
-  try {
-    return { ...agent, crawl: await startWebsiteCrawl(ctx, { id: row.id, workspaceId: row.workspace_id, status: row.status }, input.website) };
-  } catch (error) {
-    if (error instanceof ApiError) return { ...agent, crawlError: { code: error.code, message: error.message } };
-    throw error;
-  }
-}
-
-/** The hand-off to the knowledge area: the website given at creation becomes the first source. */
-export async function startWebsiteCrawl(ctx: Context, agent: AgentRef, url: string): Promise<{ id: string; status: string }> {
-  const crawl = await startCrawl(ctx, agent, { url });
-  return { id: crawl.id, status: crawl.status };
+  return presentAgent(ctx, row);
 }
 
 /**

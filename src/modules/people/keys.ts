@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
-import { endKey, issueKey, type NewKey } from '../admin/service.ts';
+import { endKey, issueKey, type NewKey } from '../workspace/keys.ts';
 import { audit } from './service.ts';
 import { requireRole, type PersonCaller } from '../../domain/principal.ts';
 

@@ -1,11 +1,13 @@
 import type { Context } from '../../context.ts';
-import { equalInConstantTime } from '../../platform/crypto.ts';
+import { sql } from 'kysely';
+import { equalInConstantTime, fingerprint, newApiKey } from '../../platform/crypto.ts';
+import { newId } from '../../platform/ids.ts';
 import type { LimitResult } from '../../platform/limiter.ts';
 import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import { errors } from '../../domain/errors.ts';
 import { planOf } from '../../domain/plans.ts';
 import type { KeyCaller, Scope } from '../../domain/principal.ts';
-import { findKeyByFingerprint, type KeyWithWorkspace } from './store.ts';
+import { countLiveKeys, findKeyByFingerprint, getWorkspace, type KeyWithWorkspace } from './store.ts';
 
 /** A well-formed key as presented: its fingerprint and the hostname it was sent to. */
 export interface PresentedKey {
@@ -93,3 +95,59 @@ export function cachedKeyLookup(ctx: Context) {
 export function workspaceVersionNames(workspaceId: string): string[] {
   return [versionNames.workspace(workspaceId), versionNames.agents(workspaceId)];
 }
+
+// ---------------------------------------------------------------- issuing and revoking
+
+/** Spec 5.4: at most 25 live keys per workspace. */
+export const MAX_KEYS_PER_WORKSPACE = 25;
+
+export interface NewKey {
+  name: string;
+  scope: 'read' | 'chat' | 'manage';
+  agentId?: string;
+}
+
+/** The key rules shared by the operator and the dashboard (admin/service.ts, people/keys.ts); each records its own audit entry. */
+export async function issueKey(ctx: Context, workspaceId: string, input: NewKey) {
+  const workspace = await getWorkspace(ctx.db, workspaceId);
+  if (!workspace) throw errors.notFound('workspace');
+  if (!planOf(workspace.plan).api) throw errors.apiNotInPlan();
+  if (input.agentId) {
+    const agent = await sql`select 1 from agents where id = ${input.agentId} and workspace_id = ${workspaceId}`.execute(ctx.db);
+    if (agent.rows.length === 0) throw errors.invalidField('agentId', 'No agent with that id in this workspace.');
+  }
+  if ((await countLiveKeys(ctx.db, workspaceId)) >= MAX_KEYS_PER_WORKSPACE) throw errors.keyLimitReached();
+  const key = newApiKey();
+  const row = await ctx.db
+    .insertInto('api_keys')
+    .values({
+      id: newId('key'),
+      workspace_id: workspaceId,
+      name: input.name,
+      prefix: key.slice(0, 8),
+      fingerprint: fingerprint(key),
+      scope: input.scope,
+      agent_id: input.agentId ?? null,
+      created_at: ctx.clock.now(),
+      revoked_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { id: row.id, key, name: row.name, prefix: row.prefix, scope: input.scope, agentId: row.agent_id, createdAt: row.created_at.toISOString() };
+}
+
+/** Revokes a live key of the workspace, at once in every process (the auth version moves); false when there is none. */
+export async function endKey(ctx: Context, workspaceId: string, keyId: string): Promise<boolean> {
+  const row = await ctx.db
+    .updateTable('api_keys')
+    .set({ revoked_at: ctx.clock.now() })
+    .where('id', '=', keyId)
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .returning(['id'])
+    .executeTakeFirst();
+  if (!row) return false;
+  await ctx.versions.bump(versionNames.auth);
+  return true;
+}
+
