@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { openSecret, sealSecret, secretKeyOf } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db.ts';
 import type { AgentSettings } from '../agents/settings.ts';

@@ -8,7 +8,7 @@
 import PostalMime, { type Email } from 'postal-mime';
 import { authenticate } from 'mailauth';
 import type { Context } from '../../context.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { admitMailTo } from '../../platform/mail.ts';
 import { memoryLimiter, redisLimiter, type RateLimiter } from '../../platform/limiter.ts';
@@ -18,7 +18,7 @@ import { answerLanguage, PHRASES } from '../chat/language.ts';
 import { answer, type AnswerReply, type QuestionFile } from '../chat/service.ts';
 import { compose, type Block } from '../mail/compose.ts';
 import { addConversationEntry, addHeldDraft, removeHeldEntries } from '../tickets/service.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { workspaceOwner } from '../tickets/store.ts';
 import { findVisitorTarget, type Visitor } from '../visitors/access.ts';
 import { MAX_ATTACHMENTS, MAX_FILE_BYTES } from '../visitor-files/read.ts';
