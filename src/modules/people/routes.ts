@@ -11,6 +11,7 @@ import { requireAdmin, requireOwner } from './principal.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
 import { signInPage } from './sign-in-page.ts';
+import { uploadRoutes } from './uploads.ts';
 import { deleteTicketAsPerson, replyToTicketAsPerson } from '../tickets/dashboard.ts';
 import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
 
@@ -197,6 +198,9 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     await people.handOver(ctx, request.person, request.body.personId, request.id);
     return { data: { ownerId: request.body.personId } };
   });
+
+  // Files and branding images from the computer (multipart, in a scope of their own).
+  await uploadRoutes(app, ctx);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
