@@ -5,6 +5,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
 import { assertError } from '../../../test/support/assertions.ts';
@@ -86,8 +88,10 @@ describe('uploading file sources (spec 1.5, 4.6 file rules)', () => {
     assertError(await upload(person, agent, formOf([['a.txt', half], ['b.txt', half]])), 402, 'storage_limit_reached');
     assertError(await upload(person, agent, formOf([['big.txt', Buffer.alloc(2 * MB, 'abcdefgh\n')]])), 402, 'storage_limit_reached');
     assert.equal((await sourcesOf(agent, own.keys.read)).length, 1, 'only the filler');
+    assert.deepEqual(await readdir(join(service.ctx.config.dataDir, 'uploads')), [], 'the refused files are gone from the disk');
     const fits = await upload(person, agent, formOf([['a.txt', half]]));
     assert.equal(fits.status, 201, JSON.stringify(fits.body));
+    assert.deepEqual(await readdir(join(service.ctx.config.dataDir, 'uploads')), [], 'stored in the database, the file is gone from the disk');
   });
 
   test('a file over 50 MB is 413 file_too_large (not a 500), on a plan with more storage than that', async () => {
@@ -95,6 +99,36 @@ describe('uploading file sources (spec 1.5, 4.6 file rules)', () => {
     const { agent, owner: person, ws: own } = await freshAgent('agency');
     assertError(await upload(person, agent, formOf([['huge.txt', Buffer.alloc(50 * MB + 1, 'abcdefgh\n')]])), 413, 'file_too_large');
     assert.deepEqual(await sourcesOf(agent, own.keys.read), []);
+  });
+
+  test('while files are still arriving the agent is busy: a retrain is 409 agent_busy (spec 4.6)', async () => {
+    const { agent, owner: person, ws: own } = await freshAgent('studio');
+    const boundary = 'parley-test-boundary';
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\nContent-Type: text/plain\r\n\r\nThe first half of a slow file, `));
+        await gate;
+        controller.enqueue(Buffer.from(`and its second half.\r\n--${boundary}--\r\n`));
+        controller.close();
+      },
+    });
+    const pending = fetch(`${service.url}/app/api/agents/${agent}/sources/upload`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: person.cookie, origin: person.origin, 'x-csrf-token': person.csrfToken },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const until = Date.now() + 10_000;
+    while ((await service.ctx.db.selectFrom('file_fetches').select('id').where('agent_id', '=', agent).execute()).length === 0) {
+      assert.ok(Date.now() < until, 'the upload was recorded');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assertError(await service.api('POST', `/agents/${agent}/retrain`, { key: own.keys.manage }), 409, 'agent_busy');
+    release();
+    const reply = await pending;
+    assert.equal(reply.status, 201, await reply.text());
   });
 
   test('no file, a part of another name, a field, or a JSON body is 400 invalid_request', async () => {

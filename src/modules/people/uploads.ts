@@ -1,13 +1,12 @@
 /**
  * The dashboard's uploads (spec 1.5, docs/people.md "Uploading files"): file sources
  * from the computer and branding images. Multipart is parsed only in this scope. A
- * file is streamed to a private temporary directory and counted on its way: a part over
+ * file is streamed to a private directory under the data directory and counted on its way: a part over
  * its limit is refused while it arrives, never buffered whole first.
  */
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -22,6 +21,8 @@ import { addUploadedFiles, type ReceivedFile } from '../knowledge/service.ts';
 import { cropImageAsPerson, MAX_UPLOADED_IMAGE_BYTES, uploadImageAsPerson, type CropRectangle } from '../agents/branding-dashboard.ts';
 import { agentOfPerson } from './agents.ts';
 import { audit } from './service.ts';
+
+const LEFTOVER_AFTER_MS = 6 * 60 * 60_000;
 
 /** At most this many files in one upload request. */
 export const MAX_FILES_PER_UPLOAD = 20;
@@ -44,14 +45,16 @@ export async function uploadRoutes(parent: FastifyInstance, ctx: Context): Promi
     app.post('/api/agents/:agentId/sources/upload', { config: signedIn, schema: { params: agentParams } }, async (request, reply) => {
       // The agent is checked before a byte of the body is read.
       const agent = await agentOfPerson(ctx, request.person, request.params.agentId, { active: true });
-      const directory = await mkdtemp(join(tmpdir(), 'parley-upload-'));
+      const directory = await uploadDirectory(ctx);
+      let sources;
       try {
-        const sources = await addUploadedFiles(ctx, agent, request.person.plan, (limits) => receiveFiles(request, directory, limits));
-        for (const source of sources) await audit(ctx, request.person, 'source.create', source.id, request.id);
-        return reply.status(201).send({ data: sources.map(sourceView) });
+        sources = await addUploadedFiles(ctx, agent, request.person.plan, (limits) => receiveFiles(request, directory, limits));
       } finally {
+        // Gone before the reply: stored or refused, nothing of it stays on the disk.
         await rm(directory, { recursive: true, force: true });
       }
+      for (const source of sources) await audit(ctx, request.person, 'source.create', source.id, request.id);
+      return reply.status(201).send({ data: sources.map(sourceView) });
     });
 
     app.post('/api/agents/:agentId/branding/:image', { config: signedIn, schema: { params: imageParams } }, async (request) => {
@@ -69,6 +72,27 @@ export async function uploadRoutes(parent: FastifyInstance, ctx: Context): Promi
       return { data: updated };
     });
   });
+}
+
+/**
+ * A private directory for one request's files, under the data directory (PARLEY_DATA_DIR/uploads): the system's
+ * temporary directory is often a RAM disk, and files kept there would be memory again.
+ */
+async function uploadDirectory(ctx: Context): Promise<string> {
+  const parent = join(ctx.config.dataDir, 'uploads');
+  await mkdir(parent, { recursive: true, mode: 0o700 });
+  await sweepLeftovers(parent);
+  return mkdtemp(join(parent, 'upload-'));
+}
+
+/** Directories a process that died mid-upload left behind (by real file times, after 6 hours). */
+async function sweepLeftovers(parent: string): Promise<void> {
+  const before = Date.now() - LEFTOVER_AFTER_MS;
+  for (const name of await readdir(parent).catch(() => [] as string[])) {
+    const path = join(parent, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && info.mtimeMs < before) await rm(path, { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 function requireMultipart(request: FastifyRequest, parts: string): void {
