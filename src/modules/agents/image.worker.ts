@@ -50,7 +50,8 @@ export async function read(job: ImageJob): Promise<ImageResult> {
 type Pixels = { ok: true; data: Buffer; info: OutputInfo } | Extract<ImageResult, { ok: false }>;
 
 async function drawSvg(job: ImageJob): Promise<Pixels> {
-  const meta = await sharp(job.bytes, { limitInputPixels: MAX_PIXELS }).metadata();
+  // Its size in its own units draws nothing yet; the pixel cap holds for the drawing below, at its scale.
+  const meta = await sharp(job.bytes, { limitInputPixels: false }).metadata();
   const width = meta.width ?? 0;
   const height = meta.height ?? 0;
   if (!width || !height) return { ok: false, reason: 'unreadable' };
