@@ -53,6 +53,8 @@ describe('passkeys: registering and managing', () => {
     assert.equal(reply.status, 201, JSON.stringify(reply.body));
     assert.equal(reply.body.data.name, 'Laptop');
     const id = reply.body.data.id as string;
+    const entry = (await service.admin('GET', `/workspaces/${ws.id}/audit`)).body.data.find((e: { action: string; target: string }) => e.action === 'person.passkey.add' && e.target === id);
+    assert.ok(entry?.personId, 'the audit log names the person');
     const second = await register(owner);
     assert.equal(second.reply.status, 201, JSON.stringify(second.reply.body));
     let list = await owner.call('GET', '/api/me/passkeys');

@@ -64,6 +64,12 @@ describe('uploading file sources (spec 1.5, 4.6 file rules)', () => {
     assert.deepEqual(sources.map((s) => s.name), ['policy.pdf', 'hours.docx', 'notes.md', 'plain.txt'], 'a path in a file name is dropped');
     assert.ok(sources.every((s) => s.type === 'file' && s.url === null && s.status === 'pending'));
     assert.equal(sources[0]!.sizeBytes, pdf.length);
+    const me = (await owner.call('GET', '/api/me')).body.data;
+    const audited = (await service.admin('GET', `/workspaces/${ws.id}/audit`)).body.data.filter((e: { action: string }) => e.action === 'source.create');
+    for (const source of sources) {
+      const entry = audited.find((e: { target: string }) => e.target === source.id);
+      assert.deepEqual({ personId: entry?.personId, keyId: entry?.keyId }, { personId: me.person.id, keyId: null }, 'the audit log names the person');
+    }
     for (const [i, text] of ['thirty days', 'nine to five', 'Parking is free', 'two days'].entries()) {
       const ready = await waitForSource(service, ws.keys.read, agentId, sources[i]!.id, 60_000);
       assert.equal(ready.status, 'ready', JSON.stringify(ready));
