@@ -10,13 +10,9 @@ import { requireAllowed, requireRole, type PersonCaller } from '../../domain/pri
 import { setLimitHeaders } from '../../http/auth.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
-<<<<<<< HEAD
 import { SIGN_IN_POLICY, signInPage } from './sign-in-page.ts';
-=======
-import { signInPage } from './sign-in-page.ts';
 import { uploadRoutes } from './uploads.ts';
 import * as passkeys from './passkeys.ts';
->>>>>>> main
 import { deleteTicketAsPerson, replyToTicketAsPerson } from '../tickets/dashboard.ts';
 import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
 
