@@ -1,13 +1,14 @@
 /**
  * /app signed out: a sign-in link by mail (the first way, names fixed by the operator
- * contract: "E-mail", "Send sign-in link"), or a password. No passkey button: the
- * service has no passkey routes yet.
+ * contract: "E-mail", "Send sign-in link"), or a password, or a passkey (shown only when
+ * the browser has WebAuthn; the usernameless options route, so no address is asked).
  */
 import { useState } from 'preact/hooks';
 import { ApiError, send } from '../../api.ts';
 import { asApiError } from '../../data.ts';
 import { t } from '../../i18n/index.ts';
 import type { Me } from '../../types.ts';
+import { passkeyAnswer, webAuthnSupported } from './webauthn.ts';
 import { Button, ErrorNotice, Notice, TextField } from '../../components/index.ts';
 
 export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
@@ -38,6 +39,19 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     }
   };
   const fieldErrors = error?.details.length ? error : undefined;
+  const [passkeyBusy, setPasskeyBusy] = useState(false);
+  const signInWithPasskey = async () => {
+    setPasskeyBusy(true);
+    setError(undefined);
+    try {
+      const response = await passkeyAnswer(await send('POST', '/sign-in/passkey/options'));
+      if (response) onSignedIn(await send<Me>('POST', '/sign-in/passkey', { response }));
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setPasskeyBusy(false);
+    }
+  };
 
   return (
     <main id="main" class="signed-out">
@@ -73,6 +87,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
             }}
           >
             {way === 'link' ? t('signIn.passwordWay') : t('signIn.linkWay')}
+          </Button>
+        )}
+        {!sentTo && webAuthnSupported() && (
+          <Button kind="secondary" busy={passkeyBusy} onClick={() => void signInWithPasskey()}>
+            {t('signIn.passkey')}
           </Button>
         )}
       </div>
