@@ -77,11 +77,11 @@ export default function PeoplePage({ me }: PageProps) {
               cell: (p) =>
                 p.role === 'owner' || p.id === me.person.id ? null : (
                   <div class="row-actions">
-                    <Button kind="quiet" aria-label={t('people.changeRoleOf', { name: p.name || p.email })} onClick={() => setChanging(p)}>
+                    <Button kind="quiet" aria-label={t('people.changeRoleNamed', { name: p.name || p.email })} onClick={() => setChanging(p)}>
                       {t('people.changeRole')}
                     </Button>
                     {me.role === 'owner' && (
-                      <Button kind="quiet" aria-label={t('people.handOverTo', { name: p.name || p.email })} onClick={() => setHanding(p)}>
+                      <Button kind="quiet" aria-label={t('people.makeOwnerNamed', { name: p.name || p.email })} onClick={() => setHanding(p)}>
                         {t('people.handOver')}
                       </Button>
                     )}
