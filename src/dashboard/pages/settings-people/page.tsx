@@ -40,6 +40,8 @@ export default function PeoplePage({ me }: PageProps) {
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<ApiError>();
   const agentName = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
+  // An invitation accepted since is a member now.
+  const open = sent.filter((i) => !people.data?.some((p) => p.email.toLowerCase() === i.email.toLowerCase()));
 
   const withdraw = async (invitation: Invitation) => {
     setError(undefined);
@@ -95,12 +97,12 @@ export default function PeoplePage({ me }: PageProps) {
         />
       )}
       {people.data === undefined && !people.error && <EmptyState title={t('app.loading')} />}
-      {sent.length > 0 && (
+      {open.length > 0 && (
         <section aria-labelledby="people-invitations">
           <h3 id="people-invitations">{t('people.invitations')}</h3>
           <Table
             caption={t('people.invitations')}
-            rows={sent}
+            rows={open}
             rowKey={(i) => i.email}
             columns={[
               { label: t('people.email'), cell: (i) => i.email },
