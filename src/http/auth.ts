@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
 import { API_KEY_PATTERN, equalInConstantTime, fingerprint } from '../platform/crypto.ts';
 import { findKeyByFingerprint, type KeyWithWorkspace } from '../modules/workspace/store.ts';
+import { noteKeyUse } from '../modules/workspace/key-use.ts';
 import type { LimitResult } from '../platform/limiter.ts';
 import { planOf, type Plan } from '../modules/workspace/plans.ts';
 import { errors } from './errors.ts';
@@ -98,6 +99,7 @@ export function keyCheck(ctx: Context) {
     if (row.status === 'stopped') throw errors.workspaceStopped();
     const plan = planOf(row.plan);
     if (!plan.api) throw errors.apiNotInPlan();
+    noteKeyUse(ctx, row.key_id);
     return {
       keyId: row.key_id,
       keyName: row.name,
