@@ -11,6 +11,7 @@ import { requireAdmin, requireOwner } from './principal.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
 import { signInPage } from './sign-in-page.ts';
+import { operationsRoutes } from './operations-routes.ts';
 import { deleteTicketAsPerson, replyToTicketAsPerson } from '../tickets/dashboard.ts';
 import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
 
@@ -191,6 +192,8 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     data: await recentDeliveriesAsPerson(ctx, request.person, request.params.webhookId),
     pagination: { nextCursor: null },
   }));
+
+  operationsRoutes(app, ctx);
 
   app.post('/api/ownership', { config: signedIn, schema: { body: z.strictObject({ personId: z.string().max(64) }) } }, async (request) => {
     requireOwner(request.person);
