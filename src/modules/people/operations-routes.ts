@@ -93,9 +93,9 @@ export function operationsRoutes(parent: FastifyInstance, ctx: Context): void {
   }));
   app.post(
     '/api/agents/:agentId/tickets/:ticketId/drafts/:messageId/send',
-    { config: signedIn, schema: { params: draftParams, body: z.strictObject({ text: z.string().trim().min(1).max(10_000).optional() }).optional() } },
+    { config: signedIn, schema: { params: draftParams, body: z.strictObject({ text: z.string().trim().min(1).max(10_000).optional() }) } },
     async (request) => ({
-      data: await sendHeldDraftAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.params.messageId, request.body?.text, request.id),
+      data: await sendHeldDraftAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.params.messageId, request.body.text, request.id),
     }),
   );
   app.post('/api/agents/:agentId/tickets/:ticketId/drafts/:messageId/discard', { config: signedIn, schema: { params: draftParams } }, async (request) => ({
