@@ -60,8 +60,12 @@ describe('held e-mail drafts handled from their ticket in the dashboard (spec 2.
   const entryKinds = async (ticketId: string) =>
     (await service.api('GET', `/agents/${agent}/tickets/${ticketId}`, { key: ws.keys.read })).body.data.entries.map((e: { kind: string }) => e.kind);
 
-  test('sent as it is: mailed threaded to the visitor, a team entry on the ticket, no longer listed; sending again is 404', async () => {
+  test('the new ticket of a held draft is notified; sent as it is: mailed threaded to the visitor, a team entry on the ticket, no longer listed; sending again is 404', async () => {
     const held = await heldDraft();
+    // The ticket the held draft opened is a new ticket: the people chosen for tickets (the owner, by default) are told.
+    const notice = await smtp.waitFor((m) => m.to.includes('owner@example.com') && m.text.includes(held.ticketId));
+    assert.match(notice.subject, /^New ticket #\d+ for Bikes$/);
+    assert.ok(notice.text.includes(`https://parley.example.net/app/agents/${agent}/inbox/tickets/${held.ticketId}`), notice.text);
     const sent = await owner.call('POST', `/api/agents/${agent}/tickets/${held.ticketId}/drafts/${held.messageId}/send`, {});
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
     assert.deepEqual(sent.body.data, { id: held.messageId, sent: true, edited: false });

@@ -180,12 +180,29 @@ export async function addHeldDraft(ctx: Context, held: HeldDraft): Promise<{ tic
     solved_at: null,
     expires_at: null,
   };
-  await ctx.db.transaction().execute(async (trx) => {
+  const recipients = await noticeRecipients(ctx.db, held.workspaceId, [held.agentId], ['tickets']);
+  const agent = await ctx.db.selectFrom('agents').select('name').where('id', '=', held.agentId).executeTakeFirst();
+  const mailIds = await ctx.db.transaction().execute(async (trx) => {
     ticket.number = await store.takeTicketNumber(trx, held.agentId);
     await store.insertTicket(trx, ticket);
     await trx.insertInto('ticket_entries').values({ ...entry, ticket_id: ticket.id }).execute();
     await recordTicketCreated(trx, ticket.id, held.agentId, now);
+    // A new ticket like any other: the people chosen for the agent's tickets are told (a draft waits for them).
+    const notice = ownerNoticeMail(recipients.language, {
+      agentName: agent?.name ?? 'Parley',
+      number: ticket.number,
+      email: ticket.email,
+      name: null,
+      question: ticket.question,
+      language: ticket.language,
+      signedIn: false,
+      pageUrl: null,
+      conversationId: ticket.conversation_id,
+      ticketUrl: dashboardPages.ticket(ctx, held.agentId, ticket.id),
+    });
+    return recordNotices(ctx, trx, recipients, notice);
   });
+  await ctx.mailer.dispatch(mailIds);
   return { ticketId: ticket.id, entryId: entry.id };
 }
 
