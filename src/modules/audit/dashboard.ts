@@ -1,7 +1,7 @@
 /** The audit log read in the dashboard (docs/people.md, "The audit log"), by owners and admins. */
 import type { Context } from '../../context.ts';
-import { decodeCursor, DEFAULT_PAGE_SIZE, pageOf } from '../../http/paging.ts';
-import { requireAdmin, type PersonCaller } from '../people/principal.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, pageOf } from '../../domain/paging.ts';
+import { requireRole, type PersonCaller } from '../../domain/principal.ts';
 import '../people/store.ts'; // declares the people table read below
 
 export interface AuditFilter {
@@ -21,7 +21,7 @@ export interface AuditFilter {
  * operator.
  */
 export async function listAuditAsPerson(ctx: Context, caller: PersonCaller, filter: AuditFilter) {
-  requireAdmin(caller);
+  requireRole(caller, 'admin');
   const limit = filter.limit ?? DEFAULT_PAGE_SIZE;
   const after = decodeCursor(filter.cursor);
   let query = ctx.db

@@ -2,21 +2,26 @@
  * Client reports handled in the dashboard (spec 1.5; docs/people.md, "Client
  * reports"): a report sent now, and the reports held for review listed,
  * previewed as their PDF, released (mailed) or discarded. The agency plan's rule
- * holds for people as for keys (402 clients_not_in_plan); every role may, a
- * member limited to some agents only for theirs (reports carry no fees).
+ * holds for people as for keys (402 clients_not_in_plan); every role may (reports
+ * carry no fees), but a member limited to some agents is refused as on the client
+ * routes (403 on their agents, 404 on the others).
  */
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { audit } from '../people/service.ts';
-import { requireAgent, type PersonCaller } from '../people/principal.ts';
+import { isLimitedToAgents, requireAgentReach, type PersonCaller } from '../../domain/principal.ts';
 import { monthBefore, renderReportPdf, reportContent, reportMail, transcriptsPdf, type ReportContent } from './report.ts';
 import * as store from './store.ts';
 
 async function clientOf(ctx: Context, caller: PersonCaller, agentId: string): Promise<store.Client> {
   if (!caller.plan.clients) throw errors.clientsNotInPlan();
-  requireAgent(caller, agentId);
+  // As on the client routes (./service.ts): a member limited to some agents may not see clients, theirs included.
+  if (isLimitedToAgents(caller)) {
+    requireAgentReach(caller, agentId);
+    throw errors.forbidden('A member limited to some agents may not see or change clients.');
+  }
   const client = await store.findClient(ctx.db, caller.workspaceId, agentId);
   if (!client) throw errors.notFound('client');
   return client;

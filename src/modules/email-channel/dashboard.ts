@@ -5,15 +5,15 @@
  * is every person's); a member limited to some agents reaches only theirs.
  */
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { audit } from '../people/service.ts';
-import { requireAgent, type PersonCaller } from '../people/principal.ts';
+import { requireAgentReach, type PersonCaller } from '../../domain/principal.ts';
 import * as tickets from '../tickets/store.ts';
 import '../chat/store.ts'; // declares the messages table read below
 import { discardHeldDraft, sendHeldDraft } from './service.ts';
 
 async function ticketOf(ctx: Context, caller: PersonCaller, agentId: string, ticketId: string) {
-  requireAgent(caller, agentId);
+  requireAgentReach(caller, agentId);
   const ticket = await tickets.findTicket(ctx.db, agentId, ticketId, ctx.clock.now());
   if (!ticket || ticket.workspace_id !== caller.workspaceId) throw errors.notFound('ticket');
   return ticket;

@@ -7,11 +7,11 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import type { Db } from '../../platform/db.ts';
 import { languageOrEnglish, type Language } from '../agents/schemas.ts';
 import '../agents/store.ts'; // declares the agents table read below
-import { requireAdmin, requireAgent, type PersonCaller } from './principal.ts';
+import { requireAgentReach, requireRole, type PersonCaller } from '../../domain/principal.ts';
 import { audit } from './service.ts';
 import './store.ts'; // declares the people and memberships tables read below
 
@@ -120,7 +120,7 @@ export async function recordNotices(ctx: Context, db: Db, recipients: Recipients
 // ---------------------------------------------------------------- the dashboard's routes
 
 async function agentOf(ctx: Context, caller: PersonCaller, agentId: string): Promise<void> {
-  requireAgent(caller, agentId);
+  requireAgentReach(caller, agentId);
   const agent = await ctx.db.selectFrom('agents').select('id').where('id', '=', agentId).where('workspace_id', '=', caller.workspaceId).executeTakeFirst();
   if (!agent) throw errors.notFound('agent');
 }
@@ -146,7 +146,7 @@ export async function notificationsAsPerson(ctx: Context, caller: PersonCaller, 
  * out stays as it is.
  */
 export async function setNotificationsAsPerson(ctx: Context, caller: PersonCaller, agentId: string, input: Partial<Record<NoticeKind, string[] | null>>, requestId: string) {
-  requireAdmin(caller);
+  requireRole(caller, 'admin');
   await agentOf(ctx, caller, agentId);
   const members = await membersOf(ctx.db, caller.workspaceId);
   const changes: Partial<Record<NoticeKind, string[] | null>> = {};

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
-import { pageQuery } from '../../http/paging.ts';
+import { pageQuery } from '../../domain/paging.ts';
 import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
 import { languageSchema } from '../agents/schemas.ts';
 import { listAuditAsPerson } from '../audit/dashboard.ts';

@@ -289,7 +289,7 @@ describe('client reports from the dashboard (spec 1.5)', () => {
     assert.match(toClient[0]!.subject, /January 2025/);
   });
 
-  test('below the agency plan 402 clients_not_in_plan; a member limited to other agents sees 404; no client is 404', async () => {
+  test('below the agency plan 402 clients_not_in_plan; a member limited to other agents sees 404, to their own 403 (as on the client routes); no client is 404', async () => {
     const studio = await service.seedWorkspace({ name: 'Studio', plan: 'studio' });
     const studioOwner = await signIn(service, studio.id, 'owner@example.com');
     const studioAgent = await seedAgent(service, studio, 'Studio desk');
@@ -298,6 +298,9 @@ describe('client reports from the dashboard (spec 1.5)', () => {
     const limited = await addPerson(service, owner, `reports${++counter}@ops.example`, 'member', [agentId]);
     assertError(await limited.call('POST', `/api/agents/${clientAgent}/client/report`), 404, 'not_found');
     assertError(await limited.call('GET', `/api/agents/${clientAgent}/client/reports`), 404, 'not_found');
+    // As on the client routes: a limited member may not see clients, not even of their own agents.
+    const ownLimited = await addPerson(service, owner, `reports${++counter}@ops.example`, 'member', [clientAgent]);
+    assertError(await ownLimited.call('GET', `/api/agents/${clientAgent}/client/reports`), 403, 'forbidden');
     assertError(await owner.call('POST', `/api/agents/${agentId}/client/report`), 404, 'not_found');
   });
 });

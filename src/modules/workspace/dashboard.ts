@@ -5,13 +5,13 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { versionNames } from '../../platform/versions.ts';
 import type { Language } from '../agents/schemas.ts';
 import { audit } from '../people/service.ts';
-import { requireAdmin, type PersonCaller } from '../people/principal.ts';
-import { planOf } from './plans.ts';
+import { requireRole, type PersonCaller } from '../../domain/principal.ts';
+import { planOf } from '../../domain/plans.ts';
 import { workspaceWithUsage } from './store.ts';
 import '../agents/store.ts'; // declares the agents table read below
 import '../chat/store.ts'; // declares the messages table read below
@@ -74,7 +74,7 @@ export async function describeWorkspaceAsPerson(ctx: Context, caller: PersonCall
 
 /** Owners and admins rename the workspace or change its default language. */
 export async function updateWorkspaceAsPerson(ctx: Context, caller: PersonCaller, change: { name?: string; language?: Language }, requestId: string) {
-  requireAdmin(caller);
+  requireRole(caller, 'admin');
   if (change.name !== undefined || change.language !== undefined) {
     await ctx.db
       .updateTable('workspaces')
