@@ -42,10 +42,12 @@ export const routes: Route[] = [
   { path: '/app/inbox', title: 'nav.inbox', section: 'inbox', load: () => import('./pages/inbox/page.tsx') },
   { path: '/app/analytics', title: 'nav.analytics', section: 'analytics', load: () => import('./pages/analytics/page.tsx') },
   { path: '/app/webhooks', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
+  { path: '/app/webhooks/:webhookId', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
   { path: '/app/keys', title: 'nav.keys', section: 'keys', roles: ADMINS, load: () => import('./pages/keys/page.tsx') },
   { path: '/app/settings', title: 'nav.settings', section: 'settings', load: () => import('./pages/settings/page.tsx') },
   { path: '/app/settings/people', title: 'settings.people', section: 'settings', roles: ADMINS, load: () => import('./pages/settings-people/page.tsx') },
   { path: '/app/settings/account', title: 'settings.account', section: 'settings', load: () => import('./pages/settings-account/page.tsx') },
+  { path: '/app/settings/audit', title: 'settings.audit', section: 'settings', roles: ADMINS, load: () => import('./pages/settings-audit/page.tsx') },
 ];
 
 /** The main navigation, in order: its links' names are fixed by the operator contract. */

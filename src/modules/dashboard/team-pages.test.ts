@@ -56,8 +56,17 @@ describe('Settings, People: invite, accept, change a role, remove', () => {
     const page = await dash.newPage();
     await openAs(page, owner, '/app/settings');
     await page.getByRole('heading', { name: 'Workspace' }).waitFor();
-    await page.getByRole('main').getByText('Team pages', { exact: true }).waitFor();
+    const name = page.getByRole('textbox', { name: 'Workspace name' });
+    await name.waitFor();
+    assert.equal(await name.inputValue(), 'Team pages');
+    await page.getByRole('heading', { name: 'Usage and plan' }).waitFor();
     await checkPage(page, 'the workspace settings');
+    await name.fill('Team pages renamed');
+    await page.getByRole('combobox', { name: 'Default language' }).selectOption('nl');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('banner').getByText('Team pages renamed').waitFor();
+    const settings = (await owner.call('GET', '/api/workspace')).body.data;
+    assert.deepEqual([settings.name, settings.language], ['Team pages renamed', 'nl']);
 
     await page.getByRole('link', { name: 'People' }).click();
     await page.getByRole('cell', { name: ownerEmail }).waitFor();
@@ -96,6 +105,18 @@ describe('Settings, People: invite, accept, change a role, remove', () => {
     // Their session in the workspace ended at once: the next load is the sign-in page.
     await theirs.reload();
     await theirs.getByRole('button', { name: 'Send sign-in link' }).waitFor();
+
+    // The audit log: who did what, filtered by action.
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('cell', { name: 'person.remove' }).waitFor();
+    for (const action of ['workspace.settings', 'person.invite', 'person.role']) await page.getByRole('cell', { name: action }).first().waitFor();
+    await checkPage(page, 'the audit log');
+    await page.getByRole('textbox', { name: /^Action/ }).fill('person.role');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.getByRole('cell', { name: 'person.remove' }).waitFor({ state: 'detached' });
+    const rows = page.getByRole('table').getByRole('row');
+    assert.equal(await rows.count(), 2, 'the heading row and the one role change');
+    assert.match((await rows.nth(1).textContent())!, new RegExp(ownerEmail));
   });
 });
 
@@ -135,8 +156,10 @@ describe('Webhooks: added with its secret shown once, switched off by failures, 
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
 
-    await page.reload();
+    // The "switched off" mail links to /app/webhooks/<id>: the page with that webhook's deliveries open.
+    await page.goto(`${base}/app/webhooks/${webhook.id}`);
     await page.getByText(/^Switched off/).waitFor();
+    await page.getByRole('region', { name: `Deliveries to ${url}` }).getByText('Given up').waitFor();
     await checkPage(page, 'the webhooks page with one switched off');
     receiver.answer = 'ok';
     await page.getByRole('button', { name: `Switch on ${url}` }).click();
@@ -155,7 +178,10 @@ describe('Webhooks: added with its secret shown once, switched off by failures, 
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
 
-    await page.getByRole('button', { name: `Deliveries to ${url}` }).click();
+    const toggle = page.getByRole('button', { name: `Deliveries to ${url}` });
+    await toggle.click(); // closes the list opened by the address
+    await page.getByRole('region', { name: `Deliveries to ${url}` }).waitFor({ state: 'detached' });
+    await toggle.click();
     const deliveries = page.getByRole('region', { name: `Deliveries to ${url}` });
     const rows = deliveries.getByRole('row');
     await rows.nth(2).waitFor();

@@ -4,7 +4,7 @@ import { t } from '../../i18n/index.ts';
 import { useSession } from '../../session.ts';
 import { PageHeader, TabLinks } from '../../components/index.ts';
 
-export type SettingsTab = 'workspace' | 'people' | 'account';
+export type SettingsTab = 'workspace' | 'people' | 'account' | 'audit';
 
 export function SettingsFrame({ tab, children }: { tab: SettingsTab; children: ComponentChildren }) {
   const { me } = useSession();
@@ -13,6 +13,7 @@ export function SettingsFrame({ tab, children }: { tab: SettingsTab; children: C
     { href: '/app/settings', label: t('settings.workspace'), current: tab === 'workspace' },
     ...(admin ? [{ href: '/app/settings/people', label: t('settings.people'), current: tab === 'people' }] : []),
     { href: '/app/settings/account', label: t('settings.account'), current: tab === 'account' },
+    ...(admin ? [{ href: '/app/settings/audit', label: t('settings.audit'), current: tab === 'audit' }] : []),
   ];
   return (
     <>

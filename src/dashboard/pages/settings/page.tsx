@@ -1,50 +1,129 @@
 /**
- * Settings, the workspace: its name, plan, default language and usage as GET /workspace
- * tells them (read-only: the workspace's own settings route is not in the service yet).
- * A member limited to some agents is told nothing about the workspace (spec 5).
+ * Settings, the workspace (GET /app/api/workspace, docs/people.md "Workspace settings"): its
+ * name and default language, changed by owners and admins (PATCH), and the plan's usage read
+ * only: credits of the month with a chart per day, agents against the limit, storage per agent.
  */
-import { get } from '../../api.ts';
-import { useData } from '../../data.ts';
+import { useState } from 'preact/hooks';
+import { get, send, type ApiError } from '../../api.ts';
+import { asApiError, useData } from '../../data.ts';
 import { formatBytes, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import { EmptyState, ErrorNotice } from '../../components/index.ts';
+import { useSession } from '../../session.ts';
+import type { Me } from '../../types.ts';
+import { Button, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { SettingsFrame } from './frame.tsx';
 
-interface WorkspaceSummary {
+interface WorkspaceSettings {
   id: string;
   name: string;
-  plan: string;
   language: string;
+  plan: string;
+  credits: { usedThisMonth: number; included: number; purchased: number; series: { date: string; credits: number }[] };
   agents: { count: number; limit: number | null };
-  credits: { usedThisMonth: number; included: number; purchased: number };
-  storagePerAgentBytes: number;
+  storage: { allowancePerAgentBytes: number; agents: { agentId: string; name: string; usedBytes: number }[] };
 }
 
+const WORKSPACE_LANGUAGES: Record<string, string> = { en: 'English', nl: 'Nederlands', fr: 'Français', de: 'Deutsch', es: 'Español' };
+
 export default function WorkspaceSettingsPage({ me }: PageProps) {
-  const workspace = useData(() => get<{ workspace?: WorkspaceSummary }>('/v1/workspace'), []);
-  const summary = workspace.data?.workspace;
+  const workspace = useData(() => get<WorkspaceSettings>('/workspace'), []);
+  const data = workspace.data;
+  const admin = me.role === 'owner' || me.role === 'admin';
   return (
     <SettingsFrame tab="workspace">
       <h2>{t('settings.workspace')}</h2>
       {workspace.error && <ErrorNotice error={workspace.error} />}
-      {workspace.data && !summary && <p>{t('settings.limitedMember', { name: me.workspace.name })}</p>}
-      {summary && (
+      {data && (admin ? <WorkspaceForm workspace={data} onSaved={workspace.reload} /> : (
         <dl class="settings-facts">
           <dt>{t('settings.name')}</dt>
-          <dd>{summary.name}</dd>
-          <dt>{t('settings.plan')}</dt>
-          <dd>{summary.plan}</dd>
+          <dd>{data.name}</dd>
           <dt>{t('settings.defaultLanguage')}</dt>
-          <dd>{summary.language === 'nl' ? 'Nederlands' : summary.language === 'en' ? 'English' : summary.language}</dd>
-          <dt>{t('settings.agents')}</dt>
-          <dd>{summary.agents.limit === null ? formatNumber(summary.agents.count) : t('settings.ofLimit', { count: formatNumber(summary.agents.count), limit: formatNumber(summary.agents.limit) })}</dd>
-          <dt>{t('settings.credits')}</dt>
-          <dd>{t('settings.creditsUsed', { used: formatNumber(summary.credits.usedThisMonth), included: formatNumber(summary.credits.included), purchased: formatNumber(summary.credits.purchased) })}</dd>
-          <dt>{t('settings.storage')}</dt>
-          <dd>{formatBytes(summary.storagePerAgentBytes)}</dd>
+          <dd>{WORKSPACE_LANGUAGES[data.language] ?? data.language}</dd>
         </dl>
-      )}
-      {workspace.data === undefined && !workspace.error && <EmptyState title={t('app.loading')} />}
+      ))}
+      {data && <Usage workspace={data} />}
+      {data === undefined && !workspace.error && <EmptyState title={t('app.loading')} />}
     </SettingsFrame>
+  );
+}
+
+function WorkspaceForm({ workspace, onSaved }: { workspace: WorkspaceSettings; onSaved: () => Promise<void> }) {
+  const session = useSession();
+  const [name, setName] = useState(workspace.name);
+  const [language, setLanguage] = useState(workspace.language);
+  const [error, setError] = useState<ApiError>();
+  const [saved, setSaved] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setSaved(undefined);
+    try {
+      await send('PATCH', '/workspace', { name, language });
+      setSaved(t('account.saved'));
+      // The top bar shows the workspace's name: me again.
+      session.refresh(await get<Me>('/me'));
+      await onSaved();
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card" onSubmit={submit} noValidate>
+      <Notice kind="success">{saved}</Notice>
+      <ErrorNotice error={error && error.details.length === 0 ? error : undefined} />
+      <TextField label={t('settings.workspaceName')} value={name} onInput={setName} error={error?.field('name')} autoComplete="organization" />
+      <Select label={t('settings.defaultLanguage')} hint={t('settings.defaultLanguageHint')} value={language} options={Object.entries(WORKSPACE_LANGUAGES).map(([value, label]) => ({ value, label }))} onChange={setLanguage} error={error?.field('language')} />
+      <div class="form-actions">
+        <Button kind="primary" type="submit" busy={busy}>
+          {t('settings.save')}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function Usage({ workspace }: { workspace: WorkspaceSettings }) {
+  const { credits, agents, storage } = workspace;
+  const highest = Math.max(1, ...credits.series.map((day) => day.credits));
+  return (
+    <section class="card" aria-labelledby="settings-usage">
+      <h3 id="settings-usage">{t('settings.usage')}</h3>
+      <dl class="settings-facts">
+        <dt>{t('settings.plan')}</dt>
+        <dd>{workspace.plan}</dd>
+        <dt>{t('settings.credits')}</dt>
+        <dd>{t('settings.creditsUsed', { used: formatNumber(credits.usedThisMonth), included: formatNumber(credits.included), purchased: formatNumber(credits.purchased) })}</dd>
+        <dt>{t('settings.agents')}</dt>
+        <dd>{agents.limit === null ? formatNumber(agents.count) : t('settings.ofLimit', { count: formatNumber(agents.count), limit: formatNumber(agents.limit) })}</dd>
+      </dl>
+      {credits.series.length > 0 && (
+        <figure class="usage-chart">
+          <figcaption>{t('settings.creditsPerDay')}</figcaption>
+          <ol class="usage-bars">
+            {credits.series.map((day) => (
+              <li key={day.date} title={`${day.date}: ${formatNumber(day.credits)}`}>
+                <span class="usage-bar" style={{ height: `${Math.round((day.credits / highest) * 100)}%` }} />
+                <span class="visually-hidden">{t('settings.creditsOn', { date: day.date, credits: formatNumber(day.credits) })}</span>
+              </li>
+            ))}
+          </ol>
+        </figure>
+      )}
+      {storage.agents.length > 0 && (
+        <Table
+          caption={t('settings.storage')}
+          rows={storage.agents}
+          rowKey={(row) => row.agentId}
+          columns={[
+            { label: t('settings.agent'), cell: (row) => row.name },
+            { label: t('settings.storage'), numeric: true, cell: (row) => t('settings.ofLimit', { count: formatBytes(row.usedBytes), limit: formatBytes(storage.allowancePerAgentBytes) }) },
+          ]}
+        />
+      )}
+    </section>
   );
 }

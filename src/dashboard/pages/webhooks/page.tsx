@@ -34,13 +34,14 @@ interface Delivery {
 
 const EVENTS = ['lead.created', 'ticket.created'];
 
-export default function WebhooksPage(_props: PageProps) {
+export default function WebhooksPage({ params }: PageProps) {
   const webhooks = useData(() => list<Webhook>('/v1/webhooks'), []);
   const agents = useData(() => list<Agent>('/v1/agents'), []);
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<{ url: string; secret: string }>();
   const [deleting, setDeleting] = useState<Webhook>();
-  const [open, setOpen] = useState<string>();
+  // /app/webhooks/:webhookId (the link of the "switched off" mail) opens that webhook's deliveries.
+  const [open, setOpen] = useState<string | undefined>(params.webhookId);
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<ApiError>();
   const agentName = (id: string | null) => (id === null ? t('webhooks.allAgents') : agents.data?.find((a) => a.id === id)?.name ?? id);
@@ -89,7 +90,7 @@ export default function WebhooksPage(_props: PageProps) {
       {webhooks.data && webhooks.data.length > 0 && (
         <ul class="webhooks-list">
           {webhooks.data.map((webhook) => (
-            <li key={webhook.id} class="card">
+            <li key={webhook.id} class={`card${webhook.id === params.webhookId ? ' webhooks-linked' : ''}`}>
               <div class="webhooks-head">
                 <div>
                   <p class="webhooks-url">{webhook.url}</p>
