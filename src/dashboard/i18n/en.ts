@@ -257,6 +257,17 @@ export const en = {
   'audit.what': 'What',
   'audit.viaMcp': 'through MCP',
   'audit.more': 'Show more',
+  'notify.title': 'Who is e-mailed',
+  'notify.intro': 'Per agent, the people mailed each new lead and each new ticket (with a link to it here).',
+  'notify.leads': 'New leads',
+  'notify.tickets': 'New tickets',
+  'notify.default': 'The owner (default): {names}',
+  'notify.noOne': 'No one',
+  'notify.change': 'Change',
+  'notify.changeFor': 'Change who is e-mailed for {name}',
+  'notify.saved': 'Saved who is e-mailed for {name}.',
+  'notify.theOwner': 'The owner (default)',
+  'notify.these': 'These people',
   'signIn.passkey': 'Sign in with a passkey',
 } as const;
 

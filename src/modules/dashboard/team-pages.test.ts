@@ -88,6 +88,7 @@ describe('Settings, People: invite, accept, change a role, remove', () => {
     await theirs.getByRole('navigation', { name: 'Main' }).waitFor();
     assert.equal(await theirs.getByRole('link', { name: 'Webhooks' }).count(), 0, 'a member sees no Webhooks');
 
+    const desk = (await owner.call('POST', '/api/v1/agents', { name: 'Desk', useCase: 'support' })).body.data;
     await page.reload();
     await page.getByRole('button', { name: `Change role of ${invitee}` }).click();
     const change = page.getByRole('dialog', { name: `Change the role of ${invitee}` });
@@ -98,10 +99,23 @@ describe('Settings, People: invite, accept, change a role, remove', () => {
     await theirs.reload();
     await theirs.getByRole('link', { name: 'Webhooks' }).waitFor();
 
+    // Who is e-mailed each new lead of Desk: the invitee instead of the owner (the default).
+    await page.getByRole('button', { name: 'Change who is e-mailed for Desk' }).click();
+    const notify = page.getByRole('dialog', { name: 'Change who is e-mailed for Desk' });
+    await notify.getByRole('group', { name: 'New leads' }).getByRole('radio', { name: 'These people' }).check();
+    await notify.getByRole('group', { name: 'New leads' }).getByRole('checkbox', { name: invitee }).check();
+    await notify.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved who is e-mailed for Desk.' }).waitFor();
+    const chosen = (await owner.call('GET', `/api/agents/${desk.id}/notifications`)).body.data;
+    assert.deepEqual([chosen.leads.chosen, chosen.leads.people.map((p: { email: string }) => p.email), chosen.tickets.chosen], [true, [invitee], false]);
+    await page.getByRole('row', { name: /Desk/ }).getByText(invitee).waitFor();
+    await checkPage(page, 'the people page with an agent');
+
     await page.getByRole('button', { name: `Remove ${invitee}` }).click();
     await page.getByRole('dialog', { name: `Remove ${invitee}` }).getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('status').filter({ hasText: `${invitee} was removed.` }).waitFor();
-    await page.getByRole('row', { name: new RegExp(invitee) }).waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'People' }).getByRole('row', { name: new RegExp(invitee) }).waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Who is e-mailed' }).getByRole('row', { name: /Desk/ }).getByText(/^The owner \(default\)/).first().waitFor();
     // Their session in the workspace ended at once: the next load is the sign-in page.
     await theirs.reload();
     await theirs.getByRole('button', { name: 'Send sign-in link' }).waitFor();

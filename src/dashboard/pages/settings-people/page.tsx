@@ -11,6 +11,7 @@ import type { PageProps } from '../../routes.ts';
 import type { Agent, Role } from '../../types.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { SettingsFrame } from '../settings/frame.tsx';
+import { Notifications } from './notifications.tsx';
 
 interface Person {
   id: string;
@@ -120,6 +121,7 @@ export default function PeoplePage({ me }: PageProps) {
           />
         </section>
       )}
+      {agents.data && people.data && <Notifications agents={agents.data} people={people.data} />}
       <RoleDialog
         open={inviting}
         title={t('people.invite')}
