@@ -80,6 +80,8 @@ describe('Settings, People: invite, accept, change a role, remove', () => {
     await invite.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByRole('status').filter({ hasText: `An invitation was mailed to ${invitee}` }).waitFor();
     await page.getByRole('button', { name: `Withdraw the invitation to ${invitee}` }).waitFor();
+    await page.reload();
+    await page.getByRole('table', { name: 'Invitations sent' }).getByRole('cell', { name: invitee, exact: true }).waitFor();
 
     // The invitee opens the mail's link in a browser of their own: signed in as a member.
     const theirs = await dash.newPage();
@@ -91,6 +93,7 @@ describe('Settings, People: invite, accept, change a role, remove', () => {
     const desk = (await owner.call('POST', '/api/v1/agents', { name: 'Desk', useCase: 'support' })).body.data;
     await page.reload();
     await page.getByRole('button', { name: `Change role of ${invitee}` }).click();
+    assert.equal(await page.getByRole('table', { name: 'Invitations sent' }).count(), 0, 'the accepted invitation is open no more');
     const change = page.getByRole('dialog', { name: `Change the role of ${invitee}` });
     await change.getByRole('combobox', { name: 'Role' }).selectOption('admin');
     await change.getByRole('button', { name: 'Save' }).click();

@@ -32,8 +32,8 @@ interface Invitation {
 export default function PeoplePage({ me }: PageProps) {
   const people = useData(() => list<Person>('/people'), []);
   const agents = useData(() => list<Agent>('/v1/agents'), []);
-  // Invitations sent from this page (the service lists no open invitations yet).
-  const [sent, setSent] = useState<Invitation[]>([]);
+  // Asked beside the people and the agents (one round trip).
+  const invitations = useData(() => list<Invitation>('/invitations'), []);
   const [inviting, setInviting] = useState(false);
   const [changing, setChanging] = useState<Person>();
   const [removing, setRemoving] = useState<Person>();
@@ -41,14 +41,13 @@ export default function PeoplePage({ me }: PageProps) {
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<ApiError>();
   const agentName = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
-  // An invitation accepted since is a member now.
-  const open = sent.filter((i) => !people.data?.some((p) => p.email.toLowerCase() === i.email.toLowerCase()));
+  const open = invitations.data ?? [];
 
   const withdraw = async (invitation: Invitation) => {
     setError(undefined);
     try {
       await send('DELETE', `/invitations/${encodeURIComponent(invitation.email)}`);
-      setSent((all) => all.filter((i) => i.email !== invitation.email));
+      void invitations.reload();
       setMessage(t('people.withdrawn', { email: invitation.email }));
     } catch (caught) {
       setError(asApiError(caught));
@@ -64,7 +63,7 @@ export default function PeoplePage({ me }: PageProps) {
         </Button>
       </div>
       <Notice kind="success">{message}</Notice>
-      {(people.error ?? error) && <ErrorNotice error={people.error ?? error} />}
+      {(people.error ?? invitations.error ?? error) && <ErrorNotice error={people.error ?? invitations.error ?? error} />}
       {people.data && (
         <Table
           caption={t('settings.people')}
@@ -131,7 +130,7 @@ export default function PeoplePage({ me }: PageProps) {
         onClose={() => setInviting(false)}
         onSubmit={async ({ email, role, agentIds }) => {
           const invitation = await send<Invitation>('POST', '/invitations', { email, role, ...(role === 'member' ? { agentIds } : {}) });
-          setSent((all) => [...all.filter((i) => i.email !== invitation.email), invitation]);
+          void invitations.reload();
           setMessage(t('people.invited', { email: invitation.email }));
         }}
       />
