@@ -39,6 +39,7 @@ export const STORE_INDEPENDENT = [
   'src/modules/email-channel/reading.test.ts',
   'src/modules/knowledge/chunk.test.ts',
   'src/modules/knowledge/crawl/extract.test.ts',
+  'src/modules/knowledge/languages.test.ts',
   'src/modules/webhooks/mails.test.ts',
   'src/modules/widget/handoff.test.ts',
   'src/platform/crypto.test.ts',
