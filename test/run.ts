@@ -4,11 +4,11 @@
  * only those files (on both stores likewise).
  *
  * Each test file runs in a process of its own (as `node --test` runs them), and
- * the two stores' runs share one pool of PARLEY_TEST_CONCURRENCY processes (3 by
- * default) instead of running one after the other: a file waiting for a browser,
- * a timer or a child process leaves its core to another. The slowest files start
- * first (durations from the last run, kept in .tmp/test-durations.json), so the run
- * does not end on one long file. A file's output is printed whole when it ends;
+ * the two stores' runs share one pool of PARLEY_TEST_CONCURRENCY processes (2 by
+ * default, as many as each pass ran before) instead of running one after the
+ * other, and the slowest files start first (durations from the last run, kept in
+ * .tmp/test-durations.json): the run no longer ends each pass on its one long
+ * file with a core idle (docs/performance.md, CI). A file's output is printed whole when it ends;
  * the end of the run lists each store's slowest files and every failure.
  *
  * STORE_INDEPENDENT files run once: they never open a store, so a second run
@@ -131,7 +131,7 @@ const stores: StoreKind[] = ['embedded'];
 if (process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL) stores.push('postgres');
 else console.log('The PostgreSQL and Redis pass is SKIPPED: set TEST_DATABASE_URL and TEST_REDIS_URL to run it (.ci/run does).');
 
-const concurrency = Number(process.env.PARLEY_TEST_CONCURRENCY ?? 3);
+const concurrency = Number(process.env.PARLEY_TEST_CONCURRENCY ?? 2);
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error(`PARLEY_TEST_CONCURRENCY must be a whole number of processes, not ${process.env.PARLEY_TEST_CONCURRENCY}`);
   process.exit(1);
