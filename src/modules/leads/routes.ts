@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { commonErrors, list, single } from '../../http/schemas.ts';
 import { agentParams } from '../agents/schemas.ts';
 import { createLead, deleteLead, getLead, listLeads } from './service.ts';
+import { leadsCsv } from './csv.ts';
 import { createdLeadSchema, createLeadBody, leadListQuery, leadParams, leadSchema, visitorAgentParams } from './schemas.ts';
 
 const tags = ['leads'];
@@ -22,6 +23,37 @@ export async function leadRoutes(parent: FastifyInstance, ctx: Context): Promise
     async (request) => {
       const page = await listLeads(ctx, request.auth, request.params.id, request.query);
       return { data: page.items, pagination: { nextCursor: page.nextCursor } };
+    },
+  );
+
+  // Declared before /leads/:leadId only for reading order: the paths differ in their segment (leads.csv, leads).
+  app.get(
+    '/agents/:id/leads.csv',
+    {
+      config: { scope: 'read', audit: 'lead.export' },
+      schema: {
+        tags,
+        summary: 'Every lead as a CSV file (UTF-8 with BOM), newest first, with every field of the lead and the texts the form showed',
+        params: agentParams,
+        querystring: z.strictObject({}),
+        response: {
+          200: {
+            description: 'text/csv; charset=utf-8, one line per lead after the header line; a cell that could run as a formula starts with an apostrophe',
+            content: { 'text/csv': { schema: z.string() } },
+          },
+          ...commonErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const csv = await leadsCsv(ctx, request.auth, request.params.id);
+      // The body is a stream, which the typed reply (string, from the schema above) does not know.
+      return (reply as FastifyReply)
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${csv.fileName}"`)
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .send(csv.body);
     },
   );
 
