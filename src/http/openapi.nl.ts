@@ -54,7 +54,6 @@ export const dutch: OpenApiCatalogue = {
     'GET /agents/{id}/conversations/export': { summary: 'Een link naar een pdf met de gesprekken van een periode (standaard de laatste 30 UTC-dagen), hoogstens de 500 recentste; de link werkt 15 minuten zonder sleutel' },
     'GET /agents/{id}/leads': { summary: 'Leads, nieuwste eerst' },
     'GET /agents/{id}/leads/{leadId}': { summary: 'Eén lead' },
-    'GET /agents/{id}/leads.csv': { summary: 'Alle leads als csv-bestand (UTF-8 met BOM), nieuwste eerst, met elk veld van de lead en de teksten die het formulier toonde' },
     'DELETE /agents/{id}/leads/{leadId}': { summary: 'Een lead wissen (het gesprek blijft)' },
     'GET /agents/{id}/identity-secret': { summary: 'Het identiteitsgeheim van de agent voor ingelogde bezoekers (gemaakt bij de eerste keer lezen)' },
     'POST /agents/{id}/identity-secret/rotate': { summary: 'Het identiteitsgeheim vervangen: hashes die met het oude gemaakt zijn, loggen geen bezoekers meer in' },
@@ -81,8 +80,6 @@ export const dutch: OpenApiCatalogue = {
       'up: een antwoord kreeg de beoordeling nuttig (1); down: een antwoord kreeg de beoordeling niet nuttig (-1); none: geen antwoord is beoordeeld',
     "words that must all be in the conversation's questions or answers, in any order, each also as the start of a longer word; case and accents do not matter":
       'woorden die allemaal in de vragen of antwoorden van het gesprek moeten staan, in willekeurige volgorde, elk ook als begin van een langer woord; hoofdletters en accenten maken niet uit',
-    'text/csv; charset=utf-8, one line per lead after the header line; a cell that could run as a formula starts with an apostrophe':
-      'text/csv; charset=utf-8, na de kopregel één regel per lead; een cel die als formule zou kunnen werken begint met een apostrof',
     "the agent's tickets per status, whatever status, limit and cursor ask for (expired solved tickets are gone)":
       'de tickets van de agent per status, wat status, limit en cursor ook vragen (verlopen opgeloste tickets tellen niet meer mee)',
     'Parley API': 'Parley-API',

@@ -191,10 +191,9 @@ describe('leads as CSV', () => {
     assertError(await service.api('GET', `/agents/${agent}/leads.csv?limit=5`, { key: ws.keys.read }), 400, 'invalid_request');
   });
 
-  test('the OpenAPI document shows the route with its text/csv reply', async () => {
+  test('the route is left out of the OpenAPI document and MCP, as a download that is not JSON; the JSON list stays documented', async () => {
     const doc = (await (await fetch(`${service.url}/api/v1/openapi.json`)).json()) as any;
-    const operation = doc.paths['/agents/{id}/leads.csv']?.get;
-    assert.ok(operation, 'GET /agents/{id}/leads.csv is documented');
-    assert.ok(operation.responses['200'].content['text/csv']);
+    assert.equal(doc.paths['/agents/{id}/leads.csv'], undefined);
+    assert.ok(doc.paths['/agents/{id}/leads'].get);
   });
 });

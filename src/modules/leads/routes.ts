@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { commonErrors, list, single } from '../../http/schemas.ts';
@@ -31,24 +31,12 @@ export async function leadRoutes(parent: FastifyInstance, ctx: Context): Promise
     '/agents/:id/leads.csv',
     {
       config: { scope: 'read', audit: 'lead.export' },
-      schema: {
-        tags,
-        summary: 'Every lead as a CSV file (UTF-8 with BOM), newest first, with every field of the lead and the texts the form showed',
-        params: agentParams,
-        querystring: z.strictObject({}),
-        response: {
-          200: {
-            description: 'text/csv; charset=utf-8, one line per lead after the header line; a cell that could run as a formula starts with an apostrophe',
-            content: { 'text/csv': { schema: z.string() } },
-          },
-          ...commonErrors,
-        },
-      },
+      // Not JSON, so neither in the OpenAPI document nor an MCP tool (one tool per documented operation); docs/visitors.md.
+      schema: { hide: true, params: agentParams, querystring: z.strictObject({}) },
     },
     async (request, reply) => {
       const csv = await leadsCsv(ctx, request.auth, request.params.id);
-      // The body is a stream, which the typed reply (string, from the schema above) does not know.
-      return (reply as FastifyReply)
+      return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${csv.fileName}"`)
         .header('cache-control', 'no-store')
