@@ -22,7 +22,7 @@ import { VISITOR_PREFIX, visitorScope } from './modules/visitors/scope.ts';
 import { RouteCatalog } from './mcp/catalog.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { clientArchiveRoutes } from './modules/clients/archive.ts';
-import { DASHBOARD_PREFIX, peopleRoutes } from './modules/people/routes.ts';
+import { DASHBOARD_API_PREFIX, DASHBOARD_PREFIX, peopleRoutes, personApiScope } from './modules/people/routes.ts';
 
 export type App = FastifyInstance;
 export type ApiPlugin = (app: FastifyInstance, ctx: Context) => Promise<void> | void;
@@ -95,10 +95,19 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       // The same document in Dutch, its prose from src/http/openapi.nl.ts (docs/api-conventions.md).
       api.get('/openapi.nl.json', { schema: { hide: true } }, async () => inDutch(app.swagger()));
-      await workspaceRoutes(api, ctx);
-      for (const register of apiModules) await register(api, ctx);
+      await apiAreas(api, ctx);
     },
     { prefix: '/api/v1' },
+  );
+  // The same routes for people signed in to the dashboard, by session cookie instead of a key (docs/people.md).
+  await app.register(
+    async (api) => {
+      await personApiScope(api, ctx);
+      api.setNotFoundHandler(notFound);
+      api.addHook('onRoute', auditRoutes(ctx));
+      await apiAreas(api, ctx);
+    },
+    { prefix: DASHBOARD_API_PREFIX },
   );
 
   // The MCP server at /mcp, beside /api/v1, on the same keys and limit (docs/mcp.md).
@@ -115,6 +124,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   // The client's archive of monthly reports behind its link (docs/clients.md): no key.
   await clientArchiveRoutes(app, ctx);
   return app;
+}
+
+/** The REST API's areas, registered under /api/v1 for keys and again under /app/api/v1 for signed-in people. */
+async function apiAreas(api: FastifyInstance, ctx: Context): Promise<void> {
+  await workspaceRoutes(api, ctx);
+  for (const register of apiModules) await register(api, ctx);
 }
 
 function flushLogs(stream: ReturnType<typeof pino.destination>): void {

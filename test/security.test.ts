@@ -8,7 +8,8 @@
  * `fixtures()` a real id of the new kind when one can be made, so the foreign
  * check is tried on a real row. Routes that do not exist yet are skipped.
  * A visitor route that names a conversation goes in VISITOR_ROUTES, a
- * dashboard route (people, session cookie) in DASHBOARD_ROUTES.
+ * dashboard route (people, session cookie) in DASHBOARD_ROUTES. Every route of
+ * ROUTES is also tried in its copy for people under /app/api/v1.
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import { startService, type Reply, type SeededWorkspace, type Service } from './
 import { seedAgent } from './support/seed-agent.ts';
 import { startVisitorConversation, visitorRequest, type VisitorConversation } from '../src/modules/visitors/test-support.ts';
 import { addPerson, appCall, ownOrigin, signIn, type SignedIn } from '../src/modules/people/test-support.ts';
+import { SoftPasskey } from '../src/modules/people/test-authenticator.ts';
 import { assertError } from './support/assertions.ts';
 import { createContext } from '../src/context.ts';
 import { buildApp } from '../src/app.ts';
@@ -95,6 +97,7 @@ let foreign: SeededWorkspace;
 let agentId: string;
 /** A manage key of `own` tied to its other agent. */
 let tiedToOtherAgent: string;
+let otherAgentId: string;
 let ids: Record<string, string>;
 
 before(async () => {
@@ -103,7 +106,8 @@ before(async () => {
   own = await service.seedWorkspace({ plan: 'enterprise', name: 'Own' });
   foreign = await service.seedWorkspace({ plan: 'enterprise', name: 'Foreign' });
   agentId = await seedAgent(service, own, 'Attacked');
-  tiedToOtherAgent = (await own.addKey('manage', await seedAgent(service, own, 'Other'))).key;
+  otherAgentId = await seedAgent(service, own, 'Other');
+  tiedToOtherAgent = (await own.addKey('manage', otherAgentId)).key;
   ids = await fixtures();
 });
 after(() => service.close());
@@ -432,7 +436,7 @@ describe('the visitor API: a conversation is reached only with its own token, on
  * The dashboard's routes (docs/people.md): people only, with a session cookie.
  * role: the least role that may call the route. {keyId} is a key of `own`,
  * {personId} a member of `own`, {invitedEmail} an address invited to nothing, {agentId}, {ticketId} and {webhookId} real rows
- * of `own`, {sessionId} a session of `own`'s admin (a
+ * of `own`, {sessionId} a session and {passkeyId} a passkey of `own`'s admin (a
  * person's own sessions are theirs in every workspace: `own` and `foreign`
  * share their owner).
  */
@@ -457,6 +461,14 @@ const DASHBOARD_ROUTES: Array<{ method: RouteEntry['method']; path: string; role
   { method: 'DELETE', path: '/api/agents/{agentId}/tickets/{ticketId}', role: 'member' },
   { method: 'POST', path: '/api/webhooks/{webhookId}/enable', role: 'admin' },
   { method: 'GET', path: '/api/webhooks/{webhookId}/deliveries', role: 'admin' },
+  { method: 'POST', path: '/api/agents/{agentId}/sources/upload', role: 'member' },
+  { method: 'POST', path: '/api/agents/{agentId}/branding/logo', role: 'member' },
+  { method: 'POST', path: '/api/agents/{agentId}/branding/icon/crop', role: 'member', body: { x: 0, y: 0, width: 1, height: 1 } },
+  { method: 'GET', path: '/api/me/passkeys', role: 'member' },
+  { method: 'POST', path: '/api/me/passkeys/options', role: 'member' },
+  { method: 'POST', path: '/api/me/passkeys', role: 'member', body: { response: { id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON: 'x' } } } },
+  { method: 'PATCH', path: '/api/me/passkeys/{passkeyId}', role: 'member', body: { name: 'Renamed by the security suite' } },
+  { method: 'DELETE', path: '/api/me/passkeys/{passkeyId}', role: 'member' },
 ];
 
 describe('the dashboard: people only, with their session, CSRF token and role', () => {
@@ -481,6 +493,7 @@ describe('the dashboard: people only, with their session, CSRF token and role', 
       webhookId: ids.webhookId,
       personId: (await member.call('GET', '/api/me')).body.data.person.id,
       sessionId: (await admin.call('GET', '/api/sessions')).body.data.find((s: { current: boolean }) => s.current).id,
+      passkeyId: await registerPasskey(admin),
     };
   });
 
@@ -555,6 +568,77 @@ describe('the dashboard: people only, with their session, CSRF token and role', 
     }
   });
 });
+
+/**
+ * The API's copy for people under /app/api/v1 (docs/people.md): every route of
+ * ROUTES without a session, with a key of each scope, with a forged change, with
+ * a session of another workspace, as a member limited to another agent, and
+ * (webhooks) as a member. One test per rule, each over the whole table.
+ */
+describe('the REST API for people under /app/api/v1: every route', () => {
+  let owner: SignedIn;
+  let limited: SignedIn;
+  let ofForeign: SignedIn;
+  const copyPath = (entry: RouteEntry, agent = agentId) => `/api/v1${pathFor(entry, agent)}`;
+  const label = (entry: RouteEntry) => `${entry.method} /app/api/v1${entry.path}`;
+  const refusals = (replies: Array<[RouteEntry, Reply]>, status: number, code: string) =>
+    replies.filter(([, reply]) => reply.status !== status || reply.body?.error?.code !== code).map(([entry, reply]) => `${label(entry)}: ${reply.status} ${reply.body?.error?.code}`);
+
+  before(async () => {
+    owner = await signIn(service, own.id, 'owner@example.com');
+    limited = await addPerson(service, owner, 'suite-limited@example.org', 'member', [otherAgentId]);
+    ofForeign = await signIn(service, foreign.id, 'owner@example.com');
+  });
+
+  test('without a session every route is 401 unauthorized; with an API key of any scope 403 forbidden', async () => {
+    const anonymous: Array<[RouteEntry, Reply]> = [];
+    const keyed: Array<[RouteEntry, Reply]> = [];
+    for (const entry of ROUTES) {
+      const headers = { origin: ownOrigin(service) };
+      anonymous.push([entry, await appCall(service, entry.method, copyPath(entry), { body: entry.body, headers })]);
+      for (const scope of SCOPES) keyed.push([entry, await appCall(service, entry.method, copyPath(entry), { body: entry.body, headers: { ...headers, authorization: `Bearer ${own.keys[scope]}` } })]);
+    }
+    assert.deepEqual(refusals(anonymous, 401, 'unauthorized'), []);
+    assert.deepEqual(refusals(keyed, 403, 'forbidden'), []);
+  });
+
+  test('every change with a missing or wrong CSRF token, or a foreign Origin, is 403 forbidden', async () => {
+    const replies: Array<[RouteEntry, Reply]> = [];
+    for (const entry of ROUTES.filter((e) => e.method !== 'GET')) {
+      for (const options of [{ csrf: null }, { csrf: ofForeign.csrfToken }, { origin: 'https://evil.example' }]) {
+        replies.push([entry, await owner.call(entry.method, copyPath(entry), entry.body, options)]);
+      }
+    }
+    assert.deepEqual(refusals(replies, 403, 'forbidden'), []);
+    assert.equal((await service.api('GET', `/agents/${agentId}`, { key: own.keys.read })).status, 200, 'the agent is still there');
+  });
+
+  test("a session of another workspace finds none of this workspace's agents or webhooks (404 not_found)", async () => {
+    const replies: Array<[RouteEntry, Reply]> = [];
+    for (const entry of ROUTES.filter((e) => /\{(id|webhookId)\}/.test(e.path))) replies.push([entry, await ofForeign.call(entry.method, copyPath(entry), entry.body)]);
+    assert.deepEqual(refusals(replies, 404, 'not_found'), []);
+  });
+
+  test('a member limited to another agent finds this one missing on every agent route (404); the routes a member may not use at all (webhooks, changing a client) are 403', async () => {
+    const forMembers = (entry: RouteEntry) => !entry.path.startsWith('/webhooks') && !(entry.path.startsWith('/agents/{id}/client') && entry.method !== 'GET');
+    const open: Array<[RouteEntry, Reply]> = [];
+    const closed: Array<[RouteEntry, Reply]> = [];
+    for (const entry of ROUTES.filter((e) => e.path.startsWith('/agents/{id}') || e.path.startsWith('/webhooks'))) {
+      (forMembers(entry) ? open : closed).push([entry, await limited.call(entry.method, copyPath(entry), entry.body)]);
+    }
+    assert.deepEqual(refusals(open, 404, 'not_found'), []);
+    assert.deepEqual(refusals(closed, 403, 'forbidden'), []);
+    assert.equal((await service.api('GET', `/agents/${agentId}`, { key: own.keys.read })).status, 200, 'the agent is still there');
+  });
+});
+
+/** A passkey of the person's (a software authenticator's), by id. */
+async function registerPasskey(person: SignedIn): Promise<string> {
+  const options = await person.call('POST', '/api/me/passkeys/options');
+  const registered = await person.call('POST', '/api/me/passkeys', { response: new SoftPasskey().register(options.body.data, person.origin) });
+  if (registered.status !== 201) throw new Error(`passkey failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  return registered.body.data.id as string;
+}
 
 /** A second API process on the same PostgreSQL (and Redis, when the run has one). */
 async function startServiceOn(databaseUrl: string): Promise<{ url: string; close(): Promise<void> }> {

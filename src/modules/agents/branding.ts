@@ -3,8 +3,8 @@
  * fetch, kept in the database, served publicly by this service.
  */
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { SafeFetchError } from '../../platform/safe-fetch.ts';
 import { agentsChanged, requireAgent } from './access.ts';
@@ -22,19 +22,24 @@ export function imagePath(agentId: string, kind: ImageKind): string {
   return `/api/v1/assets/agents/${agentId}/${kind}`;
 }
 
-export async function setImage(ctx: Context, auth: Auth, agentId: string, kind: ImageKind, url: string): Promise<Agent> {
+export async function setImage(ctx: Context, auth: Principal, agentId: string, kind: ImageKind, url: string): Promise<Agent> {
   const ref = await requireAgent(ctx, auth, agentId, { active: true });
   checkImageAddress(ctx, url);
   const bytes = await fetchImage(ctx, url);
   const mediaType = imageTypeOf(bytes);
   if (!mediaType) throw errors.unsupportedFileType('The image must be PNG, JPEG, GIF or WebP (SVG is not accepted).');
+  return storeImage(ctx, ref, kind, bytes, mediaType);
+}
+
+/** Keeps the image (in place of the one before) under a new version and points the agent's logoUrl or iconUrl at it. */
+export async function storeImage(ctx: Context, ref: { id: string; workspaceId: string }, kind: ImageKind, bytes: Uint8Array, mediaType: string): Promise<Agent> {
   const version = randomBase62(10);
   const now = ctx.clock.now();
   await store.putImage(ctx.db, { agent_id: ref.id, kind, media_type: mediaType, bytes, version, created_at: now });
   return setImageUrl(ctx, ref, kind, `${ctx.config.publicUrl}${imagePath(ref.id, kind)}?v=${version}`);
 }
 
-export async function removeImage(ctx: Context, auth: Auth, agentId: string, kind: ImageKind): Promise<Agent> {
+export async function removeImage(ctx: Context, auth: Principal, agentId: string, kind: ImageKind): Promise<Agent> {
   const ref = await requireAgent(ctx, auth, agentId, { active: true });
   await store.deleteImage(ctx.db, ref.id, kind);
   return setImageUrl(ctx, ref, kind, null);

@@ -5,8 +5,8 @@
  */
 import { Readable } from 'node:stream';
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import type { Position } from '../../http/paging.ts';
+import type { Principal } from '../../domain/principal.ts';
+import type { Position } from '../../domain/paging.ts';
 import { utcDay } from '../../platform/clock.ts';
 import { requireAgent } from '../agents/access.ts';
 import type { LeadView } from './schemas.ts';
@@ -70,8 +70,8 @@ export interface LeadsCsv {
  * batch by batch as the reader takes them, each from where the last ended (the list's
  * keyset), so leads that arrive meanwhile neither repeat nor shift others out.
  */
-export async function leadsCsv(ctx: Context, auth: Auth, agentId: string): Promise<LeadsCsv> {
-  const agent = await requireAgent(ctx, auth, agentId);
+export async function leadsCsv(ctx: Context, principal: Principal, agentId: string): Promise<LeadsCsv> {
+  const agent = await requireAgent(ctx, principal, agentId);
   const now = ctx.clock.now();
   const batch = (after?: Position) => store.listLeads(ctx.db, agent.id, now, CSV_BATCH - 1, after);
   const first = await batch();
