@@ -10,10 +10,12 @@ import type { Page } from 'playwright-core';
 import { expectFitsPhoneWidth, expectNoSeriousAxeViolations, startDashboard, tabTo, type DashboardHarness } from '../../../test/support/dashboard.ts';
 import { SIGN_IN_SCRIPT } from '../people/sign-in-page.ts';
 import { createHash } from 'node:crypto';
+import { fixtureSiteNames, serveFixtureSite } from '../../../test/support/fixture-sites.ts';
 
 let dash: DashboardHarness;
 before(async () => {
-  dash = await startDashboard();
+  // The local site crawled by the agent made with a website is on 127.0.0.1.
+  dash = await startDashboard({ env: { PARLEY_ALLOW_PRIVATE_URLS: '1' } });
 });
 after(() => dash?.close());
 
@@ -172,6 +174,27 @@ describe('in Chromium', () => {
     const row = page.getByRole('row').filter({ hasText: 'Keyboard agent' });
     await row.waitFor();
     assert.match(await row.textContent() ?? '', /Sales/);
+  });
+
+  test('an agent made with a website crawls it at once: its pages appear as sources without a reload', async () => {
+    const site = await serveFixtureSite(fixtureSiteNames()[0]!);
+    try {
+      const workspaceId = await dash.newWorkspace(uniqueEmail('crawl'));
+      const page = await dash.newPage();
+      await dash.signInDirectly(page, workspaceId);
+      await page.goto('/app/agents');
+      await page.getByRole('button', { name: 'New agent' }).click();
+      const dialog = page.getByRole('dialog', { name: 'New agent' });
+      await dialog.getByRole('textbox', { name: 'Name' }).fill('Site agent');
+      await dialog.getByRole('textbox', { name: /Website to crawl/ }).fill(`${site.origin}/`);
+      await dialog.getByRole('button', { name: 'Create agent' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Site agent' }).waitFor();
+      await page.getByRole('row').filter({ hasText: site.origin }).first().waitFor({ timeout: 60_000 });
+      assert.ok((await page.getByRole('row').filter({ hasText: 'Web page' }).count()) >= 1);
+      await expectNoSeriousAxeViolations(page, 'the sources page with a crawl');
+    } finally {
+      await site.close();
+    }
   });
 
   test('an agent is deleted only with its name typed', async () => {

@@ -12,6 +12,7 @@ import { Badge, Button, EmptyState, ErrorNotice, Notice, Table } from '../../com
 import { AgentFrame } from '../agent/frame.tsx';
 import { SourcesToGather } from '../agents/first-run.tsx';
 import { AddTextDialog } from './add-text.tsx';
+import { CrawlProgress } from './crawl.tsx';
 
 const STATUS_TONE = { pending: 'busy', ready: 'good', failed: 'bad' } as const;
 
@@ -40,6 +41,7 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
         </div>
       </div>
       <Notice kind="success">{message}</Notice>
+      <CrawlProgress agentId={agentId} onProgress={() => void sources.reload()} />
       {sources.error && <ErrorNotice error={sources.error} />}
       {sources.data && sources.data.length === 0 && <EmptyState title={t('sources.empty')} />}
       {sources.data && sources.data.length > 0 && (
