@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { get, list } from '../../api.ts';
-import { takeFlash, useData, usePolling } from '../../data.ts';
+import { takeFlash, useData, type Flash, usePolling } from '../../data.ts';
 import { formatBytes, formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, SetupGuide, Source } from '../../types.ts';
@@ -24,7 +24,7 @@ export default function SourcesPage({ params }: PageProps) {
 function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined }) {
   const sources = useData(() => list<Source>(`/v1/agents/${encodeURIComponent(agentId)}/sources`), [agentId]);
   const [adding, setAdding] = useState(false);
-  const [message, setMessage] = useState<string | undefined>(takeFlash);
+  const [message, setMessage] = useState<Flash | undefined>(takeFlash);
   usePolling(sources.data?.some((source) => source.status === 'pending') ?? false, sources.reload);
 
   return (
@@ -40,7 +40,7 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
           </Button>
         </div>
       </div>
-      <Notice kind="success">{message}</Notice>
+      <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
       <CrawlProgress agentId={agentId} onProgress={() => void sources.reload()} />
       {sources.error && <ErrorNotice error={sources.error} />}
       {sources.data && sources.data.length === 0 && <EmptyState title={t('sources.empty')} />}
@@ -82,7 +82,7 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
         open={adding}
         onClose={() => setAdding(false)}
         onAdded={(source) => {
-          setMessage(t('sources.added', { name: source.name }));
+          setMessage({ kind: 'success', text: t('sources.added', { name: source.name }) });
           void sources.reload();
         }}
       />
