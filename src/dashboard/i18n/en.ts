@@ -17,6 +17,7 @@ export const en = {
   'signIn.send': 'Send sign-in link',
   'signIn.sent': 'Check your mail: if {email} has an account, a sign-in link is on its way. It works once, for 15 minutes.',
   'signIn.linkFailed': 'That sign-in link has been used already or has expired. Ask for a new one here.',
+  'signIn.passkey': 'Sign in with a passkey',
   'signIn.again': 'Use another address',
   'signIn.passwordWay': 'Or sign in with a password',
   'signIn.password': 'Password',

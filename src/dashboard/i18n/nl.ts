@@ -19,6 +19,7 @@ export const nl: Record<MessageKey, string> = {
   'signIn.send': 'Stuur inloglink',
   'signIn.sent': 'Kijk in je mail: als {email} een account heeft, is er een inloglink onderweg. Die werkt één keer, 15 minuten lang.',
   'signIn.linkFailed': 'Die inloglink is al gebruikt of verlopen. Vraag hier een nieuwe aan.',
+  'signIn.passkey': 'Inloggen met een passkey',
   'signIn.again': 'Een ander adres gebruiken',
   'signIn.passwordWay': 'Of log in met een wachtwoord',
   'signIn.password': 'Wachtwoord',

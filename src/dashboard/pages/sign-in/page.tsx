@@ -1,7 +1,7 @@
 /**
  * /app signed out: a sign-in link by mail (the first way, names fixed by the operator
- * contract: "E-mail", "Send sign-in link"), or a password. No passkey button: the
- * service has no passkey routes yet.
+ * contract: "E-mail", "Send sign-in link"), a password, or a passkey (shown where the
+ * browser reads and writes WebAuthn's JSON forms; docs/people.md, "Passkeys").
  */
 import { useState } from 'preact/hooks';
 import { ApiError, send } from '../../api.ts';
@@ -39,6 +39,22 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   };
   const fieldErrors = error?.details.length ? error : undefined;
 
+  const withPasskey = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const options = await send<unknown>('POST', '/sign-in/passkey/options');
+      const credential = (await navigator.credentials.get({ publicKey: (PublicKeyCredential as any).parseRequestOptionsFromJSON(options) })) as PublicKeyCredential | null;
+      if (!credential) return;
+      onSignedIn(await send<Me>('POST', '/sign-in/passkey', { response: credential.toJSON() }));
+    } catch (caught) {
+      // The person closed the browser's passkey prompt: nothing to say.
+      if (!(caught instanceof DOMException && caught.name === 'NotAllowedError')) setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <main id="main" class="signed-out">
       <div class="card sign-in">
@@ -64,6 +80,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
             </div>
           </form>
         )}
+        {!sentTo && PASSKEYS && (
+          <Button kind="secondary" busy={busy} onClick={() => void withPasskey()}>
+            {t('signIn.passkey')}
+          </Button>
+        )}
         {!sentTo && (
           <Button
             kind="quiet"
@@ -79,3 +100,6 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     </main>
   );
 }
+
+/** Whether the browser can hand WebAuthn's options and answers over as JSON (Chrome 129+, Firefox 119+, Safari 18.4+). */
+const PASSKEYS = typeof PublicKeyCredential !== 'undefined' && 'parseRequestOptionsFromJSON' in PublicKeyCredential;
