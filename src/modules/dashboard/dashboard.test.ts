@@ -60,6 +60,12 @@ describe('serving: /app is the application, its files are hashed and cached, /ap
     const unknown = await fetch(`${dash.service.url}/app/api/no-such-route`);
     assert.equal(unknown.status, 404);
     assert.equal((await unknown.json()).error.code, 'not_found');
+    // The people's copy of the API answers its own unknown paths, through its session check.
+    const unknownV1 = await fetch(`${dash.service.url}/app/api/v1/no-such-route`);
+    assert.equal(unknownV1.status, 401);
+    assert.equal((await unknownV1.json()).error.code, 'unauthorized');
+    const posted = await fetch(`${dash.service.url}/app/agents`, { method: 'POST' });
+    assert.equal(posted.status, 404);
     const me = await fetch(`${dash.service.url}/app/api/me`);
     assert.equal(me.status, 401);
     const signInPage = await fetch(`${dash.service.url}/app/sign-in?token=x`);
