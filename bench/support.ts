@@ -98,6 +98,8 @@ export const NPM_START_FLAGS: string[] = (
 export interface RunningService {
   url: string;
   manageKey: string;
+  /** The one-time sign-in link to the dashboard the first start prints (for Demo's owner). */
+  signInLink: Promise<string>;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -110,8 +112,19 @@ export async function startParley(env: Record<string, string> = {}): Promise<Run
     env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT_PER_MINUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let output = '';
+  const signInLink = new Promise<string>((resolve) => {
+    let seen = '';
+    const look = (chunk: Buffer) => {
+      seen += chunk;
+      const link = seen.match(/Sign-in link[^:]*:\s+(\S+)/)?.[1];
+      if (!link) return;
+      child.stdout!.off('data', look);
+      resolve(link);
+    };
+    child.stdout!.on('data', look);
+  });
   const manageKey = await new Promise<string>((resolve, reject) => {
-    let output = '';
     const timer = setTimeout(() => reject(new Error(`Parley did not start: ${output}`)), 180_000);
     child.stdout!.on('data', (chunk) => {
       output += chunk;
@@ -126,6 +139,7 @@ export async function startParley(env: Record<string, string> = {}): Promise<Run
   return {
     url: `http://127.0.0.1:${port}`,
     manageKey,
+    signInLink,
     child,
     stop: async () => {
       child.kill('SIGTERM');

@@ -23,6 +23,7 @@ import { RouteCatalog } from './mcp/catalog.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { clientArchiveRoutes } from './modules/clients/archive.ts';
 import { DASHBOARD_API_PREFIX, DASHBOARD_PREFIX, peopleRoutes, personApiScope } from './modules/people/routes.ts';
+import { dashboardRoutes } from './modules/dashboard/routes.ts';
 
 export type App = FastifyInstance;
 export type ApiPlugin = (app: FastifyInstance, ctx: Context) => Promise<void> | void;
@@ -117,6 +118,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(async (admin) => adminRoutes(admin, ctx), { prefix: '/admin/v1' });
   // Sign-in, sessions and the dashboard-only operations of people (docs/people.md): a session cookie, never a key.
   await app.register(async (dashboard) => peopleRoutes(dashboard, ctx), { prefix: DASHBOARD_PREFIX });
+  // The dashboard's pages and their files (docs/dashboard.md): the page needs no session, its API calls do.
+  await app.register(async (dashboard) => dashboardRoutes(dashboard, ctx), { prefix: DASHBOARD_PREFIX });
   // The front page, /health and the API reference at /docs: no key.
   await homeRoutes(app, ctx);
   // The widget's loader and module, and the iframe page (docs/widget.md): no key.

@@ -4,16 +4,10 @@
  * /widget.js, and the widget module, served long-cached under a content-hashed name.
  * Nothing built is committed or written to disk.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { BROWSER_BUNDLE, buildOncePerProcess, builtAsset, contentHash, type BuiltAsset, type EsbuildBuild } from '../platform/bundle.ts';
 
-export interface WidgetAsset {
-  /** The path it is served at. */
-  path: string;
-  body: Buffer;
-  type: string;
-  etag: string;
-}
+export type WidgetAsset = BuiltAsset;
 
 export interface WidgetBuild {
   loader: WidgetAsset;
@@ -21,56 +15,21 @@ export interface WidgetBuild {
 }
 
 const here = new URL('.', import.meta.url).pathname;
-const TARGET = ['chrome100', 'firefox100', 'safari15.4'];
+const JS = 'text/javascript; charset=utf-8';
 
-let built: Promise<WidgetBuild> | undefined;
+export const buildWidget: () => Promise<WidgetBuild> = buildOncePerProcess(bundleBoth);
 
-export function buildWidget(): Promise<WidgetBuild> {
-  // A failed build is not kept: the next request tries again.
-  built ??= buildOnce().catch((error: unknown) => {
-    built = undefined;
-    throw error;
-  });
-  return built;
-}
-
-async function buildOnce(): Promise<WidgetBuild> {
-  // esbuild (and the service process its API starts) only for the build, then stopped.
-  const esbuild = await import('esbuild');
-  try {
-    return await bundleBoth(esbuild.build);
-  } finally {
-    await esbuild.stop();
-  }
-}
-
-async function bundleBoth(build: typeof import('esbuild').build): Promise<WidgetBuild> {
+async function bundleBoth(build: EsbuildBuild): Promise<WidgetBuild> {
   const module = await bundle(build, `${here}app.ts`, 'esm', {});
-  const hash = createHash('sha256').update(module).digest('hex').slice(0, 12);
-  const modulePath = `/widget/app-${hash}.js`;
+  const modulePath = `/widget/app-${contentHash(module)}.js`;
   const loaderCss = await readFile(`${here}launcher.css`, 'utf8');
   const loader = await bundle(build, `${here}loader.ts`, 'iife', { WIDGET_MODULE: JSON.stringify(modulePath), LOADER_CSS: JSON.stringify(minifyCss(loaderCss)) });
-  return { loader: asset('/widget.js', loader), module: asset(modulePath, module) };
+  return { loader: builtAsset('/widget.js', loader, JS), module: builtAsset(modulePath, module, JS) };
 }
 
-async function bundle(build: typeof import('esbuild').build, entry: string, format: 'esm' | 'iife', define: Record<string, string>): Promise<Buffer> {
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    minify: true,
-    format,
-    target: TARGET,
-    write: false,
-    define,
-    loader: { '.css': 'text' },
-    legalComments: 'none',
-    logLevel: 'silent',
-  });
-  return Buffer.from(result.outputFiles[0]!.contents);
-}
-
-function asset(path: string, body: Buffer): WidgetAsset {
-  return { path, body, type: 'text/javascript; charset=utf-8', etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` };
+async function bundle(build: EsbuildBuild, entry: string, format: 'esm' | 'iife', define: Record<string, string>): Promise<Buffer> {
+  const result = await build({ ...BROWSER_BUNDLE, entryPoints: [entry], format, define, loader: { '.css': 'text' } });
+  return Buffer.from(result.outputFiles![0]!.contents);
 }
 
 function minifyCss(text: string): string {

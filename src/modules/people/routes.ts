@@ -10,7 +10,7 @@ import { requireAllowed, requireRole, type PersonCaller } from '../../domain/pri
 import { setLimitHeaders } from '../../http/auth.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
-import { signInPage } from './sign-in-page.ts';
+import { SIGN_IN_POLICY, signInPage } from './sign-in-page.ts';
 import { uploadRoutes } from './uploads.ts';
 import * as passkeys from './passkeys.ts';
 import { operationsRoutes } from './operations-routes.ts';
@@ -69,14 +69,24 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      // The token is in the address: no other site may learn it from a Referer.
-      .header('referrer-policy', 'no-referrer')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+      // The token is in the address: no other site may learn it from a Referer. Not no-referrer:
+      // under it a browser sends Origin: null with the form's POST, which the guard refuses.
+      .header('referrer-policy', 'same-origin')
+      .header('content-security-policy', SIGN_IN_POLICY)
       .send(signInPage(request.query.token ?? '')),
   );
   // Only this POST uses the link, so a mail scanner that opens (GETs) it leaves it usable.
   app.post('/sign-in', { schema: { body: z.object({ token: z.string().max(200) }) } }, async (request, reply) => {
-    const token = await people.signInWithLink(ctx, request.body.token, userAgentOf(request));
+    let token: string;
+    try {
+      token = await people.signInWithLink(ctx, request.body.token, userAgentOf(request));
+    } catch (error) {
+      // The page's form (a browser): back to the dashboard's sign-in page, which says the link did not work; JSON callers get the error.
+      if (request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') && (error as { code?: string }).code === 'unauthorized') {
+        return reply.redirect(`${DASHBOARD_PREFIX}?signIn=failed`, 303);
+      }
+      throw error;
+    }
     return setSession(ctx, reply, token).redirect(DASHBOARD_PREFIX, 303);
   });
 

@@ -76,7 +76,8 @@ describe('sign-in links: one click, single use, limited in time', () => {
       const html = await page.text();
       assert.match(html, /<form method="post" action="\/app\/sign-in">/);
       assert.match(html, /<button type="submit">Sign in<\/button>/);
-      assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
+      // same-origin: no other site gets the token in a Referer, and the form's POST still carries the page's Origin.
+      assert.equal(page.headers.get('referrer-policy'), 'same-origin');
     }
     const signed = await appCall(service, 'POST', '/sign-in', { form: { token: tokenOf(url) }, headers: { origin: ownOrigin(service) } });
     assert.equal(signed.status, 303);

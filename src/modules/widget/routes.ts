@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
 import { buildWidget, type WidgetAsset } from '../../widget/build.ts';
+import { sendBuiltAsset } from '../../http/built-assets.ts';
 import { findVisitorTarget } from '../visitors/access.ts';
 
 const LOADER_MAX_AGE_SECONDS = 300;
@@ -53,16 +54,8 @@ export async function widgetRoutes(parent: FastifyInstance, ctx: Context): Promi
 }
 
 function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: WidgetAsset, cacheControl: string): FastifyReply {
-  reply
-    .header('cache-control', cacheControl)
-    .header('etag', asset.etag)
-    // The module is loaded with import(), a CORS request from the site's page.
-    .header('access-control-allow-origin', '*')
-    .header('cross-origin-resource-policy', 'cross-origin')
-    .header('x-content-type-options', 'nosniff')
-    .type(asset.type);
-  if (request.headers['if-none-match'] === asset.etag) return reply.status(304).send();
-  return reply.send(asset.body);
+  // The module is loaded with import(), a CORS request from the site's page.
+  return sendBuiltAsset(request, reply, asset, cacheControl, { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' });
 }
 
 function chatPage(agentId: string, name: string, language: string): string {

@@ -1,0 +1,157 @@
+/**
+ * The application: who is signed in (GET /app/api/me), the sign-in page when no one is,
+ * else the signed-in layout around the page the address names (routes.ts).
+ */
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { ComponentType } from 'preact';
+import { ApiError, get, send, startSession } from './api.ts';
+import { currentLanguage, languageFor, LANGUAGES, setLanguage, t } from './i18n/index.ts';
+import { matchRoute, navigate, useLocation } from './router.ts';
+import type { PageProps, Route } from './routes.ts';
+import { SessionContext, type Session } from './session.ts';
+import type { Language, Me } from './types.ts';
+import { Button, EmptyState, ErrorNotice, Nav, PageHeader, Select } from './components/index.ts';
+import { SignInPage } from './pages/sign-in/page.tsx';
+
+type State = { kind: 'loading' } | { kind: 'signedOut' } | { kind: 'signedIn'; me: Me } | { kind: 'failed'; error: ApiError };
+
+export function App() {
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  const signedIn = useCallback((me: Me) => {
+    startSession(me.csrfToken, () => setState({ kind: 'signedOut' }));
+    setLanguage(languageFor(me.person.language));
+    setState({ kind: 'signedIn', me });
+  }, []);
+  const load = useCallback(async () => {
+    try {
+      signedIn(await get<Me>('/me'));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) setState({ kind: 'signedOut' });
+      else setState({ kind: 'failed', error: error as ApiError });
+    }
+  }, [signedIn]);
+  useEffect(() => void load(), [load]);
+
+  if (state.kind === 'loading') return <p class="app-loading">{t('app.loading')}</p>;
+  if (state.kind === 'failed') {
+    return (
+      <main id="main" class="signed-out">
+        <ErrorNotice error={state.error} />
+        <Button onClick={() => void load()}>{t('app.retry')}</Button>
+      </main>
+    );
+  }
+  if (state.kind === 'signedOut') return <SignInPage onSignedIn={signedIn} />;
+  const session: Session = {
+    me: state.me,
+    refresh: signedIn,
+    signOut: async () => {
+      await send('POST', '/sign-out');
+      setState({ kind: 'signedOut' });
+      navigate('/app', { replace: true });
+    },
+  };
+  return (
+    <SessionContext.Provider value={session}>
+      <Layout session={session} />
+    </SessionContext.Provider>
+  );
+}
+
+function Layout({ session }: { session: Session }) {
+  const location = useLocation();
+  const [pathname, search] = location.split('?');
+  const match = matchRoute(pathname!);
+  const { me } = session;
+  const switchWorkspace = async (workspaceId: string) => {
+    session.refresh(await send<Me>('PUT', '/me/workspace', { workspaceId }));
+    navigate('/app/agents');
+  };
+  const switchLanguage = async (language: string) => {
+    session.refresh(await send<Me>('PATCH', '/me', { language }));
+  };
+  return (
+    <div class="layout">
+      <a class="skip-link" href="#main">
+        {t('app.skip')}
+      </a>
+      <header class="topbar">
+        <a class="brand" href="/app/agents">
+          {t('app.name')}
+        </a>
+        <Nav role={me.role} current={match?.route.section} />
+        <div class="account">
+          {me.workspaces.length > 1 ? (
+            <Select compact label={t('nav.workspace')} value={me.workspace.id} options={me.workspaces.map((w) => ({ value: w.id, label: w.name }))} onChange={(id) => void switchWorkspace(id)} />
+          ) : (
+            <span class="workspace-name">{me.workspace.name}</span>
+          )}
+          <Select
+            compact
+            label={t('nav.language')}
+            value={currentLanguage()}
+            options={LANGUAGES.map((language: Language) => ({ value: language, label: language === 'en' ? 'English' : 'Nederlands' }))}
+            onChange={(language) => void switchLanguage(language)}
+          />
+          <Button kind="quiet" onClick={() => void session.signOut()}>
+            {t('nav.signOut')}
+          </Button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <PageHost key={me.workspace.id} location={location} route={match?.route} params={match?.params ?? {}} query={new URLSearchParams(search ?? '')} me={me} />
+      </main>
+    </div>
+  );
+}
+
+const loaded = new Map<Route, ComponentType<PageProps>>();
+
+/** Loads the page's module the first time it is opened, renders it, sets the title and moves focus to its heading after a navigation. */
+function PageHost({ location, route, params, query, me }: { location: string; route: Route | undefined; params: Record<string, string>; query: URLSearchParams; me: Me }) {
+  const [, setVersion] = useState(0);
+  const [failed, setFailed] = useState(false);
+  const first = useRef(true);
+  const allowed = route && (!route.roles || route.roles.includes(me.role));
+  const Page = route ? loaded.get(route) : undefined;
+
+  useEffect(() => {
+    if (route?.redirect) return navigate(route.redirect(params), { replace: true });
+    if (!route?.load || loaded.has(route) || !allowed) return;
+    setFailed(false);
+    route.load().then(
+      (module) => {
+        loaded.set(route, module.default);
+        setVersion((v) => v + 1);
+      },
+      () => setFailed(true),
+    );
+  }, [route]);
+
+  useEffect(() => {
+    document.title = `${route ? t(route.title) : t('app.notFound')} · ${t('app.name')}`;
+  }, [route, me.person.language]);
+
+  useLayoutEffect(() => {
+    if (!Page && route && allowed) return;
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    // After a navigation, focus moves to the new page's heading (or its main region).
+    const target = document.querySelector<HTMLElement>('main h1') ?? document.getElementById('main');
+    target?.focus();
+  }, [location, Page]);
+
+  if (!route || !allowed) {
+    return (
+      <>
+        <PageHeader title={t('app.notFound')} />
+        <EmptyState title={t('app.notFound')} action={<a href="/app/agents">{t('app.backToAgents')}</a>} />
+      </>
+    );
+  }
+  if (failed) return <ErrorNotice error={new ApiError(0, 'network', '')} />;
+  if (!Page) return <p role="status">{t('app.loading')}</p>;
+  return <Page params={params} query={query} me={me} />;
+}

@@ -1,0 +1,45 @@
+import { useState } from 'preact/hooks';
+import { send, type ApiError } from '../../api.ts';
+import { asApiError } from '../../data.ts';
+import { t } from '../../i18n/index.ts';
+import type { Source } from '../../types.ts';
+import { Button, Dialog, ErrorNotice, TextField } from '../../components/index.ts';
+
+/** "Add text": a text source with a title and its content (POST /agents/{id}/sources, type text). */
+export function AddTextDialog({ agentId, open, onClose, onAdded }: { agentId: string; open: boolean; onClose: () => void; onAdded: (source: Source) => void }) {
+  const [title, setTitle] = useState('');
+  const [content, setContent] = useState('');
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const source = await send<Source>('POST', `/v1/agents/${encodeURIComponent(agentId)}/sources`, { type: 'text', title, content });
+      setTitle('');
+      setContent('');
+      onClose();
+      onAdded(source);
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog open={open} title={t('sources.addText')} onClose={onClose}>
+      <form onSubmit={submit} noValidate>
+        <ErrorNotice error={error && !error.field('title') && !error.field('content') ? error : undefined} />
+        <TextField label={t('sources.titleField')} value={title} onInput={setTitle} error={error?.field('title')} />
+        <TextField label={t('sources.content')} multiline rows={10} value={content} onInput={setContent} error={error?.field('content')} />
+        <div class="form-actions">
+          <Button kind="primary" type="submit" busy={busy}>
+            {t('sources.save')}
+          </Button>
+          <Button onClick={onClose}>{t('app.cancel')}</Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * Every page of the dashboard, in one table (docs/dashboard.md, "Adding a page"). A page is a
+ * folder under pages/ whose page.tsx default-exports its component; it is loaded the first time
+ * it is opened (its own chunk), so the first load stays small.
+ */
+import type { ComponentType } from 'preact';
+import type { MessageKey } from './i18n/index.ts';
+import type { Me, Role } from './types.ts';
+
+export interface PageProps {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  me: Me;
+}
+
+export interface Route {
+  /** /app/… with :name parts. */
+  path: string;
+  /** The page's title (document title); pages show their own heading. */
+  title: MessageKey;
+  load?: () => Promise<{ default: ComponentType<PageProps> }>;
+  /** Instead of a page: where this path leads. */
+  redirect?: (params: Record<string, string>) => string;
+  /** Who may open it (everyone signed in when absent). */
+  roles?: Role[];
+  /** The main navigation's entry this page belongs to. */
+  section?: Section;
+}
+
+export type Section = 'agents' | 'inbox' | 'analytics' | 'webhooks' | 'keys' | 'settings';
+
+const ADMINS: Role[] = ['owner', 'admin'];
+
+export const routes: Route[] = [
+  { path: '/app', title: 'agents.title', redirect: () => '/app/agents' },
+  { path: '/app/agents', title: 'agents.title', section: 'agents', load: () => import('./pages/agents/page.tsx') },
+  { path: '/app/agents/:agentId', title: 'agent.sources', redirect: (p) => `/app/agents/${encodeURIComponent(p.agentId!)}/sources` },
+  { path: '/app/agents/:agentId/sources', title: 'agent.sources', section: 'agents', load: () => import('./pages/agent-sources/page.tsx') },
+  { path: '/app/agents/:agentId/playground', title: 'agent.playground', section: 'agents', load: () => import('./pages/agent-playground/page.tsx') },
+  { path: '/app/agents/:agentId/settings', title: 'agent.settings', section: 'agents', load: () => import('./pages/agent-settings/page.tsx') },
+  { path: '/app/agents/:agentId/install', title: 'agent.install', section: 'agents', load: () => import('./pages/agent-install/page.tsx') },
+  { path: '/app/inbox', title: 'nav.inbox', section: 'inbox', load: () => import('./pages/inbox/page.tsx') },
+  { path: '/app/analytics', title: 'nav.analytics', section: 'analytics', load: () => import('./pages/analytics/page.tsx') },
+  { path: '/app/webhooks', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
+  { path: '/app/keys', title: 'nav.keys', section: 'keys', roles: ADMINS, load: () => import('./pages/keys/page.tsx') },
+  { path: '/app/settings', title: 'nav.settings', section: 'settings', load: () => import('./pages/settings/page.tsx') },
+];
+
+/** The main navigation, in order: its links' names are fixed by the operator contract. */
+export const NAVIGATION: { section: Section; path: string; label: MessageKey; roles?: Role[] }[] = [
+  { section: 'agents', path: '/app/agents', label: 'nav.agents' },
+  { section: 'inbox', path: '/app/inbox', label: 'nav.inbox' },
+  { section: 'analytics', path: '/app/analytics', label: 'nav.analytics' },
+  { section: 'webhooks', path: '/app/webhooks', label: 'nav.webhooks', roles: ADMINS },
+  { section: 'keys', path: '/app/keys', label: 'nav.keys', roles: ADMINS },
+  { section: 'settings', path: '/app/settings', label: 'nav.settings' },
+];

@@ -1,0 +1,16 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Me } from './types.ts';
+
+export interface Session {
+  me: Me;
+  /** After a change to the person or workspace (language, workspace switched): me again. */
+  refresh: (me: Me) => void;
+  signOut: () => Promise<void>;
+}
+
+export const SessionContext = createContext<Session | undefined>(undefined);
+
+export function useSession(): Session {
+  return useContext(SessionContext)!;
+}
