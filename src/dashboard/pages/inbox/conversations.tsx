@@ -95,7 +95,7 @@ export default function ConversationsPage({ params, query }: PageProps) {
                     <a href={inboxPath(agentId, 'conversations', conversation.id)} class="inbox-clip">
                       {conversation.firstMessage || t('inbox.noText')}
                     </a>
-                    {conversation.from && <span class="cell-note">{conversation.from}</span>}
+                    {conversation.from && <span class="cell-note inbox-clip">{conversation.from}</span>}
                   </>
                 ),
               },

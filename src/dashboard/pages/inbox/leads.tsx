@@ -25,7 +25,7 @@ export default function LeadsPage({ params }: PageProps) {
             rowKey={(lead) => lead.id}
             columns={[
               { label: t('inbox.name'), cell: (lead) => <a href={inboxPath(agentId, 'leads', lead.id)}>{lead.name || lead.email || lead.phone || t('inbox.noName')}</a> },
-              { label: t('inbox.email'), cell: (lead) => lead.email ?? '' },
+              { label: t('inbox.email'), cell: (lead) => <span class="inbox-clip">{lead.email ?? ''}</span> },
               { label: t('inbox.company'), cell: (lead) => lead.company ?? lead.companyDomain ?? '' },
               { label: t('inbox.moment'), cell: (lead) => t(`inbox.moment.${lead.moment}`) },
               { label: t('inbox.received'), cell: (lead) => formatDate(lead.createdAt) },

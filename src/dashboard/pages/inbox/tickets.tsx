@@ -53,7 +53,7 @@ export default function TicketsPage({ params, query }: PageProps) {
                   </>
                 ),
               },
-              { label: t('inbox.visitor'), cell: (ticket) => (ticket.name ? `${ticket.name} <${ticket.email}>` : ticket.email) },
+              { label: t('inbox.visitor'), cell: (ticket) => <span class="inbox-clip">{ticket.name ? `${ticket.name} <${ticket.email}>` : ticket.email}</span> },
               { label: t('inbox.status'), cell: (ticket) => <Badge tone={STATUS_TONE[ticket.status]}>{t(`inbox.ticketStatus.${ticket.status}`)}</Badge> },
               { label: t('inbox.lastActivity'), cell: (ticket) => formatDate(ticket.lastActivityAt) },
             ]}
