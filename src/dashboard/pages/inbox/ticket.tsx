@@ -56,7 +56,9 @@ export default function TicketPage({ params }: PageProps) {
               </Button>
             </div>
           </div>
-          <Select label={t('inbox.status')} value={data.status} options={TICKET_STATUSES.map((status) => ({ value: status, label: t(`inbox.ticketStatus.${status}`) }))} onChange={(status) => void changeStatus(status)} error={statusError?.message} />
+          <div class="inbox-status">
+            <Select label={t('inbox.status')} value={data.status} options={TICKET_STATUSES.map((status) => ({ value: status, label: t(`inbox.ticketStatus.${status}`) }))} onChange={(status) => void changeStatus(status)} error={statusError?.message} />
+          </div>
           <Fields
             rows={[
               [t('inbox.visitor'), data.name ? `${data.name} <${data.email}>` : data.email],
@@ -97,6 +99,7 @@ export default function TicketPage({ params }: PageProps) {
             label={t('inbox.note')}
             action={t('inbox.addNote')}
             hint={t('inbox.noteHint')}
+            kind="secondary"
             onSend={async (body) => {
               await send('POST', `${path}/notes`, { body });
               setMessage(t('inbox.noteAdded'));
@@ -137,7 +140,7 @@ function Entry({ entry }: { entry: TicketEntry }) {
 }
 
 /** A text box and its button: a reply mailed to the visitor, or a note. */
-function Compose({ label, action, hint, onSend }: { label: string; action: string; hint: string; onSend: (body: string) => Promise<void> }) {
+function Compose({ label, action, hint, kind = 'primary', onSend }: { label: string; action: string; hint: string; kind?: 'primary' | 'secondary'; onSend: (body: string) => Promise<void> }) {
   const [body, setBody] = useState('');
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
@@ -159,7 +162,7 @@ function Compose({ label, action, hint, onSend }: { label: string; action: strin
       <ErrorNotice error={error && !error.field('body') ? error : undefined} />
       <TextField label={label} multiline rows={4} value={body} onInput={setBody} hint={hint} error={error?.field('body')} />
       <div class="form-actions">
-        <Button kind="primary" type="submit" busy={busy}>
+        <Button kind={kind} type="submit" busy={busy}>
           {action}
         </Button>
       </div>
