@@ -63,7 +63,8 @@ describe('Inbox', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: `The reply is on its way to ${visitor}.` }).waitFor();
     await page.locator('.inbox-entry-team').filter({ hasText: 'Yes: it is ready to be picked up.' }).waitFor();
-    assert.equal(await page.getByRole('textbox', { name: 'Reply' }).inputValue(), '');
+    // The text box is emptied for the next reply.
+    await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('.inbox-compose textarea')?.value === '');
 
     const reply = await smtp.waitFor((mail) => mail.to.includes(visitor) && mail.text.includes('ready to be picked up'));
     assert.equal(reply.headers.get('in-reply-to'), root);
@@ -102,6 +103,13 @@ describe('Inbox', () => {
     await page.getByRole('combobox', { name: 'Channel' }).selectOption('email');
     await page.getByText('No conversations match these filters.').waitFor();
     assert.match(page.url(), /channel=email/);
+    // The export of the filtered set: a link to the PDF, opened without a session.
+    await page.getByRole('button', { name: 'Export as PDF' }).click();
+    const pdfLink = page.getByRole('link', { name: 'Open the PDF' });
+    await pdfLink.waitFor();
+    const pdf = await fetch((await pdfLink.getAttribute('href'))!);
+    assert.equal(pdf.status, 200);
+    assert.match(pdf.headers.get('content-type')!, /^application\/pdf/);
     await page.getByRole('combobox', { name: 'Channel' }).selectOption('');
     await row.getByRole('link').click();
 
@@ -186,11 +194,12 @@ describe('API keys', () => {
     assert.equal((await workspace.json()).data.key.name, 'Reporting script');
 
     await page.getByRole('button', { name: 'I have copied it' }).click();
-    assert.equal(await box.count(), 0);
+    await box.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Revoke Reporting script' }).click();
     await page.getByRole('dialog', { name: 'Revoke Reporting script?' }).getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Reporting script was revoked.' }).waitFor();
-    assert.equal(await page.getByRole('row').filter({ hasText: 'Reporting script' }).count(), 0);
+    // The list is read again after the revocation: the row goes.
+    await page.getByRole('row').filter({ hasText: 'Reporting script' }).waitFor({ state: 'detached' });
     const refused = await fetch(`${dash.service.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(refused.status, 401);
   });
