@@ -7,6 +7,7 @@ import { clientErrorRenderer, frameworkErrorRenderer, installErrorHandling, notF
 import { rejectingUnstorableText, requireDeclaredParams } from './http/text-guard.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { openResponseSchemas } from './http/openapi.ts';
+import { inDutch } from './http/openapi-languages.ts';
 import { checkingSerializer, compiledSerializer } from './http/serializer.ts';
 import { authenticate } from './http/auth.ts';
 import { auditRoutes } from './http/audit-hook.ts';
@@ -21,7 +22,7 @@ import { VISITOR_PREFIX, visitorScope } from './modules/visitors/scope.ts';
 import { RouteCatalog } from './mcp/catalog.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { clientArchiveRoutes } from './modules/clients/archive.ts';
-import { DASHBOARD_PREFIX, peopleRoutes } from './modules/people/routes.ts';
+import { DASHBOARD_API_PREFIX, DASHBOARD_PREFIX, peopleRoutes, personApiScope } from './modules/people/routes.ts';
 import { dashboardRoutes } from './modules/dashboard/routes.ts';
 
 export type App = FastifyInstance;
@@ -93,10 +94,21 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       api.setNotFoundHandler(notFound);
       api.addHook('onRoute', auditRoutes(ctx));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-      await workspaceRoutes(api, ctx);
-      for (const register of apiModules) await register(api, ctx);
+      // The same document in Dutch, its prose from src/http/openapi.nl.ts (docs/api-conventions.md).
+      api.get('/openapi.nl.json', { schema: { hide: true } }, async () => inDutch(app.swagger()));
+      await apiAreas(api, ctx);
     },
     { prefix: '/api/v1' },
+  );
+  // The same routes for people signed in to the dashboard, by session cookie instead of a key (docs/people.md).
+  await app.register(
+    async (api) => {
+      await personApiScope(api, ctx);
+      api.setNotFoundHandler(notFound);
+      api.addHook('onRoute', auditRoutes(ctx));
+      await apiAreas(api, ctx);
+    },
+    { prefix: DASHBOARD_API_PREFIX },
   );
 
   // The MCP server at /mcp, beside /api/v1, on the same keys and limit (docs/mcp.md).
@@ -115,6 +127,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   // The client's archive of monthly reports behind its link (docs/clients.md): no key.
   await clientArchiveRoutes(app, ctx);
   return app;
+}
+
+/** The REST API's areas, registered under /api/v1 for keys and again under /app/api/v1 for signed-in people. */
+async function apiAreas(api: FastifyInstance, ctx: Context): Promise<void> {
+  await workspaceRoutes(api, ctx);
+  for (const register of apiModules) await register(api, ctx);
 }
 
 function flushLogs(stream: ReturnType<typeof pino.destination>): void {

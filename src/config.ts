@@ -42,6 +42,13 @@ export interface Config {
   /** The e-mail channel's SMTP server (docs/email.md): off when unset or 0. */
   mailInboundPort: number | undefined;
   mailInboundHost: string;
+  /** STARTTLS on the inbound port: certificate and key files (PEM); without them a self-signed pair is made at start. */
+  mailTlsCert: string | undefined;
+  mailTlsKey: string | undefined;
+  /** Seconds between two looks into the agents' IMAP mailboxes (docs/email.md, "IMAP"). */
+  mailImapPollSeconds: number;
+  /** The key that seals secrets at rest (IMAP passwords); generated into the data directory when unset. */
+  secretKey: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -82,6 +89,10 @@ export function loadConfig(env: Env = process.env): Config {
     // "0 picks none" (operator contract): 0 leaves the server off, like no value.
     mailInboundPort: env.PARLEY_MAIL_INBOUND_PORT === '0' ? undefined : env.PARLEY_MAIL_INBOUND_PORT ? intFrom(env.PARLEY_MAIL_INBOUND_PORT, 0, 'PARLEY_MAIL_INBOUND_PORT') : undefined,
     mailInboundHost: env.PARLEY_MAIL_INBOUND_HOST || (env.HOST ?? '127.0.0.1'),
+    mailTlsCert: env.PARLEY_MAIL_TLS_CERT || undefined,
+    mailTlsKey: env.PARLEY_MAIL_TLS_KEY || undefined,
+    mailImapPollSeconds: intFrom(env.PARLEY_MAIL_IMAP_POLL_SECONDS, 60, 'PARLEY_MAIL_IMAP_POLL_SECONDS'),
+    secretKey: env.PARLEY_SECRET_KEY || undefined,
   };
 }
 

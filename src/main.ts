@@ -34,7 +34,10 @@ async function main(): Promise<void> {
     app && config.mailInboundPort
       ? await (await import('./modules/email-channel/inbound.ts')).startMailInbound(ctx, { port: config.mailInboundPort, host: config.mailInboundHost })
       : undefined;
-  if (mailInbound) console.log(`Receiving mail for the agents on ${config.mailInboundHost}:${mailInbound.port}`);
+  if (mailInbound) {
+    const tls = mailInbound.tls === 'files' ? 'STARTTLS with PARLEY_MAIL_TLS_CERT' : mailInbound.tls === 'self-signed' ? 'STARTTLS with a self-signed certificate' : 'no STARTTLS';
+    console.log(`Receiving mail for the agents on ${config.mailInboundHost}:${mailInbound.port} (${tls})`);
+  }
 
   console.log(`Parley ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (${ctx.database.kind} database, role ${config.role})`);
   if (app) console.log(`API reference: ${config.publicUrl}/docs`);

@@ -7,6 +7,7 @@ import { ticketsWorker } from './modules/tickets/jobs.ts';
 import { visitorFilesWorker } from './modules/visitor-files/jobs.ts';
 import { webhooksWorker } from './modules/webhooks/jobs.ts';
 import { clientsWorker } from './modules/clients/jobs.ts';
+import { emailWorker } from './modules/email-channel/jobs.ts';
 
 /** A background area: declares its kinds of job and works on them in worker processes. */
 export type WorkerModule = (ctx: Context) => Promise<void>;
@@ -21,6 +22,7 @@ export const workerModules: WorkerModule[] = [
   visitorFilesWorker,
   webhooksWorker,
   clientsWorker,
+  emailWorker,
 ];
 
 export async function startWorkers(ctx: Context): Promise<void> {

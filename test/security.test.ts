@@ -8,7 +8,8 @@
  * `fixtures()` a real id of the new kind when one can be made, so the foreign
  * check is tried on a real row. Routes that do not exist yet are skipped.
  * A visitor route that names a conversation goes in VISITOR_ROUTES, a
- * dashboard route (people, session cookie) in DASHBOARD_ROUTES.
+ * dashboard route (people, session cookie) in DASHBOARD_ROUTES. Every route of
+ * ROUTES is also tried in its copy for people under /app/api/v1.
  */
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -94,6 +95,7 @@ let foreign: SeededWorkspace;
 let agentId: string;
 /** A manage key of `own` tied to its other agent. */
 let tiedToOtherAgent: string;
+let otherAgentId: string;
 let ids: Record<string, string>;
 
 before(async () => {
@@ -102,7 +104,8 @@ before(async () => {
   own = await service.seedWorkspace({ plan: 'enterprise', name: 'Own' });
   foreign = await service.seedWorkspace({ plan: 'enterprise', name: 'Foreign' });
   agentId = await seedAgent(service, own, 'Attacked');
-  tiedToOtherAgent = (await own.addKey('manage', await seedAgent(service, own, 'Other'))).key;
+  otherAgentId = await seedAgent(service, own, 'Other');
+  tiedToOtherAgent = (await own.addKey('manage', otherAgentId)).key;
   ids = await fixtures();
 });
 after(() => service.close());
@@ -552,6 +555,69 @@ describe('the dashboard: people only, with their session, CSRF token and role', 
     } finally {
       await other.close();
     }
+  });
+});
+
+/**
+ * The API's copy for people under /app/api/v1 (docs/people.md): every route of
+ * ROUTES without a session, with a key of each scope, with a forged change, with
+ * a session of another workspace, as a member limited to another agent, and
+ * (webhooks) as a member. One test per rule, each over the whole table.
+ */
+describe('the REST API for people under /app/api/v1: every route', () => {
+  let owner: SignedIn;
+  let limited: SignedIn;
+  let ofForeign: SignedIn;
+  const copyPath = (entry: RouteEntry, agent = agentId) => `/api/v1${pathFor(entry, agent)}`;
+  const label = (entry: RouteEntry) => `${entry.method} /app/api/v1${entry.path}`;
+  const refusals = (replies: Array<[RouteEntry, Reply]>, status: number, code: string) =>
+    replies.filter(([, reply]) => reply.status !== status || reply.body?.error?.code !== code).map(([entry, reply]) => `${label(entry)}: ${reply.status} ${reply.body?.error?.code}`);
+
+  before(async () => {
+    owner = await signIn(service, own.id, 'owner@example.com');
+    limited = await addPerson(service, owner, 'suite-limited@example.org', 'member', [otherAgentId]);
+    ofForeign = await signIn(service, foreign.id, 'owner@example.com');
+  });
+
+  test('without a session every route is 401 unauthorized; with an API key of any scope 403 forbidden', async () => {
+    const anonymous: Array<[RouteEntry, Reply]> = [];
+    const keyed: Array<[RouteEntry, Reply]> = [];
+    for (const entry of ROUTES) {
+      const headers = { origin: ownOrigin(service) };
+      anonymous.push([entry, await appCall(service, entry.method, copyPath(entry), { body: entry.body, headers })]);
+      for (const scope of SCOPES) keyed.push([entry, await appCall(service, entry.method, copyPath(entry), { body: entry.body, headers: { ...headers, authorization: `Bearer ${own.keys[scope]}` } })]);
+    }
+    assert.deepEqual(refusals(anonymous, 401, 'unauthorized'), []);
+    assert.deepEqual(refusals(keyed, 403, 'forbidden'), []);
+  });
+
+  test('every change with a missing or wrong CSRF token, or a foreign Origin, is 403 forbidden', async () => {
+    const replies: Array<[RouteEntry, Reply]> = [];
+    for (const entry of ROUTES.filter((e) => e.method !== 'GET')) {
+      for (const options of [{ csrf: null }, { csrf: ofForeign.csrfToken }, { origin: 'https://evil.example' }]) {
+        replies.push([entry, await owner.call(entry.method, copyPath(entry), entry.body, options)]);
+      }
+    }
+    assert.deepEqual(refusals(replies, 403, 'forbidden'), []);
+    assert.equal((await service.api('GET', `/agents/${agentId}`, { key: own.keys.read })).status, 200, 'the agent is still there');
+  });
+
+  test("a session of another workspace finds none of this workspace's agents or webhooks (404 not_found)", async () => {
+    const replies: Array<[RouteEntry, Reply]> = [];
+    for (const entry of ROUTES.filter((e) => /\{(id|webhookId)\}/.test(e.path))) replies.push([entry, await ofForeign.call(entry.method, copyPath(entry), entry.body)]);
+    assert.deepEqual(refusals(replies, 404, 'not_found'), []);
+  });
+
+  test('a member limited to another agent finds this one missing on every agent route (404); the routes a member may not use at all (webhooks, changing a client) are 403', async () => {
+    const forMembers = (entry: RouteEntry) => !entry.path.startsWith('/webhooks') && !(entry.path.startsWith('/agents/{id}/client') && entry.method !== 'GET');
+    const open: Array<[RouteEntry, Reply]> = [];
+    const closed: Array<[RouteEntry, Reply]> = [];
+    for (const entry of ROUTES.filter((e) => e.path.startsWith('/agents/{id}') || e.path.startsWith('/webhooks'))) {
+      (forMembers(entry) ? open : closed).push([entry, await limited.call(entry.method, copyPath(entry), entry.body)]);
+    }
+    assert.deepEqual(refusals(open, 404, 'not_found'), []);
+    assert.deepEqual(refusals(closed, 403, 'forbidden'), []);
+    assert.equal((await service.api('GET', `/agents/${agentId}`, { key: own.keys.read })).status, 200, 'the agent is still there');
   });
 });
 

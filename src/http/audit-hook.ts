@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Context } from '../context.ts';
 import { recordAudit } from '../modules/audit/store.ts';
+import { actorOf } from '../domain/principal.ts';
 
 /**
  * Every successful request to a route marked with `config.audit` is written to
- * the audit log with the key that made it, before the reply leaves: a change
+ * the audit log with the key or the person that made it, before the reply leaves: a change
  * that could not be recorded is reported as a failure.
  * The target is the ids in the path, followed by the id of what was created.
  */
@@ -23,7 +24,7 @@ function auditHook(ctx: Context) {
     if (!action || reply.statusCode >= 400 || !request.auth) return payload;
     await recordAudit(ctx.db, {
       workspaceId: request.auth.workspaceId,
-      keyId: request.auth.keyId,
+      ...actorOf(request.auth),
       action,
       target: targetOf(request.params as Record<string, string> | undefined, payload),
       requestId: request.id,

@@ -1,52 +1,26 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
 import { API_KEY_PATTERN, equalInConstantTime, fingerprint } from '../platform/crypto.ts';
-import { findKeyByFingerprint, type KeyWithWorkspace } from '../modules/workspace/store.ts';
 import type { LimitResult } from '../platform/limiter.ts';
-import { planOf, type Plan } from '../modules/workspace/plans.ts';
-import { errors } from './errors.ts';
-import { VersionedCache, versionNames } from '../platform/versions.ts';
-
-export type Scope = 'read' | 'chat' | 'manage';
-
-/** Who is calling, resolved once per request. Every query filters by workspaceId. */
-export interface Auth {
-  keyId: string;
-  keyName: string;
-  keyPrefix: string;
-  workspaceId: string;
-  scope: Scope;
-  /** Set for a key tied to one agent. */
-  agentId: string | null;
-  plan: Plan;
-  /** The workspace's version when the request began (platform/versions.ts), for reads cached per workspace. */
-  workspaceVersion: string;
-  /** The version of the workspace's agents' rows when the request began, for the agent read cached per process. */
-  agentsVersion: string;
-}
+import { errors } from '../domain/errors.ts';
+import { requireAllowed, type Principal, type Scope } from '../domain/principal.ts';
+import { admitKey, cachedKeyLookup, type FoundKey, type PresentedKey } from '../modules/workspace/keys.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    auth: Auth;
+    /** The caller of a route with a scope: a key under /api/v1, a signed-in person under /app/api/v1. */
+    auth: Principal;
   }
   interface FastifyContextConfig {
     /** The scope a route needs (spec 4.2); routes without one are public. */
     scope?: Scope;
+    /** For a person, the role the route needs besides (domain/principal.ts): webhooks are for owners and admins. */
+    role?: 'admin' | 'owner';
     /** Recorded in the audit log when the request succeeds. */
     audit?: string;
     /** false for public routes every visitor of a customer's site loads (widget images): they are not counted. */
     rateLimited?: boolean;
   }
-}
-
-/** Scopes are not a ladder: manage may do everything, read and chat only their own routes. */
-export function scopeAllows(keyScope: Scope, routeScope: Scope): boolean {
-  return keyScope === 'manage' || keyScope === routeScope;
-}
-
-/** 403 forbidden when the key's scope does not cover what is asked (spec 5). */
-export function requireScope(auth: Auth, needed: Scope): void {
-  if (!scopeAllows(auth.scope, needed)) throw errors.forbidden(`A key with ${auth.scope} scope may not do this; it needs ${needed}.`);
 }
 
 /**
@@ -68,7 +42,7 @@ export function authenticate(ctx: Context) {
     // A key's own rule comes first (spec 5.5): below Studio every keyed route is api_not_in_plan;
     // integrations_not_in_plan is the routes' own word for what a plan with the API lacks.
     const auth = admit(found);
-    requireScope(auth, routeScope);
+    requireAllowed(auth, { scope: routeScope, role: request.routeOptions.config.role });
     request.auth = auth;
   };
 }
@@ -77,8 +51,8 @@ export function authenticate(ctx: Context) {
  * The key check every keyed surface shares (the REST API and the MCP server):
  * a request is counted against its key (or, without a usable one, its
  * address) with the limit headers set, then a missing, malformed or revoked
- * key is 401, a stopped workspace 403 and a plan without the API 402. The
- * scope is the caller's to check against what is asked.
+ * key is 401, a stopped workspace 403 and a plan without the API 402
+ * (modules/workspace/keys.ts). The scope is the caller's to check against what is asked.
  */
 export function keyCheck(ctx: Context) {
   const lookUpKey = cachedKeyLookup(ctx);
@@ -91,26 +65,7 @@ export function keyCheck(ctx: Context) {
     setLimitHeaders(reply, found ? found.limit : await ctx.limiter.hit(`ip:${request.ip}`));
     return found;
   }
-  /** The principal of a counted request, or the refusal of its key, workspace or plan. */
-  function admit(found: FoundKey | undefined): Auth {
-    if (!found) throw errors.unauthorized();
-    const { row, workspaceVersion, agentsVersion } = found;
-    if (row.status === 'stopped') throw errors.workspaceStopped();
-    const plan = planOf(row.plan);
-    if (!plan.api) throw errors.apiNotInPlan();
-    return {
-      keyId: row.key_id,
-      keyName: row.name,
-      keyPrefix: row.prefix,
-      workspaceId: row.workspace_id,
-      scope: row.scope as Scope,
-      agentId: row.agent_id,
-      plan,
-      workspaceVersion,
-      agentsVersion,
-    };
-  }
-  return { countRequest, admit };
+  return { countRequest, admit: admitKey };
 }
 
 /**
@@ -124,65 +79,6 @@ export function authenticateUnrouted(ctx: Context) {
   return async function authenticateUnroutedRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (!(await countRequest(request, reply))) throw errors.unauthorized();
   };
-}
-
-interface FoundKey {
-  row: KeyWithWorkspace;
-  limit: LimitResult;
-  workspaceVersion: string;
-  agentsVersion: string;
-}
-
-/**
- * Finds a usable key and counts the request against it. A key found before is
- * reused while the auth version is unchanged (see platform/versions.ts); the
- * version reads and the count go out together. Unknown keys are never cached,
- * so a new key works at once.
- */
-function cachedKeyLookup(ctx: Context) {
-  const cache = new VersionedCache<KeyWithWorkspace>();
-  return async ({ fingerprint: keyFingerprint, host, cacheKey }: PresentedKey): Promise<FoundKey | undefined> => {
-    const seen = cache.peek(cacheKey);
-    let counted: LimitResult | undefined;
-    if (seen) {
-      const [[authVersion, workspaceVersion, agentsVersion], limit] = await Promise.all([
-        ctx.versions.read([versionNames.auth, ...workspaceVersionNames(seen.workspace_id)]),
-        ctx.limiter.hit(seen.key_id),
-      ]);
-      if (cache.current(cacheKey, authVersion!)) return { row: seen, limit, workspaceVersion: workspaceVersion!, agentsVersion: agentsVersion! };
-      counted = limit;
-    }
-    const [authVersion] = await ctx.versions.read([versionNames.auth]);
-    const row = await findKeyByFingerprint(ctx.db, keyFingerprint, host);
-    const usable =
-      row !== undefined &&
-      equalInConstantTime(row.fingerprint, keyFingerprint) &&
-      row.revoked_at === null &&
-      (row.host_workspace_id === null || row.host_workspace_id === row.workspace_id);
-    if (!usable) {
-      cache.delete(cacheKey);
-      return undefined;
-    }
-    cache.set(cacheKey, authVersion!, row);
-    const [[workspaceVersion, agentsVersion], limit] = await Promise.all([
-      ctx.versions.read(workspaceVersionNames(row.workspace_id)),
-      counted && seen?.key_id === row.key_id ? counted : ctx.limiter.hit(row.key_id),
-    ]);
-    return { row, limit, workspaceVersion: workspaceVersion!, agentsVersion: agentsVersion! };
-  };
-}
-
-/** The versions a request of the workspace may cache behind, read with authentication's own. */
-function workspaceVersionNames(workspaceId: string): string[] {
-  return [versionNames.workspace(workspaceId), versionNames.agents(workspaceId)];
-}
-
-/** A well-formed key as presented: its fingerprint and the hostname it was sent to. */
-interface PresentedKey {
-  fingerprint: string;
-  host: string;
-  /** Names the pair in the key cache. */
-  cacheKey: string;
 }
 
 /** What the last request on each open connection presented, and what it came to. */

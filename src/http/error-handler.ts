@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Context } from '../context.ts';
 import { newId } from '../platform/ids.ts';
 import { authenticateUnrouted } from './auth.ts';
-import { ApiError, errors, type ErrorDetail } from './errors.ts';
+import { ApiError, errors, type ErrorDetail } from '../domain/errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

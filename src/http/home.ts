@@ -2,16 +2,18 @@
  * What the service answers at its root without a key: a small front page, the
  * health of its stores, and the API reference at /docs (Scalar's renderer of
  * /api/v1/openapi.json, its script served from the installed package so the
- * page works offline).
+ * page works offline), in Dutch at /docs/nl (/api/v1/openapi.nl.json).
  */
 import { readFile } from 'node:fs/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Context } from '../context.ts';
 
+import { addLanguageSwitch, DOCS_PATH, DUTCH_DOCS_PATH, OPENAPI_PATH, REFERENCES } from './docs-languages.ts';
+
+export { DOCS_PATH, OPENAPI_PATH } from './docs-languages.ts';
+
 const STORE_CHECK_TIMEOUT_MS = 2_000;
-export const DOCS_PATH = '/docs';
-export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 type StoreStatus = 'up' | 'down';
 
@@ -58,19 +60,25 @@ function docsRoutes(app: FastifyInstance): void {
 async function buildDocsApp(): Promise<FastifyInstance> {
   const { default: apiReference } = await import('@scalar/fastify-api-reference');
   const docs = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
-  await docs.register(apiReference, {
-    routePrefix: DOCS_PATH,
-    configuration: {
-      url: OPENAPI_PATH,
-      pageTitle: 'Parley API reference',
-      // Everything the page needs comes from this service: no web fonts, telemetry or Scalar services.
-      withDefaultFonts: false,
-      telemetry: false,
-      showDeveloperTools: 'never',
-      hideClientButton: true,
-      mcp: { disabled: true },
-    },
-  });
+  addLanguageSwitch(docs);
+  // One page per language (src/http/docs-languages.ts), each in a scope of its own: /docs and /docs/nl.
+  for (const reference of REFERENCES) {
+    await docs.register(async (scope) =>
+      scope.register(apiReference, {
+        routePrefix: reference.prefix,
+        configuration: {
+          url: reference.document,
+          pageTitle: reference.pageTitle,
+          // Everything the page needs comes from this service: no web fonts, telemetry or Scalar services.
+          withDefaultFonts: false,
+          telemetry: false,
+          showDeveloperTools: 'never',
+          hideClientButton: true,
+          mcp: { disabled: true },
+        },
+      }),
+    );
+  }
   await docs.ready();
   return docs;
 }
@@ -122,7 +130,7 @@ function frontPage(version: string): string {
 <h1>Parley</h1>
 <p>A self-hostable chat agent service. Version <code>${version}</code>.</p>
 <ul>
-<li><a href="${DOCS_PATH}/">API reference</a>: every endpoint of the REST API under <code>/api/v1</code></li>
+<li><a href="${DOCS_PATH}/">API reference</a>: every endpoint of the REST API under <code>/api/v1</code> (<a href="${DUTCH_DOCS_PATH}/" hreflang="nl" lang="nl">in het Nederlands</a>)</li>
 <li><a href="${OPENAPI_PATH}">OpenAPI document</a> (<code>${OPENAPI_PATH}</code>)</li>
 <li><a href="/health">Health</a>: the state of the database and Redis</li>
 </ul>

@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import fc, { type Arbitrary } from 'fast-check';
 import { startService, type SeededWorkspace, type Service } from '../../test/support/harness.ts';
 import { seedAgent } from '../../test/support/seed-agent.ts';
-import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../domain/errors.ts';
 import { errorBody } from './schemas.ts';
 import { mutated, oddValue, resolverOf, valid, type JsonSchema } from './schema-arbitraries.ts';
 

@@ -28,7 +28,7 @@ function logRequest(request: FastifyRequest, reply: FastifyReply): void {
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       workspaceId: request.auth?.workspaceId,
-      keyId: request.auth?.keyId,
+      ...(request.auth?.kind === 'key' ? { keyId: request.auth.keyId } : request.auth ? { personId: request.auth.personId } : {}),
     },
     'request',
   );

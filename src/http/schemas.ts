@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES } from './errors.ts';
+import { ERROR_CODES } from '../domain/errors.ts';
 
 /** The three response shapes of spec 4.1. */
 export function single<T extends z.ZodType>(data: T) {

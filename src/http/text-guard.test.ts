@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { RouteOptions } from 'fastify';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import { rejectingUnstorableText, requireDeclaredParams } from './text-guard.ts';
 
 const validate = (httpPart: string, schema: z.ZodType) =>

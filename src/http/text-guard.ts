@@ -1,5 +1,5 @@
 import type { FastifySchemaCompiler, RouteOptions } from 'fastify';
-import { errors } from './errors.ts';
+import { errors } from '../domain/errors.ts';
 
 /** How an error names each part of a request whose value is itself unstorable text. */
 const PART_NAMES: Record<string, string> = { params: 'path', querystring: 'query', body: 'body' };

@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify';
 import { z } from 'zod';
-import type { Scope } from '../http/auth.ts';
+import type { Scope } from '../domain/principal.ts';
 
 /** A public API route as the MCP server reuses it: its scope, audit action and its own zod schemas. */
 export interface ApiRoute {

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.ts';
-import { requireScope, scopeAllows, type Auth } from '../http/auth.ts';
+import { requireScope, scopeAllows, type KeyCaller } from '../domain/principal.ts';
 import { targetOf } from '../http/audit-hook.ts';
 import { detailsOfIssue, type ValidationEntry } from '../http/error-handler.ts';
-import { ApiError, errors } from '../http/errors.ts';
+import { ApiError, errors } from '../domain/errors.ts';
 import { withoutSafeIntegerBounds } from '../http/openapi.ts';
 import { compiledSerializer } from '../http/serializer.ts';
 import { rejectingUnstorableText } from '../http/text-guard.ts';
@@ -38,7 +38,7 @@ interface ToolDefinition {
 }
 
 export interface ToolCall {
-  auth: Auth;
+  auth: KeyCaller;
   requestId: string;
   name: string;
   args: Record<string, unknown> | undefined;
@@ -69,7 +69,7 @@ export class McpTools {
   }
 
   /** The tools this key may call: its scope covers them, REST does not refuse its tie to one agent, and the plan has them. */
-  listFor(auth: Auth): Tool[] {
+  listFor(auth: KeyCaller): Tool[] {
     const kind = `${auth.scope}:${auth.agentId === null ? 'workspace' : 'agent'}:${auth.plan.clients ? 'clients' : ''}`;
     let tools = this.#lists.get(kind);
     if (!tools) {
@@ -116,7 +116,7 @@ export class McpTools {
   }
 }
 
-function visibleTo(tool: ToolDefinition, auth: Auth): boolean {
+function visibleTo(tool: ToolDefinition, auth: KeyCaller): boolean {
   const { untiedOnly, planFeature } = tool.spec;
   return scopeAllows(auth.scope, tool.route.scope) && !(auth.agentId !== null && untiedOnly) && (!planFeature || auth.plan[planFeature]);
 }

@@ -7,6 +7,8 @@ import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.ts';
 import { keyCheck, setLimitHeaders } from '../http/auth.ts';
+import { errors } from '../domain/errors.ts';
+import type { KeyCaller } from '../domain/principal.ts';
 import type { LimitResult } from '../platform/limiter.ts';
 import type { RouteCatalog } from './catalog.ts';
 import { McpTools } from './definitions.ts';
@@ -49,10 +51,10 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
   app.post(MCP_PATH, notInTheApiDocument, async (request, reply) => {
     await countBatch(request, reply);
     const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.listFor(request.auth) }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.listFor(keyOf(request)) }));
     server.setRequestHandler(CallToolRequestSchema, (call) => {
       if (!tools.has(call.params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}`);
-      return tools.call({ auth: request.auth, requestId: request.id, name: call.params.name, args: call.params.arguments, log: request.log });
+      return tools.call({ auth: keyOf(request), requestId: request.id, name: call.params.name, args: call.params.arguments, log: request.log });
     });
     // Stateless: no session id, and one JSON reply instead of an event stream (no tool sends progress).
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -79,7 +81,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
   async function countBatch(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const messages = Array.isArray(request.body) ? request.body.length : 1;
     if (messages <= 1 || messages > MAX_BATCH_SIZE) return;
-    const counted = await Promise.all(Array.from({ length: messages - 1 }, () => ctx.limiter.hit(request.auth.keyId)));
+    const counted = await Promise.all(Array.from({ length: messages - 1 }, () => ctx.limiter.hit(keyOf(request).keyId)));
     setLimitHeaders(reply, lastOf(counted));
   }
 
@@ -107,4 +109,10 @@ function webRequestOf(request: FastifyRequest, origin: string): Request {
     else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
   }
   return new Request(`${origin}${request.url}`, { method: request.method, headers });
+}
+
+/** The MCP server is for keys only: its hook admits nothing else. */
+function keyOf(request: FastifyRequest): KeyCaller {
+  if (request.auth.kind !== 'key') throw errors.unauthorized();
+  return request.auth;
 }

@@ -1,5 +1,5 @@
 import type { Context } from '../context.ts';
-import type { Auth } from '../http/auth.ts';
+import type { KeyCaller } from '../domain/principal.ts';
 import { requireAgent, requireAgentSettings } from '../modules/agents/access.ts';
 import { removeImage, setImage } from '../modules/agents/branding.ts';
 import * as agents from '../modules/agents/service.ts';
@@ -11,6 +11,7 @@ import { createExport } from '../modules/chat/export.ts';
 import { askerOf, exporterOf, keyQuestion } from '../modules/chat/routes.ts';
 import { answer } from '../modules/chat/service.ts';
 import { cancelLatestCrawl, getLatestCrawl, listLatestCrawlPages } from '../modules/knowledge/crawl/service.ts';
+import { createAgentWithWebsite } from '../modules/knowledge/crawl/agent-creation.ts';
 import { sourceView, sourceWithContentView } from '../modules/knowledge/routes.ts';
 import { addSource, deleteSource, getSource, listSources, retrain } from '../modules/knowledge/service.ts';
 import { deleteLead, getLead, listLeads } from '../modules/leads/service.ts';
@@ -50,7 +51,7 @@ export interface ToolSpec {
   /** The plan feature REST requires (402 below it): keys of a plan without it are not shown the tool. */
   planFeature?: 'clients';
   /** The REST reply body ({ data } or { data, pagination }) for this principal. */
-  run(ctx: Context, auth: Auth, input: ToolInput): Promise<unknown>;
+  run(ctx: Context, auth: KeyCaller, input: ToolInput): Promise<unknown>;
 }
 
 const read: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -61,7 +62,7 @@ const erase: ToolHints = replace;
 
 const single = (data: unknown) => ({ data });
 const page = (result: { items: unknown[]; nextCursor: string | null }) => ({ data: result.items, pagination: { nextCursor: result.nextCursor } });
-const agentOf = (ctx: Context, auth: Auth, input: ToolInput, options?: { active: true }) => requireAgent(ctx, auth, input.params.id, options);
+const agentOf = (ctx: Context, auth: KeyCaller, input: ToolInput, options?: { active: true }) => requireAgent(ctx, auth, input.params.id, options);
 
 /**
  * One tool per operation of the public API a key may use (spec 1.6, 4.2),
@@ -120,7 +121,7 @@ export const TOOLS: ToolSpec[] = [
       'Creates a new agent from a name and a use case, optionally with instructions, a welcome message, a language and a website to crawl straight away as its first source. Returns the agent (plus the crawl it started, or why it could not). Costs one agent of the plan\'s allowance.',
     hints: fetching,
     untiedOnly: true,
-    run: async (ctx, auth, { payload }) => single(await agents.createAgent(ctx, auth, payload)),
+    run: async (ctx, auth, { payload }) => single(await createAgentWithWebsite(ctx, auth, payload)),
   },
   {
     name: 'update_agent',

@@ -33,6 +33,12 @@ export interface Database {
   exec(text: string): Promise<void>;
   /** Runs work on one connection held throughout (session advisory locks need that). */
   session<T>(work: (session: Pick<Database, 'executeSql' | 'exec'>) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on a channel, for the job queue to wake its workers the moment a job is sent
+   * (platform/queue.ts). `onReconnect` runs after each (re)subscription: what was sent
+   * while it was away is fetched then. PostgreSQL: a connection of its own; embedded: the one connection.
+   */
+  listen(channel: string, onNotification: (payload: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -82,10 +88,49 @@ export async function openPostgres(connectionString: string, maxConnections = 10
         client.release();
       }
     },
+    listen: (channel, onNotification, onReconnect) => listenOnPostgres(connectionString, channel, onNotification, onReconnect),
     close: async () => {
       await db.destroy();
       // Kysely ends the pool only if it opened a connection itself; raw statements used the pool directly.
       if (!pool.ended) await pool.end();
+    },
+  };
+}
+
+/**
+ * A LISTEN on a connection of its own (a pooled one would go back to the pool), made
+ * again a second after it is lost, for as long as it is not closed.
+ */
+async function listenOnPostgres(connectionString: string, channel: string, onNotification: (payload: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }> {
+  let closed = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const connectOnce = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString });
+    const lost = () => {
+      if (client !== next) return;
+      client = undefined;
+      next.end().catch(() => {});
+      if (!closed) retry = setTimeout(() => void connectOnce().catch(() => lost()), 1000).unref();
+    };
+    next.on('error', lost);
+    next.on('end', lost);
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotification(message.payload ?? '');
+    });
+    client = next;
+    await next.connect();
+    await next.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+    onReconnect();
+  };
+  await connectOnce();
+  return {
+    close: async () => {
+      closed = true;
+      clearTimeout(retry);
+      const last = client;
+      client = undefined;
+      await last?.end().catch(() => {});
     },
   };
 }
@@ -165,6 +210,12 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
     exec,
     // One connection only: every statement is already on the same session.
     session: (work) => work({ executeSql, exec }),
+    // LISTEN on the one connection, between statements (inside another's transaction a rollback would undo it).
+    listen: async (channel, onNotification, onReconnect) => {
+      const unlisten = await withLock(() => pglite.listen(channel, onNotification));
+      onReconnect();
+      return { close: () => withLock(() => unlisten()) };
+    },
     close: async () => {
       await withLock(async () => pglite.close());
     },

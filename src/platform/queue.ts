@@ -28,7 +28,10 @@ export interface Queue {
 
 export async function createQueue(database: Database): Promise<Queue> {
   const boss = new PgBoss({
-    db: { executeSql: database.executeSql },
+    // With listen, a job sent wakes the workers of its queue at once (pg-boss's LISTEN/NOTIFY, in every
+    // process on PostgreSQL, in the one process on the embedded store); the polling below stays as the floor.
+    db: { executeSql: database.executeSql, listen: database.listen },
+    useListenNotify: true,
     backend: database.kind === 'embedded' ? 'pglite' : 'postgres',
     schema: 'pgboss',
   });
@@ -45,7 +48,10 @@ export async function createQueue(database: Database): Promise<Queue> {
         retryBackoff: true,
         expireInSeconds: options.expireInSeconds ?? 15 * 60,
         ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
+        notify: true,
       });
+      // A queue made before jobs woke their workers is switched over too (createQueue leaves an existing queue as it is).
+      await boss.updateQueue(name, { notify: true } as never);
       defined.add(name);
     },
     send: (name, data, options = {}) =>
@@ -59,8 +65,10 @@ export async function createQueue(database: Database): Promise<Queue> {
           singletonKey: options.singletonKey,
         }),
       ),
+    // Polled every half second also while woken by NOTIFY (pg-boss would relax to 30 s): a job made
+    // due by time (startAfter, a retry's delay) sends no NOTIFY.
     async work<T>(name: string, handler: JobHandler<T>, options: { concurrency?: number } = {}) {
-      await boss.work<T>(name, { pollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: options.concurrency ?? 1 }, async (jobs) => {
+      await boss.work<T>(name, { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: options.concurrency ?? 1 }, async (jobs) => {
         for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
       });
     },

@@ -145,6 +145,16 @@ async function safeAddresses(hostname: string, allowPrivate: boolean): Promise<s
 }
 
 /**
+ * The addresses a connection other than HTTP (an IMAP mailbox) may use for this host,
+ * under the same rules as every fetch: public addresses only, loopback and private
+ * ones too under PARLEY_ALLOW_PRIVATE_URLS. Connect to the first, not to the name, so
+ * DNS cannot answer differently in between. Throws SafeFetchError unsafe_url or network.
+ */
+export function guardedAddresses(hostname: string, allowPrivate: boolean): Promise<string[]> {
+  return safeAddresses(hostname.replace(/^\[(.*)\]$/, '$1'), allowPrivate);
+}
+
+/**
  * Whether the address names a loopback or private host: a literal address in those
  * ranges, or a name that resolves only there. PARLEY_ALLOW_PRIVATE_URLS relaxes the
  * rules meant for the public internet (https, no port) for such hosts alone.

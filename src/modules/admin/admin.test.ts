@@ -321,13 +321,14 @@ describe('operator API audit', () => {
     assert.deepEqual(reply.body.pagination, { nextCursor: null });
     const entries = reply.body.data;
     for (const entry of entries) {
-      assert.deepEqual(Object.keys(entry).sort(), ['action', 'createdAt', 'id', 'keyId', 'personId', 'requestId', 'target']);
+      assert.deepEqual(Object.keys(entry).sort(), ['action', 'by', 'createdAt', 'id', 'keyId', 'personId', 'requestId', 'target']);
       assert.ok(!Number.isNaN(Date.parse(entry.createdAt)));
     }
     const times = entries.map((e: { createdAt: string }) => Date.parse(e.createdAt));
     assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
     assert.match(entries[0].action, /workspace\.update/);
     assert.equal(entries[0].requestId, renamed.headers.get('x-request-id'), 'operator changes carry their request id');
+    assert.equal(entries[0].by, 'operator');
     assert.match(entries[1].action, /key\.revoke/);
     assert.equal(entries[1].target, ws.keyIds.chat);
     assert.ok(entries.some((e: { action: string }) => /key\.create/.test(e.action)));

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.ts';
-import type { Plan } from '../workspace/plans.ts';
+import type { Plan } from '../../domain/plans.ts';
 import { applyPlanToAgents } from '../agents/service.ts';
 
 /**

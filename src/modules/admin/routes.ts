@@ -3,10 +3,10 @@ import { saveClockOffset } from '../../platform/shared-clock.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { bearerToken } from '../../http/auth.ts';
-import { pageQuery } from '../../http/paging.ts';
-import { PLAN_IDS } from '../workspace/plans.ts';
+import { pageQuery } from '../../domain/paging.ts';
+import { PLAN_IDS } from '../../domain/plans.ts';
 import * as admin from './service.ts';
 import { operatorSignInLink } from '../people/service.ts';
 

@@ -1,18 +1,17 @@
-import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { ApiError, errors } from '../../http/errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
-import { equalInConstantTime, fingerprint, newAdminToken, newApiKey } from '../../platform/crypto.ts';
+import { ApiError, errors } from '../../domain/errors.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
+import { equalInConstantTime, fingerprint, newAdminToken } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import { isUniqueViolation } from '../../platform/db.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { listAudit, recordAudit } from '../audit/store.ts';
-import { countLiveKeys, getWorkspace, listWorkspacesPage, type WorkspaceRow } from '../workspace/store.ts';
-import { planOf, type PlanId } from '../workspace/plans.ts';
+import { getWorkspace, listWorkspacesPage, type WorkspaceRow } from '../workspace/store.ts';
+import { planOf, type PlanId } from '../../domain/plans.ts';
 import { afterPlanChange } from './plan-change.ts';
+import { endKey, issueKey, type NewKey } from '../workspace/keys.ts';
 import { setOwnerByEmail } from '../people/service.ts';
 
-export const MAX_KEYS_PER_WORKSPACE = 25;
 const ADMIN_TOKEN_SETTING = 'admin_token_fingerprint';
 
 export function presentWorkspace(row: WorkspaceRow) {
@@ -147,45 +146,12 @@ export async function addCreditPack(ctx: Context, id: string, credits: number, r
   return { id: packId, credits, workspace: await readWorkspace(ctx, id) };
 }
 
-export interface NewKey {
-  name: string;
-  scope: 'read' | 'chat' | 'manage';
-  agentId?: string;
-}
-
 /** Keys need Studio or above (spec 5.5), at most 25 live keys (5.4); the key is returned only here. */
 export async function createKey(ctx: Context, workspaceId: string, input: NewKey, requestId: string | null = null) {
+  await workspaceOrThrow(ctx, workspaceId);
   const created = await issueKey(ctx, workspaceId, input);
   await audit(ctx, workspaceId, 'key.create', created.id, requestId);
   return created;
-}
-
-/** The key rules shared by the operator and the dashboard (modules/people/keys.ts); each records its own audit entry. */
-export async function issueKey(ctx: Context, workspaceId: string, input: NewKey) {
-  const workspace = await workspaceOrThrow(ctx, workspaceId);
-  if (!planOf(workspace.plan).api) throw errors.apiNotInPlan();
-  if (input.agentId) {
-    const agent = await sql`select 1 from agents where id = ${input.agentId} and workspace_id = ${workspaceId}`.execute(ctx.db);
-    if (agent.rows.length === 0) throw errors.invalidField('agentId', 'No agent with that id in this workspace.');
-  }
-  if ((await countLiveKeys(ctx.db, workspaceId)) >= MAX_KEYS_PER_WORKSPACE) throw errors.keyLimitReached();
-  const key = newApiKey();
-  const row = await ctx.db
-    .insertInto('api_keys')
-    .values({
-      id: newId('key'),
-      workspace_id: workspaceId,
-      name: input.name,
-      prefix: key.slice(0, 8),
-      fingerprint: fingerprint(key),
-      scope: input.scope,
-      agent_id: input.agentId ?? null,
-      created_at: ctx.clock.now(),
-      revoked_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { id: row.id, key, name: row.name, prefix: row.prefix, scope: input.scope, agentId: row.agent_id, createdAt: row.created_at.toISOString() };
 }
 
 /**
@@ -219,25 +185,15 @@ export async function revokeKey(ctx: Context, workspaceId: string, keyId: string
   return { id: keyId, revoked: true };
 }
 
-/** Revokes a live key of the workspace, at once in every process (the auth version moves); false when there is none. */
-export async function endKey(ctx: Context, workspaceId: string, keyId: string): Promise<boolean> {
-  const row = await ctx.db
-    .updateTable('api_keys')
-    .set({ revoked_at: ctx.clock.now() })
-    .where('id', '=', keyId)
-    .where('workspace_id', '=', workspaceId)
-    .where('revoked_at', 'is', null)
-    .returning(['id'])
-    .executeTakeFirst();
-  if (!row) return false;
-  await ctx.versions.bump(versionNames.auth);
-  return true;
+function auditActorKind(row: { key_id: string | null; person_id: string | null }): 'key' | 'person' | 'operator' {
+  return row.key_id !== null ? 'key' : row.person_id !== null ? 'person' : 'operator';
 }
 
 export async function listAuditEntries(ctx: Context, workspaceId: string) {
   await workspaceOrThrow(ctx, workspaceId);
   const rows = await listAudit(ctx.db, workspaceId, 1000);
-  return rows.map((r) => ({ id: r.id, keyId: r.key_id, personId: r.person_id, action: r.action, target: r.target, requestId: r.request_id, createdAt: r.created_at.toISOString() }));
+  // `by` says which kind of caller made the change: a key, a person in the dashboard, or the operator (neither).
+  return rows.map((r) => ({ id: r.id, by: auditActorKind(r), keyId: r.key_id, personId: r.person_id, action: r.action, target: r.target, requestId: r.request_id, createdAt: r.created_at.toISOString() }));
 }
 
 export async function listOutbox(ctx: Context) {

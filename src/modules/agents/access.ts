@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { requireAgentReach, type Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import type { Agent } from './schemas.ts';
 import { presentAgent } from './service.ts';
@@ -21,8 +21,8 @@ export interface AgentRef {
  * requireAgent's checks and the agent's settings in one read, for verbs that need the
  * whole agent (answering): the same 404 and 402 as requireAgent.
  */
-export async function requireAgentSettings(ctx: Context, auth: Auth, agentId: string, options: { active?: boolean } = {}): Promise<Agent> {
-  if (auth.agentId !== null && auth.agentId !== agentId) throw errors.notFound('agent');
+export async function requireAgentSettings(ctx: Context, auth: Principal, agentId: string, options: { active?: boolean } = {}): Promise<Agent> {
+  requireAgentReach(auth, agentId);
   const row = await agentRowOf(ctx, auth, agentId);
   if (!row) throw errors.notFound('agent');
   if (options.active && row.status === 'paused') throw errors.agentPaused();
@@ -36,7 +36,7 @@ const agentRows = new WeakMap<Context, VersionedCache<AgentRecord>>();
  * key is unchanged: every write to an agents row bumps it (agentsChanged), so an answer
  * after a change reads the row again.
  */
-async function agentRowOf(ctx: Context, auth: Auth, agentId: string): Promise<AgentRecord | undefined> {
+async function agentRowOf(ctx: Context, auth: Principal, agentId: string): Promise<AgentRecord | undefined> {
   const cache = agentRows.get(ctx) ?? agentRows.set(ctx, new VersionedCache()).get(ctx)!;
   const key = `${auth.workspaceId} ${agentId}`;
   const known = cache.current(key, auth.agentsVersion);
@@ -51,8 +51,8 @@ export async function agentsChanged(ctx: Context, workspaceId: string): Promise<
   await ctx.versions.bump(versionNames.agents(workspaceId));
 }
 
-export async function requireAgent(ctx: Context, auth: Auth, agentId: string, options: { active?: boolean } = {}): Promise<AgentRef> {
-  if (auth.agentId !== null && auth.agentId !== agentId) throw errors.notFound('agent');
+export async function requireAgent(ctx: Context, auth: Principal, agentId: string, options: { active?: boolean } = {}): Promise<AgentRef> {
+  requireAgentReach(auth, agentId);
   const row = await ctx.db
     .selectFrom('agents')
     .select(['id', 'workspace_id', 'status'])

@@ -3,8 +3,8 @@
  * fetch, kept in the database, served publicly by this service.
  */
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { SafeFetchError } from '../../platform/safe-fetch.ts';
 import { agentsChanged, requireAgent } from './access.ts';
@@ -22,7 +22,7 @@ export function imagePath(agentId: string, kind: ImageKind): string {
   return `/api/v1/assets/agents/${agentId}/${kind}`;
 }
 
-export async function setImage(ctx: Context, auth: Auth, agentId: string, kind: ImageKind, url: string): Promise<Agent> {
+export async function setImage(ctx: Context, auth: Principal, agentId: string, kind: ImageKind, url: string): Promise<Agent> {
   const ref = await requireAgent(ctx, auth, agentId, { active: true });
   checkImageAddress(ctx, url);
   const bytes = await fetchImage(ctx, url);
@@ -34,7 +34,7 @@ export async function setImage(ctx: Context, auth: Auth, agentId: string, kind: 
   return setImageUrl(ctx, ref, kind, `${ctx.config.publicUrl}${imagePath(ref.id, kind)}?v=${version}`);
 }
 
-export async function removeImage(ctx: Context, auth: Auth, agentId: string, kind: ImageKind): Promise<Agent> {
+export async function removeImage(ctx: Context, auth: Principal, agentId: string, kind: ImageKind): Promise<Agent> {
   const ref = await requireAgent(ctx, auth, agentId, { active: true });
   await store.deleteImage(ctx.db, ref.id, kind);
   return setImageUrl(ctx, ref, kind, null);

@@ -1,5 +1,5 @@
 import { getDomain, getPublicSuffix } from 'tldts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 
 const ORIGIN = /^(https?):\/\/(\*\.)?([a-z0-9.-]+)(?::(\d{1,5}))?$/;
 // github.io, blogspot.com and the like are suffixes too: *.github.io would open the agent to every user's site.

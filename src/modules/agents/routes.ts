@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { commonErrors, errorBody, list, single } from '../../http/schemas.ts';
 import { publicImage, removeImage, setImage } from './branding.ts';
 import { agentParams, agentSchema, createAgentBody, createdAgentSchema, embedSchema, imageBody, imageParams, patchAgentBody } from './schemas.ts';
 import * as agents from './service.ts';
+import { createAgentWithWebsite } from '../knowledge/crawl/agent-creation.ts';
 
 const tags = ['agents'];
 const imageErrors = { ...commonErrors, 413: errorBody, 415: errorBody, 422: errorBody };
@@ -29,7 +30,7 @@ export async function agentRoutes(parent: FastifyInstance, ctx: Context): Promis
       config: { scope: 'manage', audit: 'agent.create' },
       schema: { tags, summary: 'Create an agent', body: createAgentBody, response: { 201: single(createdAgentSchema), ...commonErrors } },
     },
-    async (request, reply) => reply.status(201).send({ data: await agents.createAgent(ctx, request.auth, request.body) }),
+    async (request, reply) => reply.status(201).send({ data: await createAgentWithWebsite(ctx, request.auth, request.body) }),
   );
 
   app.get(

@@ -85,6 +85,18 @@ export const emailChannelSchema = z.object({
   enabled: z.boolean(),
   address: z.string().nullable().describe('the mailbox whose mail the agent answers'),
   review: z.boolean().describe('answers wait for a person to approve them before they are sent'),
+  imap: z
+    .object({
+      host: z.string(),
+      port: z.number().int(),
+      secure: z.boolean().describe('TLS from the start (port 993); false: STARTTLS when the server offers it'),
+      user: z.string(),
+      folder: z.string().describe('the folder read for new mail'),
+      moveTo: z.string().nullable().describe('where a handled mail is moved; null: it stays, marked as read'),
+      passwordSet: z.boolean().describe('the password is write-only; this says one is stored'),
+    })
+    .optional()
+    .describe('the agent fetches its mail from this mailbox (docs/email.md); absent when mail reaches the service by SMTP'),
 });
 
 /** The most an owner may set as an agent's daily credits: beyond every plan's month. */
@@ -226,6 +238,18 @@ const emailChannelPatch = z.strictObject({
   enabled: z.boolean().optional(),
   address: z.email().max(254).nullable().optional(),
   review: z.boolean().optional(),
+  imap: z
+    .strictObject({
+      host: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9.:[\]-]+$/, 'a host name or address').optional(),
+      port: z.number().int().min(1).max(65535).optional(),
+      secure: z.boolean().optional(),
+      user: z.string().min(1).max(320).optional(),
+      password: z.string().min(1).max(1000).optional(),
+      folder: z.string().trim().min(1).max(200).optional(),
+      moveTo: z.string().trim().min(1).max(200).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 
 const actionPatch = z.strictObject({

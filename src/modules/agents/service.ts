@@ -1,22 +1,22 @@
 /**
  * The agent resource's verbs (spec 2.5, 3.5, 4.5). They know nothing of HTTP:
- * REST, MCP and jobs call them with a Context and the caller's Auth.
+ * REST, MCP and jobs call them with a Context and the caller's Principal.
  */
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { ApiError, errors } from '../../http/errors.ts';
+import { isLimitedToAgents, type Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { iso } from '../../http/schemas.ts';
 import { newId } from '../../platform/ids.ts';
 import { versionNames } from '../../platform/versions.ts';
-import { startCrawl } from '../knowledge/crawl/service.ts';
 import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';
 import { PRESETS } from '../workspace/presets.ts';
-import type { Plan } from '../workspace/plans.ts';
+import type { Plan } from '../../domain/plans.ts';
 import { agentsChanged, requireAgent, type AgentRef } from './access.ts';
 import { normaliseAllowedOrigins } from './origins.ts';
 import { LANGUAGES, type ActionPatch, type Agent, type CreateAgentInput, type Language, type PatchAgentInput } from './schemas.ts';
 import { deepMerge, defaultSettings, orderLanguages, pruneTranslations, withDefaults, type AgentSettings } from './settings.ts';
 import * as store from './store.ts';
+import { saveMailbox, withMailbox } from '../email-channel/mailbox.ts';
 
 export type { AgentSettings } from './settings.ts';
 
@@ -43,9 +43,13 @@ export async function loadAgent(ctx: Context, agent: AgentRef): Promise<Agent> {
 
 export type CreatedAgent = Agent & { crawl?: { id: string; status: string }; crawlError?: { code: string; message: string } };
 
-export async function createAgent(ctx: Context, auth: Auth, input: CreateAgentInput): Promise<CreatedAgent> {
-  // A tied key sees only its own agent: one it made could never be reached with it.
-  if (auth.agentId !== null) throw errors.forbidden('A key tied to one agent cannot create agents.');
+/**
+ * Makes the agent. A website to crawl at creation is the knowledge area's
+ * (knowledge/crawl/agent-creation.ts, createAgentWithWebsite), which calls this.
+ */
+export async function createAgent(ctx: Context, auth: Principal, input: Omit<CreateAgentInput, 'website'>): Promise<Agent> {
+  // A tied key (or a member limited to some agents) sees only its own agents: one it made could never be reached with it.
+  if (isLimitedToAgents(auth)) throw errors.forbidden(auth.kind === 'key' ? 'A key tied to one agent cannot create agents.' : 'A member limited to some agents cannot create agents.');
   if (isHighRisk(input.useCase) && !auth.plan.highRiskUseCases) throw errors.highRiskUseCase();
   const language = input.language ?? (await defaultLanguage(ctx, auth.workspaceId));
   const settings: AgentSettings = {
@@ -63,21 +67,7 @@ export async function createAgent(ctx: Context, auth: Auth, input: CreateAgentIn
   );
   if (!row) throw errors.agentLimitReached();
   await Promise.all([ctx.versions.bump(versionNames.workspace(auth.workspaceId)), agentsChanged(ctx, auth.workspaceId)]); // the agent count of GET /workspace
-  const agent = presentAgent(ctx, row);
-  if (input.website === undefined) return agent;
-  // The agent exists whatever happens to the crawl (spec 4.5).
-  try {
-    return { ...agent, crawl: await startWebsiteCrawl(ctx, { id: row.id, workspaceId: row.workspace_id, status: row.status }, input.website) };
-  } catch (error) {
-    if (error instanceof ApiError) return { ...agent, crawlError: { code: error.code, message: error.message } };
-    throw error;
-  }
-}
-
-/** The hand-off to the knowledge area: the website given at creation becomes the first source. */
-export async function startWebsiteCrawl(ctx: Context, agent: AgentRef, url: string): Promise<{ id: string; status: string }> {
-  const crawl = await startCrawl(ctx, agent, { url });
-  return { id: crawl.id, status: crawl.status };
+  return presentAgent(ctx, row);
 }
 
 /**
@@ -100,17 +90,17 @@ async function defaultLanguage(ctx: Context, workspaceId: string): Promise<Langu
 
 // ---------------------------------------------------------------- read, delete
 
-export async function listAgents(ctx: Context, auth: Auth): Promise<Agent[]> {
-  const rows = await store.listAgentRows(ctx.db, auth.workspaceId, auth.agentId);
+export async function listAgents(ctx: Context, auth: Principal): Promise<Agent[]> {
+  const rows = await store.listAgentRows(ctx.db, auth.workspaceId, auth.agentIds);
   return rows.map((row) => presentAgent(ctx, row));
 }
 
-export async function getAgent(ctx: Context, auth: Auth, agentId: string): Promise<Agent> {
+export async function getAgent(ctx: Context, auth: Principal, agentId: string): Promise<Agent> {
   return loadAgent(ctx, await requireAgent(ctx, auth, agentId));
 }
 
 /** Irreversible: the agent, everything that references it, and the keys tied to it (spec 4.2). */
-export async function deleteAgent(ctx: Context, auth: Auth, agentId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteAgent(ctx: Context, auth: Principal, agentId: string): Promise<{ id: string; deleted: true }> {
   const agent = await requireAgent(ctx, auth, agentId);
   const result = await store.deleteAgentRow(ctx.db, agent.workspaceId, agent.id);
   if (!result.deleted) throw errors.notFound('agent');
@@ -120,7 +110,7 @@ export async function deleteAgent(ctx: Context, auth: Auth, agentId: string): Pr
   return { id: agent.id, deleted: true };
 }
 
-export async function embedSnippets(ctx: Context, auth: Auth, agentId: string) {
+export async function embedSnippets(ctx: Context, auth: Principal, agentId: string) {
   const agent = await loadAgent(ctx, await requireAgent(ctx, auth, agentId));
   const base = ctx.config.publicUrl;
   return {
@@ -136,10 +126,12 @@ function escapeAttribute(text: string): string {
 
 // ---------------------------------------------------------------- change
 
-export async function updateAgent(ctx: Context, auth: Auth, agentId: string, patch: PatchAgentInput): Promise<Agent> {
+export async function updateAgent(ctx: Context, auth: Principal, agentId: string, patch: PatchAgentInput): Promise<Agent> {
   const ref = await requireAgent(ctx, auth, agentId, { active: true });
   const current = await loadAgent(ctx, ref);
   const next = applyPatch(ctx, auth.plan, settingsOf(current), patch);
+  // The IMAP password is kept sealed beside the agent, never in its settings (docs/email.md, "IMAP").
+  if (patch.emailChannel?.imap !== undefined) await saveMailbox(ctx, ref.id, current.emailChannel.imap, next.emailChannel.imap, patch.emailChannel.imap?.password);
   const row = await store.updateAgentSettings(ctx.db, ref.workspaceId, ref.id, next, ctx.clock.now());
   if (!row) throw errors.notFound('agent');
   await agentsChanged(ctx, ref.workspaceId);
@@ -164,6 +156,7 @@ export function applyPatch(ctx: Context, plan: Plan, current: AgentSettings, pat
   if (patch.calendlyUrl) requireHttps(patch.calendlyUrl, 'calendlyUrl');
   checkLeadCapture(next.leadCapture);
   checkTickets(next.tickets);
+  if (patch.emailChannel?.imap !== undefined) next.emailChannel = withMailbox(next.emailChannel, current.emailChannel.imap, patch.emailChannel.imap);
   if (next.emailChannel.enabled && !next.emailChannel.address) {
     throw errors.invalidField('emailChannel.address', 'The e-mail channel needs the address whose mail the agent answers.');
   }
@@ -177,7 +170,7 @@ function checkPlanFeatures(ctx: Context, plan: Plan, patch: PatchAgentInput): vo
     if (!model) throw errors.invalidField('model', `There is no model "${patch.model}"; GET /models lists them.`);
     if (!ctx.models.allowed(model, plan)) throw errors.modelNotAllowed(patch.model);
   }
-  if (patch.emailChannel?.enabled === true && !plan.integrations) throw errors.integrationsNotInPlan();
+  if ((patch.emailChannel?.enabled === true || patch.emailChannel?.imap) && !plan.integrations) throw errors.integrationsNotInPlan();
   if (patch.attachmentsEnabled === true && !plan.visitorFiles) {
     throw errors.invalidField('attachmentsEnabled', 'The plan does not let visitors send files (Studio and up).');
   }

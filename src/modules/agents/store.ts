@@ -49,9 +49,12 @@ export async function getAgentRow(db: Db, workspaceId: string, agentId: string):
 }
 
 /** Oldest first (spec 4.1); a tied key passes its agent to see only that one. */
-export async function listAgentRows(db: Db, workspaceId: string, onlyAgentId: string | null): Promise<AgentRecord[]> {
+export async function listAgentRows(db: Db, workspaceId: string, onlyAgentIds: string[] | null): Promise<AgentRecord[]> {
   let query = db.selectFrom('agents').selectAll().where('workspace_id', '=', workspaceId);
-  if (onlyAgentId !== null) query = query.where('id', '=', onlyAgentId);
+  if (onlyAgentIds !== null) {
+    if (onlyAgentIds.length === 0) return [];
+    query = query.where('id', 'in', onlyAgentIds);
+  }
   return query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
 }
 

@@ -3,8 +3,8 @@
  * periodFigures is key-free, for the monthly reports; agentAnalytics is the route's verb.
  */
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { seesTestConversations, type Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { utcDay } from '../../platform/clock.ts';
 import { requireAgent } from '../agents/access.ts';
 import { pageTitles } from '../chat/store.ts';
@@ -17,12 +17,12 @@ export type Period = store.Period;
 
 const DAY_MS = 86_400_000;
 
-/** The route's verb: the key must reach the agent; a key not tied to one agent is also told the test conversations left out. */
-export async function agentAnalytics(ctx: Context, auth: Auth, agentId: string, query: { from?: string; to?: string }): Promise<Analytics> {
+/** The route's verb: the caller must reach the agent; one that sees test conversations is also told those left out. */
+export async function agentAnalytics(ctx: Context, auth: Principal, agentId: string, query: { from?: string; to?: string }): Promise<Analytics> {
   const agent = await requireAgent(ctx, auth, agentId);
   const period = analyticsPeriod(utcDay(ctx.clock.now()), query);
   const { figures, testConversations } = await compute(ctx, auth.workspaceId, agent.id, period);
-  return auth.agentId === null ? { ...figures, testConversations } : figures;
+  return seesTestConversations(auth) ? { ...figures, testConversations } : figures;
 }
 
 /** The figures of one agent of the workspace for a period (inclusive UTC days); 404 for an agent not in it. */

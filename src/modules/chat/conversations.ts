@@ -4,8 +4,8 @@
  */
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
+import { errors } from '../../domain/errors.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
 import type { AgentRef } from '../agents/access.ts';
 import type { conversationSchema, messageSchema } from './schemas.ts';
 import * as store from './store.ts';

@@ -4,12 +4,12 @@
  * changed; the answer only remembers the source its correction made, and is corrected once.
  */
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import type { AgentRef } from '../agents/access.ts';
 import { deleteSourceAndPassages } from '../knowledge/indexing.ts';
 import { addSource } from '../knowledge/service.ts';
 import type { SourceRow } from '../knowledge/store.ts';
-import type { Plan } from '../workspace/plans.ts';
+import type { Plan } from '../../domain/plans.ts';
 import { TEST_CHANNEL } from './store.ts';
 
 export interface Corrector {

@@ -7,10 +7,10 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { ApiError, errors } from '../../http/errors.ts';
+import { ApiError, errors } from '../../domain/errors.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { versionNames } from '../../platform/versions.ts';
-import type { Plan } from '../workspace/plans.ts';
+import type { Plan } from '../../domain/plans.ts';
 import '../workspace/store.ts'; // declares credit_usage and workspaces
 
 export interface Charge {

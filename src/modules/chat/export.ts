@@ -8,13 +8,13 @@
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { utcDay } from '../../platform/clock.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import type { AgentRef } from '../agents/access.ts';
 import { recordAudit } from '../audit/store.ts';
-import { planOf } from '../workspace/plans.ts';
+import { planOf } from '../../domain/plans.ts';
 import { withMessagesOf } from './conversations.ts';
 import type { ExportCover, ExportedConversation } from './export-pdf.ts';
 import type { FromRenderer, ToRenderer } from './export-pdf.worker.ts';
@@ -35,10 +35,11 @@ const RENDERER_URL = new URL('./export-pdf.worker.ts', import.meta.url);
 const RENDER_TIMEOUT_MS = 120_000;
 const RENDER_MEMORY_MB = 256;
 
-/** Who asks for an export: resolved from the key by the surface. */
+/** Who asks for an export: the key or the person (exactly one), resolved by the surface. */
 export interface Exporter {
   workspaceId: string;
-  keyId: string;
+  keyId: string | null;
+  personId: string | null;
   /** false for a key tied to one agent: test conversations never go into its export. */
   seesTests: boolean;
 }
@@ -69,6 +70,7 @@ export async function createExport(ctx: Context, exporter: Exporter, agent: Agen
       workspace_id: agent.workspaceId,
       agent_id: agent.id,
       key_id: exporter.keyId,
+      ...(exporter.personId ? { person_id: exporter.personId } : {}),
       channel: query.channel ?? null,
       from_day: period.from,
       to_day: period.to,
@@ -114,8 +116,9 @@ export interface OpenedExport {
 
 /**
  * Opens a link: unknown, expired, or made by a key that is revoked (or whose workspace
- * is stopped or below the API's plan) is the same 404. Each opening is audited with the
- * key that asked for the link.
+ * is stopped or below the API's plan), or by a person no longer in the workspace (or
+ * whose workspace is stopped), is the same 404. Each opening is audited with the key or
+ * the person that asked for the link.
  */
 export async function openExport(ctx: Context, secret: string, requestId: string | null): Promise<OpenedExport> {
   const now = ctx.clock.now();
@@ -124,6 +127,7 @@ export async function openExport(ctx: Context, secret: string, requestId: string
   await recordAudit(ctx.db, {
     workspaceId: link.workspace_id,
     keyId: link.key_id,
+    personId: link.person_id,
     action: 'conversation.export.open',
     target: `${link.agent_id}/${link.id}`,
     requestId,
@@ -159,16 +163,18 @@ export async function openExport(ctx: Context, secret: string, requestId: string
 async function findLiveExport(ctx: Context, linkFingerprint: string, now: Date) {
   const row = await ctx.db
     .selectFrom('conversation_exports as e')
-    .innerJoin('api_keys as k', 'k.id', 'e.key_id')
+    .leftJoin('api_keys as k', 'k.id', 'e.key_id')
+    .leftJoin('memberships as m', (join) => join.onRef('m.person_id', '=', 'e.person_id').onRef('m.workspace_id', '=', 'e.workspace_id'))
     .innerJoin('workspaces as w', 'w.id', 'e.workspace_id')
     .innerJoin('agents as a', 'a.id', 'e.agent_id')
-    .select(['e.id', 'e.workspace_id', 'e.agent_id', 'e.key_id', 'e.channel', 'e.from_day', 'e.to_day', 'e.include_tests', 'a.name as agent_name', 'w.plan', 'w.status'])
+    .select(['e.id', 'e.workspace_id', 'e.agent_id', 'e.key_id', 'e.person_id', 'e.channel', 'e.from_day', 'e.to_day', 'e.include_tests', 'a.name as agent_name', 'w.plan', 'w.status'])
+    .select(['k.revoked_at', 'm.person_id as member'])
     .where('e.fingerprint', '=', linkFingerprint)
     .where('e.expires_at', '>', now)
-    .where('k.revoked_at', 'is', null)
     .executeTakeFirst();
-  // The link is worth what the key that asked for it is worth now.
-  if (!row || row.status === 'stopped' || !planOf(row.plan).api) return undefined;
+  // The link is worth what the key or the person that asked for it is worth now (the API's plan is a key's rule).
+  if (!row || row.status === 'stopped') return undefined;
+  if (row.key_id !== null ? row.revoked_at !== null || !planOf(row.plan).api : row.member === null) return undefined;
   return row;
 }
 

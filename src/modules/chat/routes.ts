@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { pipeUIMessageStreamToResponse, type UIMessageChunk } from 'ai';
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
+import { actorOf, seesTestConversations, type Principal } from '../../domain/principal.ts';
 import { commonErrors, list, single } from '../../http/schemas.ts';
 import { requireAgent, requireAgentSettings } from '../agents/access.ts';
 import { agentParams } from '../agents/schemas.ts';
@@ -14,8 +14,8 @@ import { agentConversationParams, chatBody, chatReply, conversationListQuery, co
 
 const tags = ['chat'];
 
-export function askerOf(auth: Auth): Asker {
-  return { workspaceId: auth.workspaceId, plan: auth.plan, seesTests: auth.agentId === null };
+export function askerOf(auth: Principal): Asker {
+  return { workspaceId: auth.workspaceId, plan: auth.plan, seesTests: seesTestConversations(auth) };
 }
 
 /** A key's question (REST and MCP): `test` files it in a playground conversation, otherwise channel api. */
@@ -23,9 +23,9 @@ export function keyQuestion({ test, ...rest }: Omit<z.infer<typeof chatBody>, 's
   return { ...rest, channel: test ? 'playground' : 'api' };
 }
 
-/** Who asks for an export link: the key, which the link dies with (spec 4.8). */
-export function exporterOf(auth: Auth): Exporter {
-  return { workspaceId: auth.workspaceId, keyId: auth.keyId, seesTests: askerOf(auth).seesTests };
+/** Who asks for an export link: the key or the person, which the link dies with (spec 4.8). */
+export function exporterOf(auth: Principal): Exporter {
+  return { workspaceId: auth.workspaceId, ...actorOf(auth), seesTests: askerOf(auth).seesTests };
 }
 
 export async function chatRoutes(parent: FastifyInstance, ctx: Context): Promise<void> {

@@ -1,7 +1,7 @@
 /** Chat and conversations (spec 2.8, 4.7, 4.8): one zod schema per request and reply. */
 import { z } from 'zod';
 import { timestamp } from '../../http/schemas.ts';
-import { pageQuery } from '../../http/paging.ts';
+import { pageQuery } from '../../domain/paging.ts';
 import { CHANNELS } from './store.ts';
 
 export const MAX_MESSAGE_CHARS = 4000;

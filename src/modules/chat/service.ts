@@ -5,11 +5,11 @@
 import { createUIMessageStream, generateText, streamText, type UIMessageStreamWriter } from 'ai';
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Agent } from '../agents/schemas.ts';
-import type { Plan } from '../workspace/plans.ts';
+import type { Plan } from '../../domain/plans.ts';
 import { chargeCredits, refundCredits, type Charge, type ChargedAgent } from './credits.ts';
 import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, type Grounding, type UsedPassage } from './grounding.ts';
 import { answerLanguage } from './language.ts';

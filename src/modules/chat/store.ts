@@ -1,6 +1,6 @@
-import { sql, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Generated, type RawBuilder, type Selectable } from 'kysely';
 import type { Db } from '../../platform/db.ts';
-import type { Position } from '../../http/paging.ts';
+import type { Position } from '../../domain/paging.ts';
 
 export type Channel = 'widget' | 'iframe' | 'api' | 'playground' | 'email';
 export const CHANNELS = ['widget', 'iframe', 'api', 'playground', 'email'] as const;
@@ -61,7 +61,9 @@ declare module '../../platform/db.ts' {
       fingerprint: string;
       workspace_id: string;
       agent_id: string;
-      key_id: string;
+      /** The key that asked for the link, or (migration 035) the person: exactly one is set. */
+      key_id: string | null;
+      person_id: Generated<string | null>;
       channel: string | null;
       from_day: string;
       to_day: string;

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import type { Language } from '../agents/schemas.ts';
 import { escapeHtml } from '../mail/compose.ts';

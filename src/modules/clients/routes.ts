@@ -26,7 +26,7 @@ export async function clientRoutes(parent: FastifyInstance, ctx: Context): Promi
   app.put(
     '/agents/:id/client',
     {
-      config: { scope: 'manage', audit: 'client.update' },
+      config: { scope: 'manage', role: 'admin', audit: 'client.update' },
       schema: { tags, summary: 'Record or change the client; omitted fields stay', params: agentParams, body: clientBody, response: { 200: single(clientReply), ...commonErrors } },
     },
     async (request) => ({ data: await putClient(ctx, request.auth, request.params.id, request.body) }),
@@ -35,7 +35,7 @@ export async function clientRoutes(parent: FastifyInstance, ctx: Context): Promi
   app.delete(
     '/agents/:id/client',
     {
-      config: { scope: 'manage', audit: 'client.delete' },
+      config: { scope: 'manage', role: 'admin', audit: 'client.delete' },
       schema: { tags, summary: 'Take the client off: its archive link stops and no more reports are made; the agent stays', params: agentParams, response: { 200: single(clientReply), ...commonErrors } },
     },
     async (request) => ({ data: await deleteClient(ctx, request.auth, request.params.id) }),
@@ -44,7 +44,7 @@ export async function clientRoutes(parent: FastifyInstance, ctx: Context): Promi
   app.post(
     '/agents/:id/client/report-link',
     {
-      config: { scope: 'manage', audit: 'client.report_link' },
+      config: { scope: 'manage', role: 'admin', audit: 'client.report_link' },
       schema: { tags, summary: 'A new archive link; the old one stops at once, also in reports already sent', params: agentParams, response: { 200: single(clientReply), ...commonErrors } },
     },
     async (request) => ({ data: await rotateReportLink(ctx, request.auth, request.params.id) }),

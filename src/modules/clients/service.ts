@@ -5,8 +5,8 @@
  */
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors, type ErrorDetail } from '../../http/errors.ts';
+import { isLimitedToAgents, requireAgentReach, requireRole, seesFees, type Principal } from '../../domain/principal.ts';
+import { errors, type ErrorDetail } from '../../domain/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { requireAgent } from '../agents/access.ts';
@@ -30,21 +30,17 @@ export const DEFAULT_REPORT_SETTINGS = { enabled: false, day: 1, transcripts: fa
  * agent is refused with 403 forbidden on its own agent, while any other agent stays the
  * 404 it is to such a key everywhere (tied-key rule 1); then the agent (404).
  */
-async function requireClientAgent(ctx: Context, auth: Auth, agentId: string) {
+async function requireClientAgent(ctx: Context, auth: Principal, agentId: string) {
   if (!auth.plan.clients) throw errors.clientsNotInPlan();
-  if (auth.agentId !== null) {
-    if (auth.agentId !== agentId) throw errors.notFound('agent');
-    throw errors.forbidden('A key tied to one agent may not see or change clients.');
+  if (isLimitedToAgents(auth)) {
+    requireAgentReach(auth, agentId);
+    throw errors.forbidden(auth.kind === 'key' ? 'A key tied to one agent may not see or change clients.' : 'A member limited to some agents may not see or change clients.');
   }
   return requireAgent(ctx, auth, agentId);
 }
 
-/** Fees are the agency's business: manage keys see them, read keys do not. */
-function seesFees(auth: Auth): boolean {
-  return auth.scope === 'manage';
-}
 
-export async function getClient(ctx: Context, auth: Auth, agentId: string): Promise<ClientReply> {
+export async function getClient(ctx: Context, auth: Principal, agentId: string): Promise<ClientReply> {
   const agent = await requireClientAgent(ctx, auth, agentId);
   return clientView(ctx, await store.findClient(ctx.db, agent.workspaceId, agent.id), seesFees(auth));
 }
@@ -54,7 +50,9 @@ export async function getClient(ctx: Context, auth: Auth, agentId: string): Prom
  * client needs name and email, has reports off unless reportsEnabled is true, and
  * replies to its reports go to the workspace owner's address.
  */
-export async function putClient(ctx: Context, auth: Auth, agentId: string, input: ClientInput): Promise<ClientReply> {
+export async function putClient(ctx: Context, auth: Principal, agentId: string, input: ClientInput): Promise<ClientReply> {
+  // A client's settings carry its fees: changing them is for owners and admins (docs/people.md).
+  requireRole(auth, 'admin');
   const agent = await requireClientAgent(ctx, auth, agentId);
   const now = ctx.clock.now();
   const existing = await store.findClient(ctx.db, agent.workspaceId, agent.id);
@@ -115,14 +113,18 @@ export async function putClient(ctx: Context, auth: Auth, agentId: string, input
 }
 
 /** Takes the client off: its archive link stops at once and no more reports are made; the agent and its conversations stay. */
-export async function deleteClient(ctx: Context, auth: Auth, agentId: string): Promise<ClientReply> {
+export async function deleteClient(ctx: Context, auth: Principal, agentId: string): Promise<ClientReply> {
+  // A client's settings carry its fees: changing them is for owners and admins (docs/people.md).
+  requireRole(auth, 'admin');
   const agent = await requireClientAgent(ctx, auth, agentId);
   if (!(await store.deleteClient(ctx.db, agent.workspaceId, agent.id))) throw errors.notFound('client');
   return clientView(ctx, undefined, seesFees(auth));
 }
 
 /** A new archive link; the old one stops at once, also where it is written in reports already sent. */
-export async function rotateReportLink(ctx: Context, auth: Auth, agentId: string): Promise<ClientReply> {
+export async function rotateReportLink(ctx: Context, auth: Principal, agentId: string): Promise<ClientReply> {
+  // A client's settings carry its fees: changing them is for owners and admins (docs/people.md).
+  requireRole(auth, 'admin');
   const agent = await requireClientAgent(ctx, auth, agentId);
   const existing = await store.findClient(ctx.db, agent.workspaceId, agent.id);
   if (!existing) throw errors.notFound('client');

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 import '../agents/store.ts'; // declares the agents table read below
 import '../tickets/store.ts'; // declares the tickets table counted below
-import { planOf } from '../workspace/plans.ts';
+import { planOf } from '../../domain/plans.ts';
 
 export const REPORT_STATUSES = ['pending', 'making', 'held', 'sent', 'failed'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];

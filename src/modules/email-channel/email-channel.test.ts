@@ -215,6 +215,41 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     assert.equal(await mailsTo(sender), 0);
   });
 
+  test('a held answer costs the credits a sent answer costs (the same answering verb ran); sending it later costs nothing more, discarding it gives nothing back', async () => {
+    const used = async () => (await service.api('GET', '/workspace', { key: ws.keys.read })).body.data.workspace.credits.usedThisMonth as number;
+    const creditsOf = async (agentId: string, sender: string) => {
+      const list = await service.api('GET', `/agents/${agentId}/conversations?channel=email`, { key: ws.keys.read });
+      const conversation = list.body.data.find((c: { from: string }) => c.from === sender);
+      const messages = (await service.api('GET', `/agents/${agentId}/conversations/${conversation.id}`, { key: ws.keys.read })).body.data.messages;
+      const row = await service.ctx.db.selectFrom('messages').select('credits').where('id', '=', messages[1].id).executeTakeFirstOrThrow();
+      return { id: messages[1].id as string, credits: Number(row.credits), held: messages[1].held as boolean };
+    };
+    let before = await used();
+    await sendToInbound(inbound.port, { from: 'sent-cost@visitor.example', to: AGENT_ADDRESS, subject: 'Hours', text: STRONG_QUESTION });
+    const sentCost = (await used()) - before;
+    const sent = await creditsOf(agent, 'sent-cost@visitor.example');
+    assert.equal(sent.held, false);
+    assert.ok(sentCost > 0);
+    assert.equal(sent.credits, sentCost, 'the answer records what it cost');
+
+    before = await used();
+    await sendToInbound(inbound.port, { from: 'held-cost@visitor.example', to: 'review@bikes.example', subject: 'Hours', text: STRONG_QUESTION });
+    const heldAnswer = await creditsOf(reviewed, 'held-cost@visitor.example');
+    assert.equal(heldAnswer.held, true);
+    assert.equal((await used()) - before, sentCost, 'held: the same cost');
+    assert.equal(heldAnswer.credits, sentCost);
+    before = await used();
+    await sendHeldDraft(service.ctx, reviewed, heldAnswer.id);
+    await smtp.waitFor((m) => m.to.includes('held-cost@visitor.example'));
+    assert.equal(await used(), before, 'sending the draft costs nothing more');
+
+    await sendToInbound(inbound.port, { from: 'dropped-cost@visitor.example', to: 'review@bikes.example', subject: 'Hours', text: STRONG_QUESTION });
+    const dropped = await creditsOf(reviewed, 'dropped-cost@visitor.example');
+    before = await used();
+    await discardHeldDraft(service.ctx, reviewed, dropped.id);
+    assert.equal(await used(), before, 'discarding gives nothing back: the answer was made');
+  });
+
   test('a weak answer (nothing in the knowledge answers it) is held, not sent', async () => {
     const sender = 'di@visitor.example';
     await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: 'Boats', text: 'Do you rent out submarines for weddings?' });

@@ -2,6 +2,7 @@
  * The SMTP server of the e-mail channel (docs/email.md), on PARLEY_MAIL_INBOUND_PORT
  * in the processes that serve the API (role api or all). A recipient that is no
  * agent's address is refused at RCPT (550); a mail over MAX_MAIL_BYTES at DATA (552).
+ * STARTTLS is offered with the configured certificate, or a self-signed one (tls.ts).
  * The mail is checked and answered before the server says 250, so a mail the service
  * could not handle (451) is sent again by the sending server rather than lost.
  */
@@ -10,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { Context } from '../../context.ts';
 import { receiveMail, takesAddress, TryLater, type Resolver } from './service.ts';
+import { mailTls, type MailTls } from './tls.ts';
 
 /** The largest mail taken, attachments included (a little more than 10 MB of files once base64-encoded). */
 export const MAX_MAIL_BYTES = 15 * 1024 * 1024;
@@ -55,10 +57,14 @@ export interface InboundOptions {
   host: string;
   /** DNS lookups for SPF, DKIM and DMARC (tests hand in their records); the system's resolver otherwise. */
   resolver?: Resolver;
+  /** The STARTTLS certificate; by default the configured files or a self-signed one (tls.ts); null: no STARTTLS. */
+  tls?: MailTls | null;
 }
 
 export interface MailInbound {
   port: number;
+  /** Where the STARTTLS certificate came from; undefined when STARTTLS is not offered. */
+  tls: MailTls['source'] | undefined;
   close(): Promise<void>;
 }
 
@@ -67,12 +73,16 @@ function smtpError(code: number, message: string): Error {
 }
 
 export async function startMailInbound(ctx: Context, options: InboundOptions): Promise<MailInbound> {
+  const name = hostnameOf(ctx.config.publicUrl);
+  const tls = options.tls === undefined ? await mailTls(ctx.config, name) : (options.tls ?? undefined);
   const server = new SMTPServer({
-    name: hostnameOf(ctx.config.publicUrl),
+    name,
     banner: 'Parley',
     size: MAX_MAIL_BYTES,
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    // STARTTLS with a certificate of the service's (never smtp-server's built-in one, whose key is public).
+    ...(tls ? { key: tls.key, cert: tls.cert } : {}),
+    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     logger: false,
     // Bounds on what strangers can hold: connections at once, and an idle connection's life.
     maxClients: MAX_CLIENTS,
@@ -105,6 +115,7 @@ export async function startMailInbound(ctx: Context, options: InboundOptions): P
   await once(server.server, 'listening');
   return {
     port: (server.server.address() as AddressInfo).port,
+    tls: tls?.source,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

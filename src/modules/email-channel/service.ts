@@ -8,7 +8,7 @@
 import PostalMime, { type Email } from 'postal-mime';
 import { authenticate } from 'mailauth';
 import type { Context } from '../../context.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { admitMailTo } from '../../platform/mail.ts';
 import { memoryLimiter, redisLimiter, type RateLimiter } from '../../platform/limiter.ts';
@@ -18,7 +18,7 @@ import { answerLanguage, PHRASES } from '../chat/language.ts';
 import { answer, type AnswerReply, type QuestionFile } from '../chat/service.ts';
 import { compose, type Block } from '../mail/compose.ts';
 import { addConversationEntry, addHeldDraft, removeHeldEntries } from '../tickets/service.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { workspaceOwner } from '../tickets/store.ts';
 import { findVisitorTarget, type Visitor } from '../visitors/access.ts';
 import { MAX_ATTACHMENTS, MAX_FILE_BYTES } from '../visitor-files/read.ts';
@@ -37,6 +37,12 @@ export interface ReceivedMail {
   recipients: string[];
   ip: string;
   helo: string;
+  /**
+   * Fetched from the agent's IMAP mailbox (docs/email.md, "IMAP"): the mail is this
+   * agent's whatever its recipients, and the envelope, client address and HELO are
+   * read from the headers the receiving server wrote (Return-Path, Received).
+   */
+  mailbox?: { agentId: string };
 }
 
 /** Received mails a minute: per sender (a loop with a robot that ignores every header stops here) and per agent. */
@@ -55,7 +61,8 @@ export async function takesAddress(ctx: Context, address: string): Promise<boole
 
 export async function receiveMail(ctx: Context, received: ReceivedMail, resolver?: Resolver): Promise<Handled> {
   const mail = await PostalMime.parse(received.raw);
-  const agentId = await agentOf(ctx, received, mail);
+  if (received.mailbox) received = { ...received, envelopeFrom: returnPathOf(mail) ?? mail.from?.address ?? '' };
+  const agentId = received.mailbox ? received.mailbox.agentId : await agentOf(ctx, received, mail);
   if (!agentId) return { agentId: null, outcome: 'no_agent' };
   const sender = (mail.from?.address ?? received.envelopeFrom).trim().toLowerCase();
   const messageId = messageIds(mail.messageId)[0] ?? `${newId('mail')}@parley.invalid`;
@@ -141,6 +148,13 @@ async function handleClaimed(ctx: Context, received: ReceivedMail, mail: Email, 
   return result;
 }
 
+/** The Return-Path the delivering server wrote (the envelope sender; empty for a bounce), when there is one. */
+function returnPathOf(mail: Email): string | undefined {
+  const value = mail.headers.find((h) => h.key === 'return-path')?.value;
+  if (value === undefined) return undefined;
+  return (/<([^<>]*)>/.exec(value)?.[1] ?? value).trim();
+}
+
 /** The agent the mail is for: an envelope recipient first, else an address in To or Cc (mail forwarded to the service). */
 async function agentOf(ctx: Context, received: ReceivedMail, mail: Email): Promise<string | undefined> {
   const headerAddresses = [...(mail.to ?? []), ...(mail.cc ?? [])].flatMap((a) => ('group' in a && a.group ? a.group.map((g) => g.address) : [a.address ?? '']));
@@ -194,8 +208,8 @@ async function bounce(ctx: Context, agentId: string, raw: Buffer): Promise<'boun
 async function checkSender(ctx: Context, received: ReceivedMail, resolver: Resolver | undefined): Promise<store.MailAuth> {
   try {
     const result = await authenticate(received.raw, {
-      ip: received.ip,
-      helo: received.helo,
+      // A mail from a mailbox: the client and HELO of the newest Received header (the mailbox's own server wrote it).
+      ...(received.mailbox ? { trustReceived: true } : { ip: received.ip, helo: received.helo }),
       sender: received.envelopeFrom,
       mta: mtaName(ctx),
       ...(resolver ? { resolver } : {}),

@@ -9,7 +9,7 @@ import type { Context } from '../../context.ts';
 import type { Db } from '../../platform/db.ts';
 import { newId } from '../../platform/ids.ts';
 import { indexSourceText } from './indexing.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { checkStorageAllowance, lockAgent, storageUsed as storageUsedQuery, type FileKind, type TurnedAway } from './store.ts';
 
 export interface WebsitePageInput {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { commonErrors, errorBody, list, single, timestamp } from '../../http/schemas.ts';
-import { pageQuery } from '../../http/paging.ts';
+import { pageQuery } from '../../domain/paging.ts';
 import { requireAgent } from '../agents/access.ts';
 import { agentParams } from '../agents/schemas.ts';
 import { crawlSchema } from './crawl/schemas.ts';

@@ -1,12 +1,12 @@
 /** The knowledge verbs: add, list, read and delete sources; retrain an agent. */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
-import { decodeCursor, DEFAULT_PAGE_SIZE, pageOf } from '../../http/paging.ts';
+import { errors } from '../../domain/errors.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, pageOf } from '../../domain/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { utcDay } from '../../platform/clock.ts';
 import { agentsChanged, type AgentRef } from '../agents/access.ts';
-import type { Plan } from '../workspace/plans.ts';
+import type { Plan } from '../../domain/plans.ts';
 import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts';
 import { fetchFile, fetchRecordLifetimeMs } from './fetch-file.ts';
 import { deleteSourceAndPassages } from './indexing.ts';

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { newId } from '../../platform/ids.ts';
-import { PLANS } from '../workspace/plans.ts';
+import { PLANS } from '../../domain/plans.ts';
 import { MAX_FILE_BYTES } from './fetch-file.ts';
 import { makeDocx, makePdf, serve, startServer, waitForSource } from './test-support.ts';
 

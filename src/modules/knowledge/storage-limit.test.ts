@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { newId } from '../../platform/ids.ts';
-import { PLANS } from '../workspace/plans.ts';
+import { PLANS } from '../../domain/plans.ts';
 import { startServer, waitForSource, type Route } from './test-support.ts';
 
 const MB = 1024 * 1024;

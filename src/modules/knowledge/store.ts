@@ -1,5 +1,5 @@
 import { sql, type GeneratedAlways } from 'kysely';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import type { Db } from '../../platform/db.ts';
 import { isAlive } from '../../platform/heartbeat.ts';
 

@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import providers from 'email-providers/all.json' with { type: 'json' };
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { withoutBidiControls } from '../../http/text-guard.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';
 import { requireAgent } from '../agents/access.ts';
@@ -173,7 +173,7 @@ async function saveWithNotice(ctx: Context, agentName: string, lead: store.LeadR
 
 // ---------------------------------------------------------------- the team's API
 
-export async function listLeads(ctx: Context, auth: Auth, agentId: string, input: { limit?: number; cursor?: string }) {
+export async function listLeads(ctx: Context, auth: Principal, agentId: string, input: { limit?: number; cursor?: string }) {
   const agent = await requireAgent(ctx, auth, agentId);
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const rows = await store.listLeads(ctx.db, agent.id, ctx.clock.now(), limit, decodeCursor(input.cursor));
@@ -181,7 +181,7 @@ export async function listLeads(ctx: Context, auth: Auth, agentId: string, input
   return { items: items.map(leadView), nextCursor };
 }
 
-export async function getLead(ctx: Context, auth: Auth, agentId: string, leadId: string): Promise<LeadView> {
+export async function getLead(ctx: Context, auth: Principal, agentId: string, leadId: string): Promise<LeadView> {
   const agent = await requireAgent(ctx, auth, agentId);
   const lead = await store.findLead(ctx.db, agent.id, leadId, ctx.clock.now());
   if (!lead) throw errors.notFound('lead');
@@ -189,7 +189,7 @@ export async function getLead(ctx: Context, auth: Auth, agentId: string, leadId:
 }
 
 /** Erases the lead; its conversation stays. */
-export async function deleteLead(ctx: Context, auth: Auth, agentId: string, leadId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteLead(ctx: Context, auth: Principal, agentId: string, leadId: string): Promise<{ id: string; deleted: true }> {
   const agent = await requireAgent(ctx, auth, agentId);
   if (!(await store.deleteLead(ctx.db, agent.id, leadId, ctx.clock.now()))) throw errors.notFound('lead');
   return { id: leadId, deleted: true };

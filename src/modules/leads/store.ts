@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../platform/db.ts';
-import type { Position } from '../../http/paging.ts';
+import type { Position } from '../../domain/paging.ts';
 
 export const MOMENTS = ['before', 'questions', 'weak_answer', 'button'] as const;
 export type Moment = (typeof MOMENTS)[number];

@@ -1,8 +1,8 @@
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
-import { endKey, issueKey, type NewKey } from '../admin/service.ts';
+import { errors } from '../../domain/errors.ts';
+import { endKey, issueKey, type NewKey } from '../workspace/keys.ts';
 import { audit } from './service.ts';
-import { requireAdmin, type PersonCaller } from './principal.ts';
+import { requireRole, type PersonCaller } from '../../domain/principal.ts';
 
 /**
  * API keys, made and revoked in the dashboard only (spec 1.5), by owners and
@@ -10,14 +10,14 @@ import { requireAdmin, type PersonCaller } from './principal.ts';
  * most 25 live keys (409 key_limit_reached), the key shown once.
  */
 export async function createKeyAsPerson(ctx: Context, caller: PersonCaller, input: NewKey, requestId: string) {
-  requireAdmin(caller);
+  requireRole(caller, 'admin');
   const created = await issueKey(ctx, caller.workspaceId, input);
   await audit(ctx, caller, 'key.create', created.id, requestId);
   return created;
 }
 
 export async function listKeysAsPerson(ctx: Context, caller: PersonCaller) {
-  requireAdmin(caller);
+  requireRole(caller, 'admin');
   const rows = await ctx.db
     .selectFrom('api_keys')
     .select(['id', 'name', 'prefix', 'scope', 'agent_id', 'created_at'])
@@ -38,7 +38,7 @@ export async function listKeysAsPerson(ctx: Context, caller: PersonCaller) {
 
 /** Revoked at once in every process (the auth version moves with it). */
 export async function revokeKeyAsPerson(ctx: Context, caller: PersonCaller, keyId: string, requestId: string) {
-  requireAdmin(caller);
+  requireRole(caller, 'admin');
   if (!(await endKey(ctx, caller.workspaceId, keyId))) throw errors.notFound('key');
   await audit(ctx, caller, 'key.revoke', keyId, requestId);
   return { id: keyId, revoked: true };

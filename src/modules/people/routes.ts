@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
 import { equalInConstantTime } from '../../platform/crypto.ts';
-import type { PersonCaller } from './principal.ts';
-import { requireAdmin, requireOwner } from './principal.ts';
+import { requireAllowed, requireRole, type PersonCaller } from '../../domain/principal.ts';
+import { setLimitHeaders } from '../../http/auth.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
 import { SIGN_IN_POLICY, signInPage } from './sign-in-page.ts';
@@ -143,19 +143,19 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
   }));
 
   app.get('/api/people', { config: signedIn }, async (request) => {
-    requireAdmin(request.person);
+    requireRole(request.person, 'admin');
     return { data: await people.listPeople(ctx, request.person), pagination: { nextCursor: null } };
   });
   app.post(
     '/api/invitations',
     { config: signedIn, schema: { body: z.strictObject({ email: emailSchema, role: z.enum(['admin', 'member']), agentIds: agentIdsSchema }) } },
     async (request, reply) => {
-      requireAdmin(request.person);
+      requireRole(request.person, 'admin');
       return reply.status(201).send({ data: await people.invite(ctx, request.person, request.body, request.id) });
     },
   );
   app.delete('/api/invitations/:email', { config: signedIn, schema: { params: z.object({ email: emailSchema }) } }, async (request) => {
-    requireAdmin(request.person);
+    requireRole(request.person, 'admin');
     await people.withdrawInvitation(ctx, request.person, request.params.email, request.id);
     return { data: { email: request.params.email, withdrawn: true } };
   });
@@ -164,12 +164,12 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     '/api/people/:personId',
     { config: signedIn, schema: { params: personParams, body: z.strictObject({ role: z.enum(['admin', 'member']), agentIds: agentIdsSchema }) } },
     async (request) => {
-      requireAdmin(request.person);
+      requireRole(request.person, 'admin');
       return { data: await people.changeRole(ctx, request.person, request.params.personId, request.body, request.id) };
     },
   );
   app.delete('/api/people/:personId', { config: signedIn, schema: { params: personParams } }, async (request) => {
-    requireAdmin(request.person);
+    requireRole(request.person, 'admin');
     await people.removePerson(ctx, request.person, request.params.personId, request.id);
     return { data: { id: request.params.personId, removed: true } };
   });
@@ -194,7 +194,7 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
   }));
 
   app.post('/api/ownership', { config: signedIn, schema: { body: z.strictObject({ personId: z.string().max(64) }) } }, async (request) => {
-    requireOwner(request.person);
+    requireRole(request.person, 'owner');
     await people.handOver(ctx, request.person, request.body.personId, request.id);
     return { data: { ownerId: request.body.personId } };
   });
@@ -210,29 +210,77 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 function guard(ctx: Context) {
   return async function guardDashboardRequest(request: FastifyRequest): Promise<void> {
-    // Read per request: the public address may be settled after the routes are built (a service on a port chosen at start).
-    const ownOrigin = new URL(ctx.config.publicUrl).origin;
-    const cookieName = sessionCookieName(ctx);
-    const changes = !SAFE_METHODS.has(request.method);
-    const origin = request.headers.origin;
-    if (changes && origin !== undefined && origin !== ownOrigin) throw errors.forbidden('Changes are accepted only from the dashboard itself (the Origin differs).');
+    if (!SAFE_METHODS.has(request.method) && request.headers.origin !== undefined && request.headers.origin !== ownOriginOf(ctx)) {
+      throw errors.forbidden('Changes are accepted only from the dashboard itself (the Origin differs).');
+    }
     if (!request.routeOptions.config.signedIn) return;
-    const token = request.cookies[cookieName];
-    const person = token ? await people.personOfSession(ctx, token) : undefined;
-    if (!token || !person) {
-      if (request.headers.authorization !== undefined) throw errors.forbidden('API keys cannot do this: it is for people signed in to the dashboard.');
-      throw errors.unauthorized('Sign in first: the session is missing, ended or expired.');
-    }
-    if (changes) {
-      if (origin !== ownOrigin) throw errors.forbidden('A change made with the session cookie needs the Origin header of the dashboard itself.');
-      const csrf = request.headers[CSRF_HEADER];
-      if (typeof csrf !== 'string' || !equalInConstantTime(csrf, people.csrfTokenOf(token))) {
-        throw errors.forbidden(`The ${CSRF_HEADER} header is missing or wrong (GET /app/api/me gives it).`);
-      }
-    }
+    const { person, token } = await signedInPerson(ctx, request);
     request.person = person;
     request.sessionToken = token;
   };
+}
+
+/** Read per request: the public address may be settled after the routes are built (a service on a port chosen at start). */
+function ownOriginOf(ctx: Context): string {
+  return new URL(ctx.config.publicUrl).origin;
+}
+
+/**
+ * The session resolver of every cookie-authenticated route (/app/api and the
+ * API's copy under /app/api/v1): the live session of the cookie, else 401 (403
+ * for a request that carries an API key: people only); for a change, the
+ * service's own Origin and the session's CSRF token, else 403.
+ */
+export async function signedInPerson(ctx: Context, request: FastifyRequest): Promise<{ person: PersonCaller; token: string }> {
+  const ownOrigin = ownOriginOf(ctx);
+  const origin = request.headers.origin;
+  const changes = !SAFE_METHODS.has(request.method);
+  if (changes && origin !== undefined && origin !== ownOrigin) throw errors.forbidden('Changes are accepted only from the dashboard itself (the Origin differs).');
+  const token = request.cookies?.[sessionCookieName(ctx)];
+  const person = token ? await people.personOfSession(ctx, token) : undefined;
+  if (!token || !person) {
+    if (request.headers.authorization !== undefined) throw errors.forbidden('API keys cannot do this: it is for people signed in to the dashboard.');
+    throw errors.unauthorized('Sign in first: the session is missing, ended or expired.');
+  }
+  if (changes) {
+    if (origin !== ownOrigin) throw errors.forbidden('A change made with the session cookie needs the Origin header of the dashboard itself.');
+    const csrf = request.headers[CSRF_HEADER];
+    if (typeof csrf !== 'string' || !equalInConstantTime(csrf, people.csrfTokenOf(token))) {
+      throw errors.forbidden(`The ${CSRF_HEADER} header is missing or wrong (GET /app/api/me gives it).`);
+    }
+  }
+  return { person, token };
+}
+
+/** The prefix of the REST API's copy for signed-in people (docs/people.md, "The API in the dashboard"). */
+export const DASHBOARD_API_PREFIX = `${DASHBOARD_PREFIX}/api/v1`;
+
+/**
+ * Makes a scope the REST API's copy for signed-in people: the API's routes are
+ * registered in it a second time, authenticated by the session cookie (with the
+ * CSRF token and own Origin for changes) instead of a key, which is refused
+ * there (403). The rest is the API's: a person's requests are counted per person
+ * with the same limit and headers; the scope or role the route needs is checked
+ * with the same principal checks (domain/principal.ts): a person's role stands
+ * for a key's scope. api_not_in_plan is a key's rule: the dashboard works on
+ * every plan, and every other plan limit holds with the same codes. The copies
+ * are hidden from the API's OpenAPI document and the MCP server.
+ */
+export async function personApiScope(app: FastifyInstance, ctx: Context): Promise<void> {
+  await app.register(cookie);
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    const { scope, role, rateLimited } = request.routeOptions.config;
+    // Public routes (an export link, the widget's images) stay public here as under /api/v1.
+    if (!scope && (rateLimited === false || !request.is404)) return;
+    const { person } = await signedInPerson(ctx, request);
+    setLimitHeaders(reply, await ctx.limiter.hit(`person:${person.personId}`));
+    if (!scope) return;
+    requireAllowed(person, { scope, role });
+    request.auth = person;
+  });
 }
 
 function setSession(ctx: Context, reply: FastifyReply, token: string): FastifyReply {

@@ -1,15 +1,16 @@
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Context } from '../../context.ts';
-import { ApiError, errors } from '../../http/errors.ts';
+import { ApiError, errors } from '../../domain/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from '../../platform/limiter.ts';
 import { admitMailTo } from '../../platform/mail.ts';
 import { recordAudit } from '../audit/store.ts';
 import { getWorkspace } from '../workspace/store.ts';
-import { planOf } from '../workspace/plans.ts';
+import { workspaceVersionNames } from '../workspace/keys.ts';
+import { planOf } from '../../domain/plans.ts';
 import { inviteMail, signInMail } from './mails.ts';
-import type { PersonCaller } from './principal.ts';
+import { actorOf, type PersonCaller, type Principal } from '../../domain/principal.ts';
 import * as store from './store.ts';
 
 const MINUTE_MS = 60_000;
@@ -292,6 +293,7 @@ export async function personOfSession(ctx: Context, token: string): Promise<Pers
   if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) {
     await store.touchSession(ctx.db, row.session_id, now, new Date(Math.min(now.getTime() + SESSION_IDLE_MS, row.expires_at.getTime())));
   }
+  const [workspaceVersion, agentsVersion] = await ctx.versions.read(workspaceVersionNames(row.workspace_id));
   return {
     kind: 'person',
     personId: row.person_id,
@@ -303,6 +305,8 @@ export async function personOfSession(ctx: Context, token: string): Promise<Pers
     agentIds: row.agent_ids,
     plan: planOf(row.plan),
     sessionId: row.session_id,
+    workspaceVersion: workspaceVersion!,
+    agentsVersion: agentsVersion!,
   };
 }
 
@@ -481,7 +485,7 @@ function languageOf(row: { language: string }): 'en' | 'nl' {
   return row.language === 'nl' ? 'nl' : 'en';
 }
 
-/** A change made in the dashboard names the person in the audit log. */
-export function audit(ctx: Context, caller: PersonCaller, action: string, target: string | null, requestId: string | null = null) {
-  return recordAudit(ctx.db, { workspaceId: caller.workspaceId, keyId: null, personId: caller.personId, action, target, requestId, at: ctx.clock.now() });
+/** A change names its caller in the audit log: the person (dashboard) or the key. */
+export function audit(ctx: Context, caller: Principal, action: string, target: string | null, requestId: string | null = null) {
+  return recordAudit(ctx.db, { workspaceId: caller.workspaceId, ...actorOf(caller), action, target, requestId, at: ctx.clock.now() });
 }

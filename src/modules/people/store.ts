@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 import { newId } from '../../platform/ids.ts';
 
-export type Role = 'owner' | 'admin' | 'member';
+import type { Role } from '../../domain/principal.ts';
+export type { Role };
 export type PersonLanguage = 'en' | 'nl';
 export type LinkPurpose = 'sign_in' | 'invite';
 

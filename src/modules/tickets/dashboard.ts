@@ -1,8 +1,8 @@
 /** The dashboard-only ticket verbs (spec 1.5), for signed-in people (docs/people.md). */
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { audit } from '../people/service.ts';
-import { requireAgent, type PersonCaller } from '../people/principal.ts';
+import { requireAgentReach, type PersonCaller } from '../../domain/principal.ts';
 import { sql } from 'kysely';
 import { newId } from '../../platform/ids.ts';
 import { languageOrEnglish, type Language } from '../agents/schemas.ts';
@@ -16,7 +16,7 @@ import { replyThreading } from './threading.ts';
  * to some agents reaches only theirs.
  */
 export async function deleteTicketAsPerson(ctx: Context, caller: PersonCaller, agentId: string, ticketId: string, requestId: string) {
-  requireAgent(caller, agentId);
+  requireAgentReach(caller, agentId);
   const deleted = await ctx.db
     .deleteFrom('tickets')
     .where('id', '=', ticketId)
@@ -45,7 +45,7 @@ const REPLY_SUBJECT: Record<Language, (agent: string, number: number) => string>
  * (a trigger of migration 024).
  */
 export async function replyToTicketAsPerson(ctx: Context, caller: PersonCaller, agentId: string, ticketId: string, body: string, requestId: string) {
-  requireAgent(caller, agentId);
+  requireAgentReach(caller, agentId);
   const now = ctx.clock.now();
   const ticket = await store.findTicket(ctx.db, agentId, ticketId, now);
   if (!ticket || ticket.workspace_id !== caller.workspaceId) throw errors.notFound('ticket');

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { timestamp } from '../../http/schemas.ts';
 import { isOneLine, ONE_LINE_MESSAGE } from '../../http/text-guard.ts';
-import { pageQuery } from '../../http/paging.ts';
+import { pageQuery } from '../../domain/paging.ts';
 import { languageSchema } from '../agents/schemas.ts';
 import { ENTRY_KINDS, TICKET_STATUSES } from './store.ts';
 

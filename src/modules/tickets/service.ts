@@ -5,10 +5,10 @@
  */
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { withoutBidiControls } from '../../http/text-guard.ts';
-import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../http/paging.ts';
+import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { admitMailTo } from '../../platform/mail.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';
@@ -222,7 +222,7 @@ export async function removeHeldEntries(ctx: Context, agentId: string, conversat
 
 // ---------------------------------------------------------------- the team's API
 
-export async function listTickets(ctx: Context, auth: Auth, agentId: string, input: { status?: store.TicketStatus; limit?: number; cursor?: string }) {
+export async function listTickets(ctx: Context, auth: Principal, agentId: string, input: { status?: store.TicketStatus; limit?: number; cursor?: string }) {
   const agent = await requireAgent(ctx, auth, agentId);
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
   const rows = await store.listTickets(ctx.db, agent.id, ctx.clock.now(), { status: input.status }, limit, decodeCursor(input.cursor));
@@ -230,7 +230,7 @@ export async function listTickets(ctx: Context, auth: Auth, agentId: string, inp
   return { items: items.map(ticketView), nextCursor };
 }
 
-export async function getTicket(ctx: Context, auth: Auth, agentId: string, ticketId: string): Promise<TicketWithEntries> {
+export async function getTicket(ctx: Context, auth: Principal, agentId: string, ticketId: string): Promise<TicketWithEntries> {
   const agent = await requireAgent(ctx, auth, agentId);
   const ticket = await store.findTicket(ctx.db, agent.id, ticketId, ctx.clock.now());
   if (!ticket) throw errors.notFound('ticket');
@@ -239,7 +239,7 @@ export async function getTicket(ctx: Context, auth: Auth, agentId: string, ticke
 }
 
 /** PATCH { status } (spec 3.3): nothing is mailed to the visitor. */
-export async function changeStatus(ctx: Context, auth: Auth, agentId: string, ticketId: string, status: store.TicketStatus): Promise<TicketView> {
+export async function changeStatus(ctx: Context, auth: Principal, agentId: string, ticketId: string, status: store.TicketStatus): Promise<TicketView> {
   const agent = await requireAgent(ctx, auth, agentId);
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + SOLVED_RETENTION_DAYS * 86_400_000);
@@ -249,7 +249,7 @@ export async function changeStatus(ctx: Context, auth: Auth, agentId: string, ti
 }
 
 /** A note only the team sees; like every entry it moves the ticket's lastActivityAt. */
-export async function addNote(ctx: Context, auth: Auth, agentId: string, ticketId: string, body: string): Promise<EntryView> {
+export async function addNote(ctx: Context, auth: Principal, agentId: string, ticketId: string, body: string): Promise<EntryView> {
   const agent = await requireAgent(ctx, auth, agentId);
   const now = ctx.clock.now();
   const entry = await store.addEntry(ctx.db, agent.id, { id: newId('ent'), ticket_id: ticketId, kind: 'note', body, from_address: null, mail_error: null, created_at: now }, now);

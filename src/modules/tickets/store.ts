@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { Db, Tables } from '../../platform/db.ts';
-import type { Position } from '../../http/paging.ts';
+import type { Position } from '../../domain/paging.ts';
 
 export const TICKET_STATUSES = ['open', 'waiting', 'solved'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { ApiError, errors } from '../../http/errors.ts';
+import { ApiError, errors } from '../../domain/errors.ts';
 import { commonErrors, errorBody, single } from '../../http/schemas.ts';
 import { withoutBidiControls } from '../../http/text-guard.ts';
 import { visitorTokenOf } from '../visitors/token.ts';

@@ -4,8 +4,8 @@
  * and erases it over the API. docs/visitors.md ("Visitor files") tells the rules.
  */
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { seesTestConversations, type Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { requireAgent } from '../agents/access.ts';
@@ -130,17 +130,17 @@ export async function tieFilesToConversation(ctx: Context, files: readonly Quest
 // ---------------------------------------------------------------- the team's API
 
 /** A visitor file with its text; a key tied to one agent does not see one sent in a test conversation. */
-export async function getVisitorFile(ctx: Context, auth: Auth, agentId: string, fileId: string): Promise<VisitorFileView> {
+export async function getVisitorFile(ctx: Context, auth: Principal, agentId: string, fileId: string): Promise<VisitorFileView> {
   const agent = await requireAgent(ctx, auth, agentId);
-  const file = await store.findVisitorFile(ctx.db, agent.id, fileId, auth.agentId === null);
+  const file = await store.findVisitorFile(ctx.db, agent.id, fileId, seesTestConversations(auth));
   if (!file) throw errors.notFound('visitor file');
   return visitorFileView(ctx, file);
 }
 
 /** Erases the file and its text; the conversation and the question's mention of the file stay. */
-export async function deleteVisitorFile(ctx: Context, auth: Auth, agentId: string, fileId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteVisitorFile(ctx: Context, auth: Principal, agentId: string, fileId: string): Promise<{ id: string; deleted: true }> {
   const agent = await requireAgent(ctx, auth, agentId);
-  const file = await store.findVisitorFile(ctx.db, agent.id, fileId, auth.agentId === null);
+  const file = await store.findVisitorFile(ctx.db, agent.id, fileId, seesTestConversations(auth));
   if (!file || !(await store.deleteVisitorFile(ctx.db, agent.id, file.id))) throw errors.notFound('visitor file');
   return { id: file.id, deleted: true };
 }

@@ -4,7 +4,7 @@
  * the agent named in the path, the Origin header and the caller's address.
  */
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { unstorableTextReason } from '../../http/text-guard.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { VersionedCache, versionNames } from '../../platform/versions.ts';
@@ -12,7 +12,7 @@ import type { AgentRef } from '../agents/access.ts';
 import type { Agent } from '../agents/schemas.ts';
 import { presentAgent } from '../agents/service.ts';
 import type { Conversation } from '../chat/store.ts';
-import { planOf, type Plan } from '../workspace/plans.ts';
+import { planOf, type Plan } from '../../domain/plans.ts';
 import { findAgentById, findVisitorConversation, findWorkspaceState, type WorkspaceState } from './store.ts';
 
 export { verifyIdentity } from './identity.ts';

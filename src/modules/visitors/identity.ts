@@ -6,7 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { equalInConstantTime } from '../../platform/crypto.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { requireAgent, type AgentRef } from '../agents/access.ts';
@@ -19,13 +19,13 @@ export interface IdentitySecret {
 }
 
 /** The agent's identity secret, made on first read. */
-export async function getIdentitySecret(ctx: Context, auth: Auth, agentId: string): Promise<IdentitySecret> {
+export async function getIdentitySecret(ctx: Context, auth: Principal, agentId: string): Promise<IdentitySecret> {
   const agent = await requireAgent(ctx, auth, agentId);
   return present(await identitySecretOf(ctx.db, agent.id, () => freshSecret(ctx, agent.id)));
 }
 
 /** A new secret in place of the old one: hashes made with the old one no longer sign anyone in. */
-export async function rotateIdentitySecret(ctx: Context, auth: Auth, agentId: string): Promise<IdentitySecret> {
+export async function rotateIdentitySecret(ctx: Context, auth: Principal, agentId: string): Promise<IdentitySecret> {
   const agent = await requireAgent(ctx, auth, agentId);
   const row = freshSecret(ctx, agent.id);
   await replaceIdentitySecret(ctx.db, row);

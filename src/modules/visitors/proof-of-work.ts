@@ -17,7 +17,7 @@ import { deriveKey } from 'altcha-lib/algorithms/sha';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import type { Db } from '../../platform/db.ts';
 import type { Visitor } from './access.ts';
 

@@ -11,7 +11,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { notFound } from '../../http/error-handler.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import type { LimitResult } from '../../platform/limiter.ts';
 import { findVisitorTarget, requireAnswering, type VisitorTarget } from './access.ts';
 import { visitorModules } from './index.ts';

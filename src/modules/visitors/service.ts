@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { pageAddress } from '../chat/retrieval.ts';
 import { answer, answerStream, type Asker, type Question, type QuestionFile } from '../chat/service.ts';

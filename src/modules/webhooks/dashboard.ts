@@ -1,14 +1,14 @@
 /** The dashboard-only webhook verbs (spec 1.5), for owners and admins (docs/people.md). */
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { audit } from '../people/service.ts';
-import { requireAdmin, type PersonCaller } from '../people/principal.ts';
+import { requireRole, type PersonCaller } from '../../domain/principal.ts';
 
 /** Deliveries shown, newest first. */
 const RECENT_DELIVERIES = 50;
 
 function requireWebhookAccess(caller: PersonCaller): void {
-  requireAdmin(caller);
+  requireRole(caller, 'admin');
   if (!caller.plan.integrations) throw errors.integrationsNotInPlan();
 }
 

@@ -15,7 +15,7 @@ export async function webhookRoutes(parent: FastifyInstance, ctx: Context): Prom
   app.get(
     '/webhooks',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', role: 'admin' },
       schema: { tags, summary: 'Webhooks, oldest first, on one page', querystring: z.strictObject({}), response: { 200: list(webhookSchema), ...commonErrors } },
     },
     async (request) => ({ data: await listWebhooks(ctx, request.auth), pagination: { nextCursor: null } }),
@@ -24,7 +24,7 @@ export async function webhookRoutes(parent: FastifyInstance, ctx: Context): Prom
   app.post(
     '/webhooks',
     {
-      config: { scope: 'manage', audit: 'webhook.create' },
+      config: { scope: 'manage', role: 'admin', audit: 'webhook.create' },
       schema: { tags, summary: 'Add a webhook (the reply alone shows its signing secret)', body: createWebhookBody, response: { 201: single(createdWebhookSchema), ...commonErrors } },
     },
     async (request, reply) => reply.status(201).send({ data: await createWebhook(ctx, request.auth, request.body) }),
@@ -33,7 +33,7 @@ export async function webhookRoutes(parent: FastifyInstance, ctx: Context): Prom
   app.get(
     '/webhooks/:id',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', role: 'admin' },
       schema: { tags, summary: 'One webhook', params: webhookParams, querystring: z.strictObject({}), response: { 200: single(webhookSchema), ...commonErrors } },
     },
     async (request) => ({ data: await getWebhook(ctx, request.auth, request.params.id) }),
@@ -42,7 +42,7 @@ export async function webhookRoutes(parent: FastifyInstance, ctx: Context): Prom
   app.delete(
     '/webhooks/:id',
     {
-      config: { scope: 'manage', audit: 'webhook.delete' },
+      config: { scope: 'manage', role: 'admin', audit: 'webhook.delete' },
       schema: { tags, summary: 'Delete a webhook; nothing more is sent to it, waiting retries included', params: webhookParams, response: { 200: single(deletedWebhookSchema), ...commonErrors } },
     },
     async (request) => ({ data: await deleteWebhook(ctx, request.auth, request.params.id) }),

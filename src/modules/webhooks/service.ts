@@ -5,8 +5,8 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { requireRole, type Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { namesPrivateHost, SafeFetchError } from '../../platform/safe-fetch.ts';
 import { requireAgent } from '../agents/access.ts';
@@ -15,20 +15,30 @@ import * as store from './store.ts';
 
 export const MAX_WEBHOOKS = 10;
 
-/** Spec 4.14: every webhook route needs the plan that includes integrations. */
-function requireIntegrations(auth: Auth): void {
+/**
+ * Webhooks are for keys (by their scope) and for owners and admins, never a
+ * member (403, docs/people.md); spec 4.14: every webhook route needs the plan
+ * that includes integrations.
+ */
+export function requireIntegrations(auth: Principal): void {
+  requireRole(auth, 'admin');
   if (!auth.plan.integrations) throw errors.integrationsNotInPlan();
 }
 
-export async function listWebhooks(ctx: Context, auth: Auth): Promise<WebhookView[]> {
+/** The one agent a tied key sees webhooks of; null for every other key and for an owner or admin (never limited). */
+function onlyAgentOf(auth: Principal): string | null {
+  return auth.kind === 'key' ? auth.agentId : null;
+}
+
+export async function listWebhooks(ctx: Context, auth: Principal): Promise<WebhookView[]> {
   requireIntegrations(auth);
-  const rows = await store.listWebhooks(ctx.db, auth.workspaceId, auth.agentId);
+  const rows = await store.listWebhooks(ctx.db, auth.workspaceId, onlyAgentOf(auth));
   return rows.map((row) => webhookView(row, auth));
 }
 
-export async function getWebhook(ctx: Context, auth: Auth, id: string): Promise<WebhookView> {
+export async function getWebhook(ctx: Context, auth: Principal, id: string): Promise<WebhookView> {
   requireIntegrations(auth);
-  const row = await store.findWebhook(ctx.db, auth.workspaceId, auth.agentId, id);
+  const row = await store.findWebhook(ctx.db, auth.workspaceId, onlyAgentOf(auth), id);
   if (!row) throw errors.notFound('webhook');
   return webhookView(row, auth);
 }
@@ -38,9 +48,9 @@ export async function getWebhook(ctx: Context, auth: Auth, id: string): Promise<
  * is for the same agents (automation platforms subscribe again); the reply is the
  * only place the signing secret is shown.
  */
-export async function createWebhook(ctx: Context, auth: Auth, input: CreateWebhookInput): Promise<CreatedWebhookView> {
+export async function createWebhook(ctx: Context, auth: Principal, input: CreateWebhookInput): Promise<CreatedWebhookView> {
   requireIntegrations(auth);
-  const agentId = auth.agentId ?? input.agentId ?? null;
+  const agentId = onlyAgentOf(auth) ?? input.agentId ?? null;
   if (agentId !== null) await requireAgent(ctx, auth, input.agentId ?? agentId);
   const url = await checkedUrl(ctx, input.url);
   const row: store.WebhookRow = {
@@ -69,16 +79,16 @@ export async function createWebhook(ctx: Context, auth: Auth, input: CreateWebho
 }
 
 /** Deletes the webhook and every delivery still waiting: nothing more is sent to it. */
-export async function deleteWebhook(ctx: Context, auth: Auth, id: string): Promise<{ id: string; deleted: true }> {
+export async function deleteWebhook(ctx: Context, auth: Principal, id: string): Promise<{ id: string; deleted: true }> {
   requireIntegrations(auth);
-  if (!(await store.deleteWebhook(ctx.db, auth.workspaceId, auth.agentId, id))) throw errors.notFound('webhook');
+  if (!(await store.deleteWebhook(ctx.db, auth.workspaceId, onlyAgentOf(auth), id))) throw errors.notFound('webhook');
   return { id, deleted: true };
 }
 
-function webhookView(row: store.Webhook, auth: Auth): WebhookView {
+function webhookView(row: store.Webhook, auth: Principal): WebhookView {
   return {
     id: row.id,
-    url: auth.scope === 'read' ? cutAfterHost(row.url) : row.url,
+    url: auth.kind === 'key' && auth.scope === 'read' ? cutAfterHost(row.url) : row.url,
     events: row.events,
     agentId: row.agent_id,
     active: row.active,

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { errors } from '../../http/errors.ts';
+import { errors } from '../../domain/errors.ts';
 import { buildWidget, type WidgetAsset } from '../../widget/build.ts';
 import { sendBuiltAsset } from '../../http/built-assets.ts';
 import { findVisitorTarget } from '../visitors/access.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLANS, type Plan, type PlanId, PLAN_IDS } from './plans.ts';
+import { PLANS, type Plan, type PlanId, PLAN_IDS } from '../../domain/plans.ts';
 
 export interface ModelEntry {
   id: string;

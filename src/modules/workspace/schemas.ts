@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLAN_IDS } from './plans.ts';
+import { PLAN_IDS } from '../../domain/plans.ts';
 
 export const scopeSchema = z.enum(['read', 'chat', 'manage']);
 
@@ -31,7 +31,7 @@ export const workspaceSchema = z
   .meta({ id: 'Workspace' });
 
 export const workspaceReplySchema = z.object({
-  data: z.object({ key: keySchema, workspace: workspaceSchema.optional() }),
+  data: z.object({ key: keySchema.optional().describe('the calling key; left out for a person signed in to the dashboard'), workspace: workspaceSchema.optional() }),
 });
 
 export const modelSchema = z

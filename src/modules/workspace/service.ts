@@ -1,19 +1,25 @@
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { isLimitedToAgents, type Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { workspaceWithUsage } from './store.ts';
-import { planOf } from './plans.ts';
+import { planOf } from '../../domain/plans.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { VersionedCache } from '../../platform/versions.ts';
 
-export function keyOf(auth: Auth) {
+/** The calling key as GET /workspace shows it; a person has none. */
+export function keyOf(auth: Principal) {
+  if (auth.kind !== 'key') return undefined;
   return { id: auth.keyId, name: auth.keyName, prefix: auth.keyPrefix, scope: auth.scope, agentId: auth.agentId };
 }
 
-/** GET /workspace: a key tied to one agent is told nothing about the workspace (spec 5, tied-key rule 2). */
-export async function describeWorkspace(ctx: Context, auth: Auth) {
+/**
+ * GET /workspace: a key tied to one agent (and a member limited to some agents)
+ * is told nothing about the workspace (spec 5, tied-key rule 2); a person's
+ * reply has no key.
+ */
+export async function describeWorkspace(ctx: Context, auth: Principal) {
   const key = keyOf(auth);
-  if (auth.agentId) return { key };
+  if (isLimitedToAgents(auth)) return { key };
   return { key, workspace: await readSummary(ctx, auth) };
 }
 
@@ -41,7 +47,7 @@ const summaryCaches = new WeakMap<Context, VersionedCache<WorkspaceSummary>>();
  * version (read during authentication, before this query) is unchanged and
  * within the same UTC month (see VersionedCache for the rest).
  */
-async function readSummary(ctx: Context, auth: Auth): Promise<WorkspaceSummary> {
+async function readSummary(ctx: Context, auth: Principal): Promise<WorkspaceSummary> {
   let cache = summaryCaches.get(ctx);
   if (!cache) summaryCaches.set(ctx, (cache = new VersionedCache()));
   const now = ctx.clock.now();
@@ -53,8 +59,8 @@ async function readSummary(ctx: Context, auth: Auth): Promise<WorkspaceSummary> 
   return summary;
 }
 
-export function listModels(ctx: Context, auth: Auth) {
-  const showAvailability = auth.agentId === null || auth.scope === 'manage';
+export function listModels(ctx: Context, auth: Principal) {
+  const showAvailability = !isLimitedToAgents(auth) || auth.kind === 'person' || auth.scope === 'manage';
   return ctx.models.all().map((model) => ({
     id: model.id,
     provider: model.provider,

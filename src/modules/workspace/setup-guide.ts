@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import type { Auth } from '../../http/auth.ts';
-import { errors } from '../../http/errors.ts';
+import { isLimitedToAgents, type Principal } from '../../domain/principal.ts';
+import { errors } from '../../domain/errors.ts';
 import { workspaceWithUsage } from './store.ts';
 import { PRESETS } from './presets.ts';
 
@@ -47,9 +47,9 @@ export const setupGuideReply = z.object({
 });
 
 /** GET /setup-guide (spec 4.4). */
-export async function setupGuide(ctx: Context, auth: Auth, useCase: string | undefined) {
+export async function setupGuide(ctx: Context, auth: Principal, useCase: string | undefined) {
   const presets = useCase === undefined ? PRESETS : [presetFor(auth, useCase)];
-  if (auth.agentId) return { presets };
+  if (isLimitedToAgents(auth)) return { presets };
   const usage = await workspaceWithUsage(ctx.db, auth.workspaceId, ctx.clock.now());
   if (!usage) throw errors.unauthorized();
   const limit = auth.plan.agents;
@@ -65,7 +65,7 @@ export async function setupGuide(ctx: Context, auth: Auth, useCase: string | und
   };
 }
 
-function presetFor(auth: Auth, useCase: string): Preset {
+function presetFor(auth: Principal, useCase: string): Preset {
   const preset = PRESETS.find((p) => p.useCase === useCase);
   if (preset) return preset;
   if ((HIGH_RISK_USE_CASES as readonly string[]).includes(useCase)) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../../../http/paging.ts';
+import { pageQuery } from '../../../domain/paging.ts';
 import { LISTED_STATUSES } from './pages.ts';
 
 export const crawlSchema = z

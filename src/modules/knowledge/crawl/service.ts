@@ -1,7 +1,7 @@
 /** The crawl verbs: start one, read the latest, stop it. */
 import type { Context } from '../../../context.ts';
-import { errors } from '../../../http/errors.ts';
-import { DEFAULT_PAGE_SIZE } from '../../../http/paging.ts';
+import { errors } from '../../../domain/errors.ts';
+import { DEFAULT_PAGE_SIZE } from '../../../domain/paging.ts';
 import { newId } from '../../../platform/ids.ts';
 import { SafeFetchError } from '../../../platform/safe-fetch.ts';
 import type { AgentRef } from '../../agents/access.ts';

@@ -9,7 +9,7 @@ import { startService, type SeededWorkspace, type Service } from '../../../../te
 import { serveFixtureSite, type FixtureSite } from '../../../../test/support/fixture-sites.ts';
 import { seedAgent } from '../../../../test/support/seed-agent.ts';
 import { newId } from '../../../platform/ids.ts';
-import { PLANS } from '../../workspace/plans.ts';
+import { PLANS } from '../../../domain/plans.ts';
 import { makeDocx } from '../test-support.ts';
 import { getLatestCrawl, type CrawlObject } from './service.ts';
 import { page, paragraphsFor, startSite, type TestSite } from './test-site.ts';
