@@ -214,5 +214,11 @@ export const dutch: OpenApiCatalogue = {
     'mail a report every month; off for a first client unless true is sent': 'elke maand een rapport mailen; uit voor een eerste klant, tenzij true wordt meegestuurd',
     'keep each report for the agency to send; the owner is told it waits; default false':
       'elk rapport vasthouden zodat het bureau het zelf verstuurt; de eigenaar hoort dat het klaarstaat; standaard false',
+    'the agent fetches its mail from this mailbox (docs/email.md); absent when mail reaches the service by SMTP':
+      'de agent haalt zijn mail uit deze mailbox (docs/email.md); ontbreekt als de mail de dienst via SMTP bereikt',
+    'TLS from the start (port 993); false: STARTTLS when the server offers it': 'TLS vanaf het begin (poort 993); false: STARTTLS als de server het aanbiedt',
+    'the folder read for new mail': 'de map waarin naar nieuwe mail wordt gekeken',
+    'where a handled mail is moved; null: it stays, marked as read': 'waarheen een afgehandelde mail wordt verplaatst; null: hij blijft staan, gemarkeerd als gelezen',
+    'the password is write-only; this says one is stored': 'het wachtwoord kan alleen worden ingesteld, niet gelezen; dit zegt of er een is opgeslagen',
   },
 };
