@@ -144,7 +144,7 @@ export function patchOf(saved: Draft, draft: Draft): Record<string, unknown> {
 
 export default function SettingsPage({ params }: PageProps) {
   const agentId = params.agentId!;
-  return <AgentFrame agentId={agentId} tab="settings">{(agent) => agent.data && <Settings agent={agent.data} />}</AgentFrame>;
+  return <AgentFrame agentId={agentId} tab="settings">{(agent) => agent.data && <Settings agent={agent.data} onSaved={() => void agent.reload()} />}</AgentFrame>;
 }
 
 interface Model {
@@ -154,7 +154,7 @@ interface Model {
   available?: boolean;
 }
 
-function Settings({ agent: loaded }: { agent: Agent }) {
+function Settings({ agent: loaded, onSaved }: { agent: Agent; onSaved: () => void }) {
   const models = useData(() => call<{ data: Model[] }>('GET', '/v1/models').then((reply) => reply.data), []);
   const [saved, setSaved] = useState<Draft>(() => draftOf(loaded));
   const [draft, setDraft] = useState<Draft>(() => draftOf(loaded));
@@ -189,6 +189,7 @@ function Settings({ agent: loaded }: { agent: Agent }) {
       setPathsText(next.proactive.paths.join('\n'));
       setName(agent.name);
       setDone(t('agentSettings.saved'));
+      if (agent.name !== loaded.name) onSaved();
     } catch (caught) {
       setError(asApiError(caught));
     } finally {
