@@ -54,7 +54,11 @@ export function WidgetPreview({ draft, name }: { draft: Draft; name: string }) {
         </div>
         {greeting && <p class="widget-preview-greeting">{greeting}</p>}
         <div class="widget-preview-launcher" style={brand}>
-          {branding.iconUrl ? <img src={branding.iconUrl} alt="" width={24} height={24} /> : <span aria-hidden="true">💬</span>}
+          {branding.iconUrl ? <img src={branding.iconUrl} alt="" width={24} height={24} /> : (
+            <svg viewBox="0 0 24 24" width={24} height={24} aria-hidden="true">
+              <path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" fill="currentColor" />
+            </svg>
+          )}
           {launcherLabel && <span>{launcherLabel}</span>}
         </div>
       </div>
