@@ -160,6 +160,7 @@ export const en = {
   'agentSettings.instructions': 'Instructions',
   'agentSettings.instructionsHint': 'How the agent should behave: tone, what to answer and what to decline. Write them in your visitors\' language. {count} of {max} characters.',
   'agentSettings.usePreset': 'Start from the setup guide\'s instructions (fill in the [bracketed] parts)',
+  'agentSettings.usePresetWelcome': 'Start from the setup guide\'s welcome message (fill in the [bracketed] parts)',
   'agentSettings.languages': 'Languages',
   'agentSettings.language': 'Main language',
   'agentSettings.languageHint': 'The agent answers in the visitor\'s language, and in this one when the question shows none.',

@@ -162,6 +162,7 @@ export const nl: Record<MessageKey, string> = {
   'agentSettings.instructions': 'Instructies',
   'agentSettings.instructionsHint': 'Hoe de agent zich gedraagt: toon, wat hij beantwoordt en wat hij weigert. Schrijf ze in de taal van uw bezoekers. {count} van {max} tekens.',
   'agentSettings.usePreset': 'Beginnen met de instructies uit de installatiegids (vul de delen tussen [haken] in)',
+  'agentSettings.usePresetWelcome': 'Beginnen met het welkomstbericht uit de installatiegids (vul de delen tussen [haken] in)',
   'agentSettings.languages': 'Talen',
   'agentSettings.language': 'Hoofdtaal',
   'agentSettings.languageHint': 'De agent antwoordt in de taal van de bezoeker, en in deze als de vraag geen taal laat zien.',

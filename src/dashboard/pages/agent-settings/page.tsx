@@ -217,6 +217,7 @@ function Settings({ agent: loaded, onSaved }: { agent: Agent; onSaved: () => voi
           <TextField label={t('agentSettings.name')} value={draft.name} onInput={(v) => set('name', v)} error={err('name')} />
           <TextField label={t('agentSettings.description')} hint={t('agentSettings.descriptionHint')} value={draft.description} onInput={(v) => set('description', v)} error={err('description')} multiline rows={2} optional />
           <TextField label={t('agentSettings.welcomeMessage')} hint={t('agentSettings.welcomeHint')} value={draft.welcomeMessage} onInput={(v) => set('welcomeMessage', v)} error={err('welcomeMessage')} multiline rows={2} optional />
+          <PresetText useCase={loaded.useCase} pick="welcomeMessage" label={t('agentSettings.usePresetWelcome')} onUse={(text) => set('welcomeMessage', text)} />
         </Group>
 
         <Group id="instructions" title={t('agentSettings.instructions')}>
@@ -229,7 +230,7 @@ function Settings({ agent: loaded, onSaved }: { agent: Agent; onSaved: () => voi
             multiline
             rows={10}
           />
-          <PresetInstructions useCase={loaded.useCase} onUse={(instructions) => set('instructions', instructions)} />
+          <PresetText useCase={loaded.useCase} pick="instructions" label={t('agentSettings.usePreset')} onUse={(text) => set('instructions', text)} />
         </Group>
 
         <Group id="languages" title={t('agentSettings.languages')}>
@@ -577,8 +578,8 @@ function ColourField({ label, value, onChange, error }: { label: string; value: 
   );
 }
 
-/** The preset's instructions for this use case, offered on request (its [bracketed] parts to fill in). */
-function PresetInstructions({ useCase, onUse }: { useCase: string | null; onUse: (instructions: string) => void }) {
+/** The preset's instructions or welcome message for this use case, offered on request (its [bracketed] parts to fill in). */
+function PresetText({ useCase, pick, label, onUse }: { useCase: string | null; pick: 'instructions' | 'welcomeMessage'; label: string; onUse: (text: string) => void }) {
   const [error, setError] = useState<ApiError | undefined>();
   if (!useCase) return null;
   return (
@@ -587,14 +588,14 @@ function PresetInstructions({ useCase, onUse }: { useCase: string | null; onUse:
         kind="quiet"
         onClick={async () => {
           try {
-            const guide = await get<{ presets: { instructions: string }[] }>(`/v1/setup-guide?useCase=${encodeURIComponent(useCase)}`);
-            if (guide.presets[0]) onUse(guide.presets[0].instructions);
+            const guide = await get<{ presets: { instructions: string; welcomeMessage: string }[] }>(`/v1/setup-guide?useCase=${encodeURIComponent(useCase)}`);
+            if (guide.presets[0]) onUse(guide.presets[0][pick]);
           } catch (caught) {
             setError(asApiError(caught));
           }
         }}
       >
-        {t('agentSettings.usePreset')}
+        {label}
       </Button>
       {error && <ErrorNotice error={error} />}
     </>
