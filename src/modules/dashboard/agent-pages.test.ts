@@ -9,6 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { expectFitsPhoneWidth, expectNoSeriousAxeViolations, startDashboard, type DashboardHarness } from '../../../test/support/dashboard.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { hostPage, startHostSite, type HostSite } from '../widget/browser.ts';
@@ -110,7 +111,7 @@ describe('an agent\'s Playground, Settings and Install pages in Chromium', () =>
     await second.getByRole('list', { name: 'Sources' }).getByRole('link', { name: question }).waitFor();
   });
 
-  test('a changed welcome message shows in the preview before it is saved; saving stores it; a refused allowed site shows the API\'s error beside its field', async () => {
+  test('a changed welcome message shows in the preview before it is saved; saving stores it; a refused allowed site shows the API\'s error beside its field; an icon uploaded is cropped to the square offered', async () => {
     const { page, key, agentId, base } = await agentWithKnowledge();
     await page.goto(`${base}/settings`);
     const preview = page.getByRole('region', { name: 'Preview' });
@@ -137,6 +138,19 @@ describe('an agent\'s Playground, Settings and Install pages in Chromium', () =>
     const described = (await sites.getAttribute('aria-describedby'))!.split(' ').find((id) => id.endsWith('-error'))!;
     assert.ok((await page.locator(`[id="${described}"]`).innerText()).length > 0, 'the API\'s message is beside the field');
     assert.deepEqual((await dash.service.api('GET', `/agents/${agentId}`, { key })).body.data.allowedOrigins, []);
+
+    // An icon from the computer, cropped to the centred square offered for a launcher: kept as that square.
+    const wide = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#2563eb' } }).png().toBuffer();
+    await page.getByLabel('Choose an image for the icon from your computer').setInputFiles({ name: 'icon.png', mimeType: 'image/png', buffer: wide });
+    assert.equal(await page.getByRole('spinbutton', { name: 'From the left' }).inputValue(), '10');
+    assert.equal(await page.getByRole('spinbutton', { name: 'Width' }).inputValue(), '20');
+    await page.getByRole('button', { name: 'Upload the icon' }).click();
+    await page.getByRole('img', { name: 'Current icon' }).waitFor();
+    const iconUrl = (await dash.service.api('GET', `/agents/${agentId}`, { key })).body.data.branding.iconUrl as string;
+    assert.ok(iconUrl, 'the agent has the icon');
+    await preview.locator(`img[src="${iconUrl}"]`).waitFor();
+    const kept = await sharp(Buffer.from(await (await fetch(new URL(iconUrl, dash.service.url))).arrayBuffer())).metadata();
+    assert.deepEqual([kept.width, kept.height], [20, 20]);
 
     await expectNoSeriousAxeViolations(page, 'the settings');
     await expectFitsPhoneWidth(page, 'the settings');

@@ -15,6 +15,7 @@ import type { Agent } from '../../types.ts';
 import { Button, ErrorNotice, Notice, Select, TextField } from '../../components/index.ts';
 import { AgentFrame } from '../agent/frame.tsx';
 import { WidgetPreview } from './preview.tsx';
+import { BrandingImage } from './images.tsx';
 
 const LANGUAGES: Language[] = ['en', 'nl', 'fr', 'de', 'es'];
 const LEAD_FIELDS = ['name', 'email', 'phone', 'company'] as const;
@@ -142,9 +143,9 @@ export function patchOf(saved: Draft, draft: Draft): Record<string, unknown> {
   return patch;
 }
 
-export default function SettingsPage({ params }: PageProps) {
+export default function SettingsPage({ params, me }: PageProps) {
   const agentId = params.agentId!;
-  return <AgentFrame agentId={agentId} tab="settings">{(agent) => agent.data && <Settings agent={agent.data} onSaved={() => void agent.reload()} />}</AgentFrame>;
+  return <AgentFrame agentId={agentId} tab="settings">{(agent) => agent.data && <Settings agent={agent.data} csrfToken={me.csrfToken} onSaved={() => void agent.reload()} />}</AgentFrame>;
 }
 
 interface Model {
@@ -154,7 +155,7 @@ interface Model {
   available?: boolean;
 }
 
-function Settings({ agent: loaded, onSaved }: { agent: Agent; onSaved: () => void }) {
+function Settings({ agent: loaded, csrfToken, onSaved }: { agent: Agent; csrfToken: string; onSaved: () => void }) {
   const models = useData(() => call<{ data: Model[] }>('GET', '/v1/models').then((reply) => reply.data), []);
   const [saved, setSaved] = useState<Draft>(() => draftOf(loaded));
   const [draft, setDraft] = useState<Draft>(() => draftOf(loaded));
@@ -197,6 +198,12 @@ function Settings({ agent: loaded, onSaved }: { agent: Agent; onSaved: () => voi
     }
   };
 
+  // An image is saved at once by its own route: the saved and the unsaved settings both take its address.
+  const imagesChanged = (agent: Agent) => {
+    const images = { logoUrl: (agent.branding as Draft['branding']).logoUrl, iconUrl: (agent.branding as Draft['branding']).iconUrl };
+    setSaved((before) => ({ ...before, branding: { ...before.branding, ...images } }));
+    setDraft((before) => ({ ...before, branding: { ...before.branding, ...images } }));
+  };
   const b = draft.branding;
   const p = draft.proactive;
   const l = draft.leadCapture;
@@ -312,15 +319,8 @@ function Settings({ agent: loaded, onSaved }: { agent: Agent; onSaved: () => voi
           <TextField label={t('agentSettings.placeholder')} hint={t('agentSettings.standardHint')} value={b.messagePlaceholder} onInput={(v) => setIn('branding', { messagePlaceholder: v })} error={err('branding.messagePlaceholder')} optional />
           <TextField label={t('agentSettings.launcherLabel')} hint={t('agentSettings.launcherLabelHint')} value={b.launcherLabel} onInput={(v) => setIn('branding', { launcherLabel: v })} error={err('branding.launcherLabel')} optional />
           <Check label={t('agentSettings.removeBranding')} hint={t('agentSettings.removeBrandingHint')} checked={b.removeBranding} onChange={(v) => setIn('branding', { removeBranding: v })} error={err('branding.removeBranding')} />
-          <div class="settings-placeholder" role="note">
-            <p>
-              <strong>{t('agentSettings.images')}</strong>
-            </p>
-            <p>{t('agentSettings.imagesLater')}</p>
-            <p class="field-hint">
-              {t('agentSettings.logo')}: {b.logoUrl ? <code>{b.logoUrl}</code> : t('agentSettings.none')} · {t('agentSettings.icon')}: {b.iconUrl ? <code>{b.iconUrl}</code> : t('agentSettings.none')}
-            </p>
-          </div>
+          <BrandingImage agentId={loaded.id} kind="logo" url={b.logoUrl} csrfToken={csrfToken} onChanged={imagesChanged} />
+          <BrandingImage agentId={loaded.id} kind="icon" url={b.iconUrl} csrfToken={csrfToken} onChanged={imagesChanged} />
         </Group>
 
         <Group id="translations" title={t('agentSettings.translations')}>
