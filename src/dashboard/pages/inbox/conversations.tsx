@@ -5,7 +5,7 @@
  */
 import { useId, useState } from 'preact/hooks';
 import { get, type ApiError } from '../../api.ts';
-import { asApiError, takeFlash } from '../../data.ts';
+import { asApiError, takeFlash, type Flash } from '../../data.ts';
 import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
@@ -31,7 +31,7 @@ export default function ConversationsPage({ params, query }: PageProps) {
     navigate(`${inboxPath(agentId, 'conversations')}${search ? `?${search}` : ''}`, { replace: true });
   };
   const conversations = usePaged<Conversation>(agentApi(agentId, `conversations?limit=50${filterString ? `&${filterString}` : ''}`));
-  const [message] = useState<string | undefined>(takeFlash);
+  const [message] = useState<Flash | undefined>(takeFlash);
   const [exported, setExported] = useState<{ url: string; expiresAt: string }>();
   const [exportError, setExportError] = useState<ApiError>();
   const [exporting, setExporting] = useState(false);
@@ -52,7 +52,7 @@ export default function ConversationsPage({ params, query }: PageProps) {
     <InboxFrame agentId={agentId} tab="conversations">
       <section aria-labelledby="conversations-title">
         <h2 id="conversations-title">{t('inbox.conversations')}</h2>
-        <Notice kind="success">{message}</Notice>
+        <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
         <form class="inbox-filters" role="search" aria-label={t('inbox.filters')} onSubmit={(event) => event.preventDefault()}>
           <Select
             label={t('inbox.channel')}

@@ -1,6 +1,6 @@
 /** The inbox's leads: newest first, a page at a time, each a link to every field it has. */
 import { useState } from 'preact/hooks';
-import { takeFlash } from '../../data.ts';
+import { takeFlash, type Flash } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { EmptyState, ErrorNotice, Notice, Table } from '../../components/index.ts';
@@ -10,12 +10,12 @@ import type { Lead } from './types.ts';
 export default function LeadsPage({ params }: PageProps) {
   const agentId = params.agentId!;
   const leads = usePaged<Lead>(agentApi(agentId, 'leads?limit=50'));
-  const [message] = useState<string | undefined>(takeFlash);
+  const [message] = useState<Flash | undefined>(takeFlash);
   return (
     <InboxFrame agentId={agentId} tab="leads">
       <section aria-labelledby="leads-title">
         <h2 id="leads-title">{t('inbox.leads')}</h2>
-        <Notice kind="success">{message}</Notice>
+        <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
         {leads.error && <ErrorNotice error={leads.error} />}
         {leads.items && leads.items.length === 0 && <EmptyState title={t('inbox.noLeads')} />}
         {leads.items && leads.items.length > 0 && (

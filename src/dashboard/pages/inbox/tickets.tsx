@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { list } from '../../api.ts';
-import { takeFlash, useData } from '../../data.ts';
+import { takeFlash, useData, type Flash } from '../../data.ts';
 import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { Badge, EmptyState, ErrorNotice, Notice, Table, TabLinks } from '../../components/index.ts';
@@ -17,7 +17,7 @@ export const STATUS_TONE = { open: 'bad', waiting: 'busy', solved: 'good' } as c
 export default function TicketsPage({ params, query }: PageProps) {
   const agentId = params.agentId!;
   const tickets = useData(() => list<Ticket>(agentApi(agentId, 'tickets?limit=100')), [agentId]);
-  const [message] = useState<string | undefined>(takeFlash);
+  const [message] = useState<Flash | undefined>(takeFlash);
   const asked = query.get('status');
   const status: TicketStatus | 'all' = asked === 'all' || TICKET_STATUSES.includes(asked as TicketStatus) ? (asked as TicketStatus | 'all') : 'open';
   const count = (which: TicketStatus | 'all') => tickets.data?.filter((ticket) => which === 'all' || ticket.status === which).length ?? 0;
@@ -27,7 +27,7 @@ export default function TicketsPage({ params, query }: PageProps) {
     <InboxFrame agentId={agentId} tab="tickets">
       <section aria-labelledby="tickets-title">
         <h2 id="tickets-title">{t('inbox.tickets')}</h2>
-        <Notice kind="success">{message}</Notice>
+        <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
         <TabLinks
           label={t('inbox.status')}
           links={[...TICKET_STATUSES, 'all' as const].map((which) => ({
