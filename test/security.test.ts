@@ -18,6 +18,7 @@ import { startService, type Reply, type SeededWorkspace, type Service } from './
 import { seedAgent } from './support/seed-agent.ts';
 import { startVisitorConversation, visitorRequest, type VisitorConversation } from '../src/modules/visitors/test-support.ts';
 import { addPerson, appCall, ownOrigin, signIn, type SignedIn } from '../src/modules/people/test-support.ts';
+import { SoftPasskey } from '../src/modules/people/test-authenticator.ts';
 import { assertError } from './support/assertions.ts';
 import { createContext } from '../src/context.ts';
 import { buildApp } from '../src/app.ts';
@@ -434,7 +435,7 @@ describe('the visitor API: a conversation is reached only with its own token, on
  * The dashboard's routes (docs/people.md): people only, with a session cookie.
  * role: the least role that may call the route. {keyId} is a key of `own`,
  * {personId} a member of `own`, {invitedEmail} an address invited to nothing, {agentId}, {ticketId} and {webhookId} real rows
- * of `own`, {sessionId} a session of `own`'s admin (a
+ * of `own`, {sessionId} a session and {passkeyId} a passkey of `own`'s admin (a
  * person's own sessions are theirs in every workspace: `own` and `foreign`
  * share their owner).
  */
@@ -459,6 +460,14 @@ const DASHBOARD_ROUTES: Array<{ method: RouteEntry['method']; path: string; role
   { method: 'DELETE', path: '/api/agents/{agentId}/tickets/{ticketId}', role: 'member' },
   { method: 'POST', path: '/api/webhooks/{webhookId}/enable', role: 'admin' },
   { method: 'GET', path: '/api/webhooks/{webhookId}/deliveries', role: 'admin' },
+  { method: 'POST', path: '/api/agents/{agentId}/sources/upload', role: 'member' },
+  { method: 'POST', path: '/api/agents/{agentId}/branding/logo', role: 'member' },
+  { method: 'POST', path: '/api/agents/{agentId}/branding/icon/crop', role: 'member', body: { x: 0, y: 0, width: 1, height: 1 } },
+  { method: 'GET', path: '/api/me/passkeys', role: 'member' },
+  { method: 'POST', path: '/api/me/passkeys/options', role: 'member' },
+  { method: 'POST', path: '/api/me/passkeys', role: 'member', body: { response: { id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON: 'x' } } } },
+  { method: 'PATCH', path: '/api/me/passkeys/{passkeyId}', role: 'member', body: { name: 'Renamed by the security suite' } },
+  { method: 'DELETE', path: '/api/me/passkeys/{passkeyId}', role: 'member' },
 ];
 
 describe('the dashboard: people only, with their session, CSRF token and role', () => {
@@ -483,6 +492,7 @@ describe('the dashboard: people only, with their session, CSRF token and role', 
       webhookId: ids.webhookId,
       personId: (await member.call('GET', '/api/me')).body.data.person.id,
       sessionId: (await admin.call('GET', '/api/sessions')).body.data.find((s: { current: boolean }) => s.current).id,
+      passkeyId: await registerPasskey(admin),
     };
   });
 
@@ -620,6 +630,14 @@ describe('the REST API for people under /app/api/v1: every route', () => {
     assert.equal((await service.api('GET', `/agents/${agentId}`, { key: own.keys.read })).status, 200, 'the agent is still there');
   });
 });
+
+/** A passkey of the person's (a software authenticator's), by id. */
+async function registerPasskey(person: SignedIn): Promise<string> {
+  const options = await person.call('POST', '/api/me/passkeys/options');
+  const registered = await person.call('POST', '/api/me/passkeys', { response: new SoftPasskey().register(options.body.data, person.origin) });
+  if (registered.status !== 201) throw new Error(`passkey failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+  return registered.body.data.id as string;
+}
 
 /** A second API process on the same PostgreSQL (and Redis, when the run has one). */
 async function startServiceOn(databaseUrl: string): Promise<{ url: string; close(): Promise<void> }> {

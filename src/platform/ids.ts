@@ -32,7 +32,7 @@ export function randomBase62(length: number): string {
 export type IdKind =
   | 'ag' | 'src' | 'conv' | 'msg' | 'lead' | 'evt'
   | 'ws' | 'key' | 'aud' | 'req' | 'crawl' | 'mail' | 'tkt' | 'ent' | 'file' | 'wh' | 'dlv' | 'job' | 'img' | 'chk' | 'act' | 'vev'
-  | 'psn' | 'ses' | 'lnk';
+  | 'psn' | 'ses' | 'lnk' | 'pky';
 
 export function newId(kind: IdKind): string {
   return `${kind}_${randomBase62(20)}`;

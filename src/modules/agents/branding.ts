@@ -28,6 +28,11 @@ export async function setImage(ctx: Context, auth: Principal, agentId: string, k
   const bytes = await fetchImage(ctx, url);
   const mediaType = imageTypeOf(bytes);
   if (!mediaType) throw errors.unsupportedFileType('The image must be PNG, JPEG, GIF or WebP (SVG is not accepted).');
+  return storeImage(ctx, ref, kind, bytes, mediaType);
+}
+
+/** Keeps the image (in place of the one before) under a new version and points the agent's logoUrl or iconUrl at it. */
+export async function storeImage(ctx: Context, ref: { id: string; workspaceId: string }, kind: ImageKind, bytes: Uint8Array, mediaType: string): Promise<Agent> {
   const version = randomBase62(10);
   const now = ctx.clock.now();
   await store.putImage(ctx.db, { agent_id: ref.id, kind, media_type: mediaType, bytes, version, created_at: now });

@@ -1,4 +1,5 @@
 /** The knowledge verbs: add, list, read and delete sources; retrain an agent. */
+import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
@@ -8,7 +9,8 @@ import { utcDay } from '../../platform/clock.ts';
 import { agentsChanged, type AgentRef } from '../agents/access.ts';
 import type { Plan } from '../../domain/plans.ts';
 import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts';
-import { fetchFile, fetchRecordLifetimeMs } from './fetch-file.ts';
+import { fetchFile, fetchRecordLifetimeMs, MAX_FILE_BYTES } from './fetch-file.ts';
+import { detectFileKind } from './file-kind.ts';
 import { deleteSourceAndPassages } from './indexing.ts';
 import { queueReads } from './reading.ts';
 import {
@@ -80,6 +82,65 @@ async function addFileSource(ctx: Context, agent: AgentRef, plan: Plan, input: {
     );
   } catch (error) {
     // Should this fail too, the record lapses at its deadline.
+    await endFileFetch(ctx.db, fetchId).catch(() => {});
+    throw error;
+  }
+}
+
+/** A file received from a person's computer (docs/people.md, "Uploading files"), kept on disk until it is stored. */
+export interface ReceivedFile {
+  name: string;
+  path: string;
+}
+
+/** How long an upload may make the agent busy (spec 4.6: "while a source is being uploaded") before its record lapses. */
+export const UPLOAD_RECORD_LIFETIME_MS = 15 * 60_000;
+
+/**
+ * Files uploaded from the computer (spec 1.5): the same kinds, size limits and storage
+ * allowance as a file source by address, and read by the same bounded reader (the
+ * reading job). While `receive` takes the files in, a durable record makes the agent
+ * busy, as a fetch does. `receive` is told the most it may take in all (the allowance
+ * left, each file at most MAX_FILE_BYTES) and refuses past it. Every file's kind is
+ * checked before any is stored: one refused file refuses the request and stores nothing.
+ */
+export async function addUploadedFiles(
+  ctx: Context,
+  agent: AgentRef,
+  plan: Plan,
+  receive: (limits: { allowanceLeftBytes: number; maxFileBytes: number }) => Promise<ReceivedFile[]>,
+): Promise<SourceRow[]> {
+  const allowanceLeftBytes = plan.storagePerAgentBytes - (await storageUsed(ctx.db, agent.id));
+  if (allowanceLeftBytes <= 0) throw errors.storageLimitReached();
+  const startedAt = ctx.clock.now();
+  const fetchId = await recordFileFetch(ctx.db, agent.id, startedAt, new Date(startedAt.getTime() + UPLOAD_RECORD_LIFETIME_MS));
+  if (fetchId === null) throw errors.notFound('agent');
+  try {
+    const files = await receive({ allowanceLeftBytes, maxFileBytes: MAX_FILE_BYTES });
+    const kinds: Array<'pdf' | 'docx' | 'markdown' | 'text'> = [];
+    // One file in memory at a time: its kind now, its bytes again when it is stored.
+    for (const file of files) {
+      const kind = await detectFileKind(await readFile(file.path));
+      if (!kind) throw errors.unsupportedFileType(`"${file.name}" is not a PDF, a Word document (.docx), Markdown or plain text.`);
+      kinds.push(kind);
+    }
+    const stored: SourceRow[] = [];
+    for (const [i, file] of files.entries()) {
+      const bytes = await readFile(file.path);
+      const last = i === files.length - 1;
+      stored.push(
+        await insertPendingSource(
+          ctx,
+          agent,
+          plan,
+          { type: 'file', name: file.name, url: null, title: null, content: '', sizeBytes: bytes.length, file: { kind: kinds[i]!, bytes } },
+          // The record ends with the last source, which keeps the agent busy from then on.
+          last ? { endsFetch: fetchId } : {},
+        ),
+      );
+    }
+    return stored;
+  } catch (error) {
     await endFileFetch(ctx.db, fetchId).catch(() => {});
     throw error;
   }

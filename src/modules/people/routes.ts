@@ -11,6 +11,8 @@ import { setLimitHeaders } from '../../http/auth.ts';
 import * as people from './service.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
 import { SIGN_IN_POLICY, signInPage } from './sign-in-page.ts';
+import { uploadRoutes } from './uploads.ts';
+import * as passkeys from './passkeys.ts';
 import { deleteTicketAsPerson, replyToTicketAsPerson } from '../tickets/dashboard.ts';
 import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
 
@@ -32,6 +34,9 @@ export const CSRF_HEADER = 'x-csrf-token';
 const emailSchema = z.email().max(254);
 const passwordSchema = z.string().min(12).max(200);
 const agentIdsSchema = z.array(z.string().max(64)).max(200).nullable().optional();
+/** A WebAuthn answer as the browser's PublicKeyCredential.toJSON() gives it; @simplewebauthn/server checks the rest. */
+const webAuthnResponse = z.looseObject({ id: z.string().max(1500), rawId: z.string().max(1500), type: z.literal('public-key'), response: z.looseObject({ clientDataJSON: z.string().max(10_000) }) });
+const passkeyName = z.string().trim().min(1).max(100).refine(isOneLine, ONE_LINE_MESSAGE).transform((name) => withoutBidiControls(name));
 
 /** The session cookie: `__Host-` and Secure when the service is reached over https (docs/people.md, "Sessions"). */
 export function sessionCookieName(ctx: Context): string {
@@ -94,7 +99,30 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     return setSession(ctx, reply, token).send({ data: await people.describeMe(ctx, person, token) });
   });
 
+  // Passkeys (docs/people.md, "Passkeys"): the browser's WebAuthn answer, as JSON. Sign-in asks for no address.
+  app.post('/api/sign-in/passkey/options', async (request) => ({ data: await passkeys.signInOptions(ctx, request.ip) }));
+  app.post('/api/sign-in/passkey', { schema: { body: z.strictObject({ response: webAuthnResponse }) } }, async (request, reply) => {
+    const token = await passkeys.signInWithPasskey(ctx, request.body.response as never, request.ip, userAgentOf(request));
+    const person = (await people.personOfSession(ctx, token))!;
+    return setSession(ctx, reply, token).send({ data: await people.describeMe(ctx, person, token) });
+  });
+
   const signedIn = { signedIn: true };
+  app.get('/api/me/passkeys', { config: signedIn }, async (request) => ({ data: await passkeys.listPasskeys(ctx, request.person), pagination: { nextCursor: null } }));
+  app.post('/api/me/passkeys/options', { config: signedIn }, async (request) => ({ data: await passkeys.registrationOptions(ctx, request.person) }));
+  app.post(
+    '/api/me/passkeys',
+    { config: signedIn, schema: { body: z.strictObject({ response: webAuthnResponse, name: passkeyName.optional() }) } },
+    async (request, reply) => reply.status(201).send({ data: await passkeys.registerPasskey(ctx, request.person, request.body as never, request.id) }),
+  );
+  const passkeyParams = z.object({ passkeyId: z.string().max(64) });
+  app.patch('/api/me/passkeys/:passkeyId', { config: signedIn, schema: { params: passkeyParams, body: z.strictObject({ name: passkeyName }) } }, async (request) => ({
+    data: await passkeys.renamePasskey(ctx, request.person, request.params.passkeyId, request.body.name, request.id),
+  }));
+  app.delete('/api/me/passkeys/:passkeyId', { config: signedIn, schema: { params: passkeyParams } }, async (request) => {
+    await passkeys.removePasskey(ctx, request.person, request.params.passkeyId, request.id);
+    return { data: { id: request.params.passkeyId, removed: true } };
+  });
   app.get('/api/me', { config: signedIn }, async (request) => ({ data: await people.describeMe(ctx, request.person, request.sessionToken) }));
   app.put(
     '/api/me/password',
@@ -207,6 +235,9 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     await people.handOver(ctx, request.person, request.body.personId, request.id);
     return { data: { ownerId: request.body.personId } };
   });
+
+  // Files and branding images from the computer (multipart, in a scope of their own).
+  await uploadRoutes(app, ctx);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

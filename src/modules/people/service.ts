@@ -231,7 +231,7 @@ function refusedFor(results: LimitResult[]): ApiError {
 }
 
 /** Every link request and password attempt of one client address (a guess in a loop meets 429). */
-async function countClient(ctx: Context, clientAddress: string): Promise<void> {
+export async function countClient(ctx: Context, clientAddress: string): Promise<void> {
   const result = await limiters(ctx).perClient.hit(`sign-in:client:${clientAddress}`);
   if (!result.allowed) throw refusedFor([result]);
 }
@@ -263,7 +263,7 @@ function secondsToNextHour(now: Date): number {
 
 // ---------------------------------------------------------------- sessions
 
-async function openSession(db: Context['db'], ctx: Context, personId: string, workspaceId: string, userAgent: string): Promise<string> {
+export async function openSession(db: Context['db'], ctx: Context, personId: string, workspaceId: string, userAgent: string): Promise<string> {
   const token = newSecret();
   const now = ctx.clock.now();
   await store.insertSession(db, {

@@ -103,3 +103,26 @@ export function linkIn(text: string): string {
   if (!found) throw new Error(`no sign-in link in: ${text}`);
   return found[0];
 }
+
+/** Sends a multipart/form-data body as the signed-in browser (its cookie, CSRF token and Origin). */
+export async function sendForm(service: Service, person: SignedIn, path: string, form: FormData, options: { csrf?: string | null } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { cookie: person.cookie, origin: person.origin };
+  if (options.csrf !== null) headers[CSRF_HEADER] = options.csrf ?? person.csrfToken;
+  const response = await fetch(`${service.url}/app${path}`, { method: 'POST', headers, body: form, redirect: 'manual' });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: left as text
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** A form of files: each [name, bytes]. */
+export function formOf(files: Array<[string, Uint8Array | string]>, fields: Record<string, string> = {}, partName = 'file'): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  for (const [name, bytes] of files) form.append(partName, new Blob([typeof bytes === 'string' ? bytes : Buffer.from(bytes)]), name);
+  return form;
+}
