@@ -175,7 +175,8 @@ function Report({ agentId, data }: { agentId: string; data: Figures }) {
           <span class="analytics-key analytics-key-primary" /> {t('analytics.conversations')} <span class="analytics-key analytics-key-second" /> {t('analytics.questions')}
         </p>
         <DailyChart days={days} series={series} />
-        <table class="visually-hidden">
+        <div class="visually-hidden">
+        <table>
           <caption>{t('analytics.perDay')}</caption>
           <thead>
             <tr>
@@ -194,6 +195,7 @@ function Report({ agentId, data }: { agentId: string; data: Figures }) {
             ))}
           </tbody>
         </table>
+        </div>
       </section>
 
       <section class="card" aria-labelledby="analytics-bands">
