@@ -435,7 +435,7 @@ describe('the visitor API: a conversation is reached only with its own token, on
  * The dashboard's routes (docs/people.md): people only, with a session cookie.
  * role: the least role that may call the route. {keyId} is a key of `own`,
  * {personId} a member of `own`, {invitedEmail} an address invited to nothing, {agentId}, {ticketId} and {webhookId} real rows
- * of `own`, {sessionId} a session and {passkeyId} a passkey of `own`'s admin (a
+ * of `own`, {reportId} and {messageId} ids of no row, {sessionId} a session and {passkeyId} a passkey of `own`'s admin (a
  * person's own sessions are theirs in every workspace: `own` and `foreign`
  * share their owner).
  */
@@ -468,6 +468,19 @@ const DASHBOARD_ROUTES: Array<{ method: RouteEntry['method']; path: string; role
   { method: 'POST', path: '/api/me/passkeys', role: 'member', body: { response: { id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON: 'x' } } } },
   { method: 'PATCH', path: '/api/me/passkeys/{passkeyId}', role: 'member', body: { name: 'Renamed by the security suite' } },
   { method: 'DELETE', path: '/api/me/passkeys/{passkeyId}', role: 'member' },
+  { method: 'GET', path: '/api/agents/{agentId}/notifications', role: 'member' },
+  { method: 'PUT', path: '/api/agents/{agentId}/notifications', role: 'admin', body: { leads: null } },
+  { method: 'POST', path: '/api/agents/{agentId}/client/report', role: 'member' },
+  { method: 'GET', path: '/api/agents/{agentId}/client/reports', role: 'member' },
+  { method: 'GET', path: '/api/agents/{agentId}/client/reports/{reportId}/pdf', role: 'member' },
+  { method: 'POST', path: '/api/agents/{agentId}/client/reports/{reportId}/release', role: 'member' },
+  { method: 'POST', path: '/api/agents/{agentId}/client/reports/{reportId}/discard', role: 'member' },
+  { method: 'GET', path: '/api/workspace', role: 'member' },
+  { method: 'PATCH', path: '/api/workspace', role: 'admin', body: { name: 'Own' } },
+  { method: 'GET', path: '/api/agents/{agentId}/tickets/{ticketId}/drafts', role: 'member' },
+  { method: 'POST', path: '/api/agents/{agentId}/tickets/{ticketId}/drafts/{messageId}/send', role: 'member', body: {} },
+  { method: 'POST', path: '/api/agents/{agentId}/tickets/{ticketId}/drafts/{messageId}/discard', role: 'member' },
+  { method: 'GET', path: '/api/audit', role: 'admin' },
 ];
 
 describe('the dashboard: people only, with their session, CSRF token and role', () => {
@@ -490,6 +503,9 @@ describe('the dashboard: people only, with their session, CSRF token and role', 
       agentId,
       ticketId: ids.ticketId,
       webhookId: ids.webhookId,
+      // No report nor held draft is made here: the refusals come before the row is looked for (a foreign session's is 404 either way).
+      reportId: 'rep_security00000000000',
+      messageId: 'msg_security00000000000',
       personId: (await member.call('GET', '/api/me')).body.data.person.id,
       sessionId: (await admin.call('GET', '/api/sessions')).body.data.find((s: { current: boolean }) => s.current).id,
       passkeyId: await registerPasskey(admin),

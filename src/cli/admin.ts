@@ -11,7 +11,7 @@ const USAGE = `Usage: npx parley admin <command> [options]
   workspaces get WORKSPACE_ID
   workspaces update WORKSPACE_ID [--name N] [--plan P] [--status active|stopped] [--hostname H] [--owner-email E]
   credit-packs add WORKSPACE_ID --credits N
-  keys list WORKSPACE_ID                              every key, oldest first, revoked ones with revokedAt (never the key)
+  keys list WORKSPACE_ID                              every key, oldest first, with lastUsedAt; revoked ones with revokedAt (never the key)
   keys create WORKSPACE_ID --name NAME --scope read|chat|manage [--agent AGENT_ID]
   keys revoke WORKSPACE_ID KEY_ID
   sign-in-link --workspace WORKSPACE_ID [--email E]   a fresh one-time sign-in link to the dashboard (24 hours; the owner's unless --email)

@@ -5,6 +5,7 @@ import type { LimitResult } from '../platform/limiter.ts';
 import { errors } from '../domain/errors.ts';
 import { requireAllowed, type Principal, type Scope } from '../domain/principal.ts';
 import { admitKey, cachedKeyLookup, type FoundKey, type PresentedKey } from '../modules/workspace/keys.ts';
+import { noteKeyUse } from '../modules/workspace/key-use.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -65,7 +66,13 @@ export function keyCheck(ctx: Context) {
     setLimitHeaders(reply, found ? found.limit : await ctx.limiter.hit(`ip:${request.ip}`));
     return found;
   }
-  return { countRequest, admit: admitKey };
+  /** The key's principal (or its refusal); its use is noted for lastUsedAt, off the request's path (modules/workspace/key-use.ts). */
+  function admit(found: FoundKey | undefined) {
+    const caller = admitKey(found);
+    noteKeyUse(ctx, caller.keyId);
+    return caller;
+  }
+  return { countRequest, admit };
 }
 
 /**

@@ -286,8 +286,8 @@ describe('operator API key list', () => {
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
     const keys = reply.body.data as Array<Record<string, unknown>>;
     assert.deepEqual(keys.map((key) => key.id).sort(), [...Object.values(ws.keyIds), tied.id].sort());
-    assert.deepEqual(keys.at(-1), { id: tied.id, name: 'Site bot', prefix: tied.prefix, scope: 'chat', agentId, createdAt: tied.createdAt, revokedAt: null });
-    for (const key of keys) assert.deepEqual(Object.keys(key).sort(), ['agentId', 'createdAt', 'id', 'name', 'prefix', 'revokedAt', 'scope']);
+    assert.deepEqual(keys.at(-1), { id: tied.id, name: 'Site bot', prefix: tied.prefix, scope: 'chat', agentId, createdAt: tied.createdAt, revokedAt: null, lastUsedAt: null });
+    for (const key of keys) assert.deepEqual(Object.keys(key).sort(), ['agentId', 'createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt', 'scope']);
     const sorted = [...keys].sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || String(a.id).localeCompare(String(b.id)));
     assert.deepEqual(keys, sorted, 'oldest first');
     assert.match(String(keys.find((key) => key.id === ws.keyIds.read)!.revokedAt), /^\d{4}-\d{2}-\d{2}T/);

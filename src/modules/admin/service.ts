@@ -163,7 +163,7 @@ export async function listKeys(ctx: Context, workspaceId: string) {
   await workspaceOrThrow(ctx, workspaceId);
   const rows = await ctx.db
     .selectFrom('api_keys')
-    .select(['id', 'name', 'prefix', 'scope', 'agent_id', 'created_at', 'revoked_at'])
+    .select(['id', 'name', 'prefix', 'scope', 'agent_id', 'created_at', 'revoked_at', 'last_used_at'])
     .where('workspace_id', '=', workspaceId)
     .orderBy('created_at')
     .orderBy('id')
@@ -176,6 +176,7 @@ export async function listKeys(ctx: Context, workspaceId: string) {
     agentId: row.agent_id,
     createdAt: row.created_at.toISOString(),
     revokedAt: row.revoked_at?.toISOString() ?? null,
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
   }));
 }
 

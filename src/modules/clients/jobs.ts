@@ -14,7 +14,7 @@ import { utcMonth } from '../../platform/clock.ts';
 import { compose } from '../mail/compose.ts';
 import { runPeriodically } from '../../platform/periodic.ts';
 import { randomBase62 } from '../../platform/ids.ts';
-import { languageOr } from './service.ts';
+import { dashboardPages, NOTICE_KINDS, noticeRecipients, recordNotices } from '../people/notifications.ts';
 import { renderReportPdf, reportContent, reportMail, transcriptsPdf } from './report.ts';
 import * as store from './store.ts';
 import { HELD_NOTICE, monthName } from './texts.ts';
@@ -90,17 +90,17 @@ export async function makeReport(ctx: Context, reportId: string): Promise<void> 
     const pdf = await renderReportPdf(content);
     const held = client.hold_for_review;
     const transcripts = client.transcripts && !held ? await transcriptsPdf(ctx, client, report.month, content.agentName) : null;
-    const owner = held ? await store.workspaceOwnerEmail(ctx.db, client.workspace_id) : undefined;
+    // Held: the people chosen for the agent who may release it are told, else the owner (docs/people.md, "Notifications").
+    const recipients = held ? await noticeRecipients(ctx.db, client.workspace_id, [client.agent_id], NOTICE_KINDS, { managersOnly: true }) : undefined;
     const mailIds = await ctx.db.transaction().execute(async (trx) => {
       // An attempt that outlived its lease finds the report taken by the next one and records nothing.
       if (!(await store.finishReport(trx, report.id, report.attempts, held ? 'held' : 'sent', pdf, ctx.clock.now()))) return [];
-      if (held) {
-        if (!owner?.email) return [];
-        const language = languageOr(owner.language);
+      if (recipients) {
+        const { language } = recipients;
         const notice = HELD_NOTICE[language];
         const month = monthName(language, report.month);
-        const mail = compose(language, { subject: notice.subject(client.name, month), blocks: [{ text: notice.body(client.name, month) }] });
-        return [await ctx.mailer.record(trx, { to: owner.email, ...mail })];
+        const blocks = [{ text: notice.body(client.name, month) }, { text: notice.review, link: dashboardPages.client(ctx, client.agent_id) }];
+        return recordNotices(ctx, trx, recipients, compose(language, { subject: notice.subject(client.name, month), blocks }));
       }
       const mail = reportMail(content, pdf, transcripts);
       return [await ctx.mailer.record(trx, { to: client.email, fromName: content.agentName, replyTo: client.reply_to ?? undefined, ...mail })];

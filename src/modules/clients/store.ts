@@ -4,7 +4,8 @@ import '../agents/store.ts'; // declares the agents table read below
 import '../tickets/store.ts'; // declares the tickets table counted below
 import { planOf } from '../../domain/plans.ts';
 
-export const REPORT_STATUSES = ['pending', 'making', 'held', 'sent', 'failed'] as const;
+/** discarded: a held report a person discarded in the dashboard (never mailed; the month is not made again). */
+export const REPORT_STATUSES = ['pending', 'making', 'held', 'sent', 'failed', 'discarded'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
 export interface ClientRow {

@@ -230,26 +230,31 @@ export function monthName(language: Language, month: string): string {
   return new Intl.DateTimeFormat(language, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${month}-01T00:00:00.000Z`));
 }
 
-/** The owner's notice that a report waits for review; in the owner's language. */
-export const HELD_NOTICE: Record<Language, { subject: (client: string, month: string) => string; body: (client: string, month: string) => string }> = {
+/** The notice that a report waits for review, to the people chosen for the agent who may release it; in the workspace's language. */
+export const HELD_NOTICE: Record<Language, { subject: (client: string, month: string) => string; body: (client: string, month: string) => string; review: string }> = {
   en: {
     subject: (client, month) => `The report of ${month} for ${client} waits for your review`,
     body: (client, month) => `The monthly report of ${month} for ${client} is made. Reports for this client are held for review: it is not sent until you send it from the dashboard.`,
+    review: 'Review it in the dashboard:',
   },
   nl: {
     subject: (client, month) => `Het rapport over ${month} voor ${client} wacht op uw controle`,
     body: (client, month) => `Het maandrapport over ${month} voor ${client} is gemaakt. Rapporten voor deze klant worden vastgehouden: het wordt pas verstuurd als u het vanuit het dashboard verstuurt.`,
+    review: 'Bekijk het in het dashboard:',
   },
   fr: {
     subject: (client, month) => `Le rapport de ${month} pour ${client} attend votre relecture`,
     body: (client, month) => `Le rapport mensuel de ${month} pour ${client} est prêt. Les rapports de ce client sont retenus pour relecture : il ne sera envoyé que lorsque vous l'enverrez depuis le tableau de bord.`,
+    review: 'Relisez-le dans le tableau de bord\u00a0:',
   },
   de: {
     subject: (client, month) => `Der Bericht für ${month} für ${client} wartet auf Ihre Prüfung`,
     body: (client, month) => `Der Monatsbericht für ${month} für ${client} ist erstellt. Berichte für diesen Kunden werden zur Prüfung zurückgehalten: Er wird erst versendet, wenn Sie ihn im Dashboard senden.`,
+    review: 'Im Dashboard prüfen:',
   },
   es: {
     subject: (client, month) => `El informe de ${month} para ${client} espera su revisión`,
     body: (client, month) => `El informe mensual de ${month} para ${client} está listo. Los informes de este cliente se retienen para revisión: no se envía hasta que usted lo envíe desde el panel.`,
+    review: 'Revíselo en el panel:',
   },
 };

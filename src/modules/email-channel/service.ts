@@ -17,7 +17,7 @@ import type { Language } from '../agents/schemas.ts';
 import { answerLanguage, PHRASES } from '../chat/language.ts';
 import { answer, type AnswerReply, type QuestionFile } from '../chat/service.ts';
 import { compose, type Block } from '../mail/compose.ts';
-import { addConversationEntry, addHeldDraft, removeHeldEntries } from '../tickets/service.ts';
+import { addConversationEntry, addHeldDraft, notifyVisitorReply, removeHeldEntries } from '../tickets/service.ts';
 import { errors } from '../../domain/errors.ts';
 import { workspaceOwner } from '../tickets/store.ts';
 import { findVisitorTarget, type Visitor } from '../visitors/access.ts';
@@ -118,7 +118,9 @@ async function handleClaimed(ctx: Context, received: ReceivedMail, mail: Email, 
   const withPerson = await store.conversationOfThread(ctx.db, agentId, thread, { byPerson: true });
   if (withPerson) {
     // A person answered in this thread: the visitor's reply is theirs, on the ticket, not the agent's to answer.
-    await addConversationEntry(ctx, agentId, withPerson, { kind: 'visitor', body: text, fromAddress: sender });
+    if (await addConversationEntry(ctx, agentId, withPerson, { kind: 'visitor', body: text, fromAddress: sender })) {
+      await notifyVisitorReply(ctx, agentId, withPerson, { from: sender, body: text });
+    }
     return done('to_ticket', withPerson);
   }
   const conversationId = await store.conversationOfThread(ctx.db, agentId, thread);

@@ -1,4 +1,4 @@
-/** The workspace owner's notice of a new lead, in the workspace's language (text and HTML from one content). */
+/** The notice of a new lead to the people chosen for it (docs/people.md, "Notifications"), in the workspace's language (text and HTML from one content). */
 import type { Language } from '../agents/schemas.ts';
 import { compose, type ComposedMail } from '../mail/compose.ts';
 
@@ -6,7 +6,7 @@ interface NoticeTexts {
   subject: (agentName: string, contact: string) => string;
   opening: (agentName: string) => string;
   labels: { name: string; email: string; phone: string; company: string; marketing: string; page: string; language: string; conversation: string };
-  readIt: string;
+  openIt: string;
   yes: string;
   no: string;
   none: string;
@@ -17,7 +17,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     subject: (agent, contact) => `New lead from ${agent}: ${contact}`,
     opening: (agent) => `A visitor left their details with ${agent}.`,
     labels: { name: 'Name', email: 'E-mail', phone: 'Phone', company: 'Company', marketing: 'News and offers', page: 'Page', language: 'Language', conversation: 'Conversation' },
-    readIt: 'Read it with an API key:',
+    openIt: 'Open it in the dashboard:',
     yes: 'yes',
     no: 'no',
     none: '(none)',
@@ -26,7 +26,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     subject: (agent, contact) => `Nieuwe lead via ${agent}: ${contact}`,
     opening: (agent) => `Een bezoeker heeft zijn gegevens achtergelaten bij ${agent}.`,
     labels: { name: 'Naam', email: 'E-mail', phone: 'Telefoon', company: 'Bedrijf', marketing: 'Nieuws en aanbiedingen', page: 'Pagina', language: 'Taal', conversation: 'Gesprek' },
-    readIt: 'Lees de lead met een API-sleutel:',
+    openIt: 'Open de lead in het dashboard:',
     yes: 'ja',
     no: 'nee',
     none: '(geen)',
@@ -35,7 +35,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     subject: (agent, contact) => `Nouveau contact via ${agent} : ${contact}`,
     opening: (agent) => `Un visiteur a laissé ses coordonnées à ${agent}.`,
     labels: { name: 'Nom', email: 'E-mail', phone: 'Téléphone', company: 'Entreprise', marketing: 'Actualités et offres', page: 'Page', language: 'Langue', conversation: 'Conversation' },
-    readIt: 'Consultez-le avec une clé d’API :',
+    openIt: 'Ouvrez-le dans le tableau de bord :',
     yes: 'oui',
     no: 'non',
     none: '(aucun)',
@@ -44,7 +44,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     subject: (agent, contact) => `Neuer Lead über ${agent}: ${contact}`,
     opening: (agent) => `Ein Besucher hat bei ${agent} seine Kontaktdaten hinterlassen.`,
     labels: { name: 'Name', email: 'E-Mail', phone: 'Telefon', company: 'Firma', marketing: 'Neuigkeiten und Angebote', page: 'Seite', language: 'Sprache', conversation: 'Gespräch' },
-    readIt: 'Mit einem API-Schlüssel abrufen:',
+    openIt: 'Im Dashboard öffnen:',
     yes: 'ja',
     no: 'nein',
     none: '(keine)',
@@ -53,7 +53,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     subject: (agent, contact) => `Nuevo contacto a través de ${agent}: ${contact}`,
     opening: (agent) => `Un visitante ha dejado sus datos a ${agent}.`,
     labels: { name: 'Nombre', email: 'Correo electrónico', phone: 'Teléfono', company: 'Empresa', marketing: 'Novedades y ofertas', page: 'Página', language: 'Idioma', conversation: 'Conversación' },
-    readIt: 'Consúltelo con una clave de API:',
+    openIt: 'Ábralo en el panel:',
     yes: 'sí',
     no: 'no',
     none: '(ninguno)',
@@ -70,7 +70,7 @@ export interface LeadNoticeInput {
   pageUrl: string | null;
   language: string;
   conversationId: string | null;
-  /** The keyed API's address of the lead. */
+  /** The dashboard's page of the lead. */
   leadUrl: string;
 }
 
@@ -94,8 +94,8 @@ export function leadNoticeMail(language: Language, input: LeadNoticeInput): Comp
           [labels.conversation, input.conversationId ?? t.none],
         ],
       },
-      // Not a link: the address needs an API key, so a click in a mail program would only meet a 401.
-      { text: `${t.readIt}\nGET ${input.leadUrl}` },
+      // The dashboard's page: a signed-in person opens it; never an API call.
+      { text: t.openIt, link: input.leadUrl },
     ],
   });
 }

@@ -13,13 +13,14 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts'
 import { newId } from '../../platform/ids.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';
 import { requireAgent } from '../agents/access.ts';
-import { LANGUAGES, languageOrEnglish, type Agent, type Language } from '../agents/schemas.ts';
+import { LANGUAGES, type Agent, type Language } from '../agents/schemas.ts';
 import { pageAddress } from '../chat/retrieval.ts';
 import { pageTitles } from '../chat/store.ts';
 import { requireVisitorConversation, type Visitor } from '../visitors/access.ts';
 import type { CreateLeadInput, LeadView } from './schemas.ts';
 import * as store from './store.ts';
 import { leadNoticeMail } from './mails.ts';
+import { dashboardPages, noticeRecipients, recordNotices } from '../people/notifications.ts';
 import { FORM_TEXTS } from './texts.ts';
 
 /** How long a lead is kept unless deleted sooner (docs/visitors.md). */
@@ -144,17 +145,18 @@ function retentionEnd(from: Date): Date {
 }
 
 /**
- * The lead, its lead.created event (for webhooks) and the owner's notice are written
- * in one transaction, so the mail and the event exist exactly when the lead does; the mail job sends it afterwards, so a mail server never
+ * The lead, its lead.created event (for webhooks) and the notices to the people
+ * chosen for the agent's leads (the owner unless chosen; docs/people.md,
+ * "Notifications") are written in one transaction, so the mails and the event exist exactly when the lead does; the mail job sends them afterwards, so a mail server never
  * holds up the visitor.
  */
 async function saveWithNotice(ctx: Context, agentName: string, lead: store.LeadRow): Promise<void> {
-  const owner = await store.workspaceOwner(ctx.db, lead.workspace_id);
-  const mailId = await ctx.db.transaction().execute(async (trx) => {
+  const recipients = await noticeRecipients(ctx.db, lead.workspace_id, [lead.agent_id], ['leads']);
+  const mailIds = await ctx.db.transaction().execute(async (trx) => {
     await store.insertLead(trx, lead);
     await recordDomainEvent(trx, { workspaceId: lead.workspace_id, agentId: lead.agent_id, type: 'lead.created', data: leadView(lead), at: lead.created_at });
-    if (!owner?.email) return null;
-    const notice = leadNoticeMail(languageOrEnglish(owner.language), {
+    if (recipients.emails.length === 0) return [];
+    const notice = leadNoticeMail(recipients.language, {
       agentName,
       name: lead.name,
       email: lead.email,
@@ -164,11 +166,11 @@ async function saveWithNotice(ctx: Context, agentName: string, lead: store.LeadR
       pageUrl: lead.page_url,
       language: lead.language,
       conversationId: lead.conversation_id,
-      leadUrl: `${ctx.config.publicUrl}/api/v1/agents/${lead.agent_id}/leads/${lead.id}`,
+      leadUrl: dashboardPages.lead(ctx, lead.agent_id, lead.id),
     });
-    return ctx.mailer.record(trx, { to: owner.email, ...notice });
+    return recordNotices(ctx, trx, recipients, notice);
   });
-  await ctx.mailer.dispatch([mailId]);
+  await ctx.mailer.dispatch(mailIds);
 }
 
 // ---------------------------------------------------------------- the team's API

@@ -75,8 +75,3 @@ export async function deleteExpiredLeads(db: Db, now: Date): Promise<number> {
   return Number(deleted.numDeletedRows);
 }
 
-/** Where the owner's notice goes and in which language it is written. */
-export async function workspaceOwner(db: Db, workspaceId: string): Promise<{ email: string | null; language: string } | undefined> {
-  const row = await db.selectFrom('workspaces').select(['owner_email', 'language']).where('id', '=', workspaceId).executeTakeFirst();
-  return row && { email: row.owner_email, language: row.language };
-}

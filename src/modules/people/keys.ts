@@ -20,7 +20,7 @@ export async function listKeysAsPerson(ctx: Context, caller: PersonCaller) {
   requireRole(caller, 'admin');
   const rows = await ctx.db
     .selectFrom('api_keys')
-    .select(['id', 'name', 'prefix', 'scope', 'agent_id', 'created_at'])
+    .select(['id', 'name', 'prefix', 'scope', 'agent_id', 'created_at', 'last_used_at'])
     .where('workspace_id', '=', caller.workspaceId)
     .where('revoked_at', 'is', null)
     .orderBy('created_at', 'desc')
@@ -33,6 +33,7 @@ export async function listKeysAsPerson(ctx: Context, caller: PersonCaller) {
     scope: row.scope as NewKey['scope'],
     agentId: row.agent_id,
     createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
   }));
 }
 

@@ -24,7 +24,7 @@ describe('API keys in the dashboard (spec 1.5)', () => {
     assert.equal(created.status, 201);
     assert.match(created.body.data.key, /^cl_[0-9A-Za-z]{48}$/);
     const list = await owner.call('GET', '/api/keys');
-    assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['agentId', 'createdAt', 'id', 'name', 'prefix', 'scope']);
+    assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['agentId', 'createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'scope']);
     assert.equal(list.body.data[0].prefix, created.body.data.key.slice(0, 8));
     assert.equal((await service.api('GET', '/workspace', { key: created.body.data.key })).status, 200);
   });

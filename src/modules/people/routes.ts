@@ -13,6 +13,7 @@ import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.t
 import { SIGN_IN_POLICY, signInPage } from './sign-in-page.ts';
 import { uploadRoutes } from './uploads.ts';
 import * as passkeys from './passkeys.ts';
+import { operationsRoutes } from './operations-routes.ts';
 import { deleteTicketAsPerson, replyToTicketAsPerson } from '../tickets/dashboard.ts';
 import { enableWebhookAsPerson, recentDeliveriesAsPerson } from '../webhooks/dashboard.ts';
 
@@ -229,6 +230,8 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     data: await recentDeliveriesAsPerson(ctx, request.person, request.params.webhookId),
     pagination: { nextCursor: null },
   }));
+
+  operationsRoutes(app, ctx);
 
   app.post('/api/ownership', { config: signedIn, schema: { body: z.strictObject({ personId: z.string().max(64) }) } }, async (request) => {
     requireRole(request.person, 'owner');

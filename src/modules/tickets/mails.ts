@@ -103,7 +103,7 @@ interface NoticeTexts {
   yes: string;
   no: string;
   none: string;
-  readIt: string;
+  openIt: string;
 }
 
 const NOTICE: Record<Language, NoticeTexts> = {
@@ -114,7 +114,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     yes: 'yes',
     no: 'no',
     none: '–',
-    readIt: 'Read it over the API:',
+    openIt: 'Open it in the dashboard:',
   },
   nl: {
     subject: (n, agent) => `Nieuw ticket #${n} voor ${agent}`,
@@ -123,7 +123,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     yes: 'ja',
     no: 'nee',
     none: '–',
-    readIt: 'Lees het via de API:',
+    openIt: 'Open het in het dashboard:',
   },
   fr: {
     subject: (n, agent) => `Nouveau ticket n° ${n} pour ${agent}`,
@@ -132,7 +132,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     yes: 'oui',
     no: 'non',
     none: '–',
-    readIt: 'Consultez-le via l’API\u00a0:',
+    openIt: 'Ouvrez-le dans le tableau de bord\u00a0:',
   },
   de: {
     subject: (n, agent) => `Neues Ticket Nr. ${n} für ${agent}`,
@@ -141,7 +141,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     yes: 'ja',
     no: 'nein',
     none: '–',
-    readIt: 'Abrufbar über die API:',
+    openIt: 'Im Dashboard öffnen:',
   },
   es: {
     subject: (n, agent) => `Nuevo ticket n.º ${n} para ${agent}`,
@@ -150,7 +150,7 @@ const NOTICE: Record<Language, NoticeTexts> = {
     yes: 'sí',
     no: 'no',
     none: '–',
-    readIt: 'Consúltelo a través de la API:',
+    openIt: 'Ábralo en el panel:',
   },
 };
 
@@ -164,7 +164,7 @@ export interface NoticeInput {
   signedIn: boolean;
   pageUrl: string | null;
   conversationId: string | null;
-  /** The keyed API's address of the ticket. */
+  /** The dashboard's page of the ticket. */
   ticketUrl: string;
 }
 
@@ -186,8 +186,45 @@ export function ownerNoticeMail(language: Language, input: NoticeInput): Compose
           [labels.conversation, input.conversationId ?? t.none],
         ],
       },
-      // Not a link: the address needs an API key, so a click in a mail program would only meet a 401.
-      { text: `${t.readIt}\nGET ${input.ticketUrl}` },
+      // The dashboard's page: a signed-in person opens it; never an API call.
+      { text: t.openIt, link: input.ticketUrl },
     ],
+  });
+}
+
+interface ReplyNoticeTexts {
+  subject(who: string, number: number, agent: string): string;
+  replied(who: string, number: number, agent: string): string;
+}
+
+const REPLY_NOTICE: Record<Language, ReplyNoticeTexts> = {
+  en: {
+    subject: (who, n, agent) => `Reply from ${who} on ticket #${n} for ${agent}`,
+    replied: (who, n, agent) => `${who} replied to ticket #${n} with ${agent}.`,
+  },
+  nl: {
+    subject: (who, n, agent) => `Reactie van ${who} op ticket #${n} voor ${agent}`,
+    replied: (who, n, agent) => `${who} heeft gereageerd op ticket #${n} bij ${agent}.`,
+  },
+  fr: {
+    subject: (who, n, agent) => `Réponse de ${who} au ticket n° ${n} pour ${agent}`,
+    replied: (who, n, agent) => `${who} a répondu au ticket n° ${n} auprès de ${agent}.`,
+  },
+  de: {
+    subject: (who, n, agent) => `Antwort von ${who} auf Ticket Nr. ${n} für ${agent}`,
+    replied: (who, n, agent) => `${who} hat auf das Ticket Nr. ${n} bei ${agent} geantwortet.`,
+  },
+  es: {
+    subject: (who, n, agent) => `Respuesta de ${who} al ticket n.º ${n} para ${agent}`,
+    replied: (who, n, agent) => `${who} ha respondido al ticket n.º ${n} con ${agent}.`,
+  },
+};
+
+/** The notice of a visitor's reply by mail to a ticket, to the people chosen for the agent's tickets, with the reply quoted. */
+export function visitorReplyNoticeMail(language: Language, input: { agentName: string; number: number; from: string; body: string; ticketUrl: string }): ComposedMail {
+  const t = REPLY_NOTICE[language];
+  return compose(language, {
+    subject: t.subject(input.from, input.number, input.agentName),
+    blocks: [{ text: t.replied(input.from, input.number, input.agentName) }, { quote: input.body }, { text: NOTICE[language].openIt, link: input.ticketUrl }],
   });
 }

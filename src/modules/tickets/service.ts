@@ -14,10 +14,11 @@ import { admitMailTo } from '../../platform/mail.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';
 import type { Db } from '../../platform/db.ts';
 import { requireAgent } from '../agents/access.ts';
-import { LANGUAGES, type Language } from '../agents/schemas.ts';
+import type { Language } from '../agents/schemas.ts';
 import { pageAddress } from '../chat/retrieval.ts';
 import { requireVisitorConversation, verifyIdentity, type Visitor } from '../visitors/access.ts';
-import { confirmationMail, ownerNoticeMail } from './mails.ts';
+import { confirmationMail, ownerNoticeMail, visitorReplyNoticeMail } from './mails.ts';
+import { dashboardPages, noticeRecipients, recordNotices, type Recipients } from '../people/notifications.ts';
 import type { entrySchema, openTicketBody, ticketSchema, ticketWithEntriesSchema } from './schemas.ts';
 import * as store from './store.ts';
 import { ticketMessageId } from './threading.ts';
@@ -63,7 +64,7 @@ export async function openTicket(ctx: Context, visitor: Visitor, input: OpenTick
     solved_at: null,
     expires_at: null,
   };
-  const owner = await store.workspaceOwner(ctx.db, visitor.workspaceId);
+  const recipients = await noticeRecipients(ctx.db, visitor.workspaceId, [visitor.agent.id], ['tickets']);
   // Over the address's hourly allowance the ticket is still opened, only not confirmed: refusing it would let
   // anyone who floods an address stop its owner from opening tickets.
   const confirm = await admitMailTo(ctx.db, email, now);
@@ -71,7 +72,7 @@ export async function openTicket(ctx: Context, visitor: Visitor, input: OpenTick
     ticket.number = await store.takeTicketNumber(trx, visitor.agent.id);
     await store.insertTicket(trx, ticket);
     await recordTicketCreated(trx, ticket.id, visitor.agent.id, now);
-    return recordTicketMails(ctx, trx, visitor, ticket, owner, confirm);
+    return recordTicketMails(ctx, trx, visitor, ticket, recipients, confirm);
   });
   await ctx.mailer.dispatch(mailIds);
   return { id: ticket.id, number: ticket.number };
@@ -95,7 +96,7 @@ async function recordTicketMails(
   db: Db,
   visitor: Visitor,
   ticket: Omit<store.TicketRow, 'helpdesk'>,
-  owner: { email: string | null; language: string } | undefined,
+  recipients: Recipients,
   confirm: boolean,
 ): Promise<Array<string | null>> {
   const agentName = visitor.settings.name;
@@ -112,8 +113,8 @@ async function recordTicketMails(
     const messageId = ticketMessageId(ctx.config.publicUrl, ticket.id);
     ids.push(await ctx.mailer.record(db, { to: ticket.email, fromName: agentName, messageId, ...confirmation }));
   }
-  if (owner?.email) {
-    const notice = ownerNoticeMail(languageOr(owner.language), {
+  if (recipients.emails.length > 0) {
+    const notice = ownerNoticeMail(recipients.language, {
       agentName,
       number: ticket.number,
       email: ticket.email,
@@ -123,15 +124,11 @@ async function recordTicketMails(
       signedIn: ticket.signed_in,
       pageUrl: ticket.page_url,
       conversationId: ticket.conversation_id,
-      ticketUrl: `${ctx.config.publicUrl}/api/v1/agents/${ticket.agent_id}/tickets/${ticket.id}`,
+      ticketUrl: dashboardPages.ticket(ctx, ticket.agent_id, ticket.id),
     });
-    ids.push(await ctx.mailer.record(db, { to: owner.email, ...notice }));
+    ids.push(...(await recordNotices(ctx, db, recipients, notice)));
   }
   return ids;
-}
-
-function languageOr(value: string): Language {
-  return (LANGUAGES as readonly string[]).includes(value) ? (value as Language) : 'en';
 }
 
 export interface HeldDraft {
@@ -183,12 +180,29 @@ export async function addHeldDraft(ctx: Context, held: HeldDraft): Promise<{ tic
     solved_at: null,
     expires_at: null,
   };
-  await ctx.db.transaction().execute(async (trx) => {
+  const recipients = await noticeRecipients(ctx.db, held.workspaceId, [held.agentId], ['tickets']);
+  const agent = await ctx.db.selectFrom('agents').select('name').where('id', '=', held.agentId).executeTakeFirst();
+  const mailIds = await ctx.db.transaction().execute(async (trx) => {
     ticket.number = await store.takeTicketNumber(trx, held.agentId);
     await store.insertTicket(trx, ticket);
     await trx.insertInto('ticket_entries').values({ ...entry, ticket_id: ticket.id }).execute();
     await recordTicketCreated(trx, ticket.id, held.agentId, now);
+    // A new ticket like any other: the people chosen for the agent's tickets are told (a draft waits for them).
+    const notice = ownerNoticeMail(recipients.language, {
+      agentName: agent?.name ?? 'Parley',
+      number: ticket.number,
+      email: ticket.email,
+      name: null,
+      question: ticket.question,
+      language: ticket.language,
+      signedIn: false,
+      pageUrl: null,
+      conversationId: ticket.conversation_id,
+      ticketUrl: dashboardPages.ticket(ctx, held.agentId, ticket.id),
+    });
+    return recordNotices(ctx, trx, recipients, notice);
   });
+  await ctx.mailer.dispatch(mailIds);
   return { ticketId: ticket.id, entryId: entry.id };
 }
 
@@ -208,6 +222,27 @@ export async function addConversationEntry(
   const added = await store.addEntry(ctx.db, agentId, { id: newId('ent'), ticket_id: ticket.id, kind: entry.kind, body: entry.body, from_address: entry.fromAddress, mail_error: null, created_at: now }, now);
   if (added && entry.kind === 'visitor') await store.setStatus(ctx.db, agentId, ticket.id, 'open', now, now);
   return added && entryView(added);
+}
+
+/**
+ * Tells the people chosen for the agent's tickets that a visitor replied by mail
+ * to a ticket (the e-mail channel calls it after adding the `visitor` entry),
+ * with the reply quoted and a link to the ticket's page in the dashboard.
+ */
+export async function notifyVisitorReply(ctx: Context, agentId: string, conversationId: string, reply: { from: string; body: string }): Promise<void> {
+  // The conversation's newest ticket: the one addConversationEntry put the reply on.
+  const ticket = await ctx.db
+    .selectFrom('tickets as t')
+    .innerJoin('agents as a', 'a.id', 't.agent_id')
+    .select(['t.id', 't.workspace_id', 't.number', 'a.name'])
+    .where('t.agent_id', '=', agentId)
+    .where('t.conversation_id', '=', conversationId)
+    .orderBy('t.created_at', 'desc')
+    .executeTakeFirst();
+  if (!ticket) return;
+  const recipients = await noticeRecipients(ctx.db, ticket.workspace_id, [agentId], ['tickets']);
+  const mail = visitorReplyNoticeMail(recipients.language, { agentName: ticket.name ?? 'Parley', number: ticket.number, from: reply.from, body: reply.body, ticketUrl: dashboardPages.ticket(ctx, agentId, ticket.id) });
+  await ctx.mailer.dispatch(await recordNotices(ctx, ctx.db, recipients, mail));
 }
 
 /** Takes a conversation's `held` entries off its tickets (a held draft discarded); how many. */

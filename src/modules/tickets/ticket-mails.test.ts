@@ -236,7 +236,7 @@ describe('ticket mails in the right language, received by a real SMTP server', (
         `Joris heeft ticket #${number} geopend bij Winkelhulp.`,
         '> Wanneer komt mijn <pakket>?',
         ['E-mailadres: klant@example.org', 'Naam: Joris', 'Taal: de', 'Ingelogd: nee', 'Pagina: https://shop.example.nl/bestelling', `Gesprek: ${conversationId}`].join('\n'),
-        `Lees het via de API:\nGET https://parley.example.net/api/v1/agents/${agent}/tickets/${id}`,
+        `Open het in het dashboard: https://parley.example.net/app/agents/${agent}/inbox/tickets/${id}`,
       ].join('\n\n') + '\n',
     );
     assert.ok(notice.html?.includes('Wanneer komt mijn &lt;pakket&gt;?'), 'the question is escaped in the HTML part');

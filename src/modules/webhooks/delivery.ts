@@ -11,7 +11,7 @@ import type { Context } from '../../context.ts';
 import type { Db } from '../../platform/db.ts';
 import { SafeFetchError } from '../../platform/safe-fetch.ts';
 import * as store from './store.ts';
-import { languageOrEnglish } from '../agents/schemas.ts';
+import { dashboardPages, noticeRecipients, recordNotices, type NoticeKind } from '../people/notifications.ts';
 import { switchedOffMail } from './mails.ts';
 
 /** The wait after each failed attempt: 7 attempts over about 22 hours. */
@@ -94,19 +94,25 @@ function retryAt(now: Date, attemptsMade: number): Date {
   return new Date(now.getTime() + delay + Math.floor(Math.random() * delay * JITTER));
 }
 
-/** The seventh failure: off, every waiting delivery given up, the owner told (the mail in the same transaction). */
+/**
+ * The seventh failure: off, every waiting delivery given up, the people told
+ * (the mails in the same transaction): those chosen for the events it carries of
+ * its agent (every agent, for a webhook of the whole workspace) who may handle
+ * webhooks, else the owner (docs/people.md, "Notifications").
+ */
 async function switchOff(ctx: Context, { webhook }: store.Outgoing): Promise<void> {
   const now = ctx.clock.now();
-  const mailId = await ctx.db.transaction().execute(async (trx) => {
-    if (!(await store.switchOff(trx, webhook.id, now))) return null;
-    return mailOwner(ctx, trx, webhook);
+  const mailIds = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await store.switchOff(trx, webhook.id, now))) return [];
+    return mailPeople(ctx, trx, webhook);
   });
-  await ctx.mailer.dispatch([mailId]);
+  await ctx.mailer.dispatch(mailIds);
 }
 
-async function mailOwner(ctx: Context, db: Db, webhook: store.Outgoing['webhook']): Promise<string | null> {
-  const owner = await store.workspaceOwner(db, webhook.workspace_id);
-  if (!owner?.email) return null;
-  const mail = switchedOffMail(languageOrEnglish(owner.language), { id: webhook.id, host: new URL(webhook.url).host });
-  return ctx.mailer.record(db, { to: owner.email, ...mail });
+async function mailPeople(ctx: Context, db: Db, webhook: store.Outgoing['webhook']): Promise<Array<string | null>> {
+  const row = await db.selectFrom('webhooks').select(['agent_id', 'events']).where('id', '=', webhook.id).executeTakeFirst();
+  const kinds = (row?.events ?? []).map((event) => (event === 'lead.created' ? 'leads' : 'tickets') as NoticeKind);
+  const recipients = await noticeRecipients(db, webhook.workspace_id, row?.agent_id ? [row.agent_id] : null, kinds, { managersOnly: true });
+  const mail = switchedOffMail(recipients.language, { id: webhook.id, host: new URL(webhook.url).host, page: dashboardPages.webhook(ctx, webhook.id) });
+  return recordNotices(ctx, db, recipients, mail);
 }

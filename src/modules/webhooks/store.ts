@@ -218,11 +218,6 @@ export async function deleteWebhookById(db: Db, webhookId: string): Promise<void
   await db.deleteFrom('webhooks').where('id', '=', webhookId).execute();
 }
 
-export async function workspaceOwner(db: Db, workspaceId: string): Promise<{ email: string | null; language: string } | undefined> {
-  const row = await db.selectFrom('workspaces').select(['owner_email', 'language']).where('id', '=', workspaceId).executeTakeFirst();
-  return row && { email: row.owner_email, language: row.language };
-}
-
 /** Delivery records delivered or given up that were made before `before`, then the events nothing refers to any more. */
 export async function deleteOldDeliveries(db: Db, before: Date): Promise<void> {
   await db.deleteFrom('webhook_deliveries').where('status', '<>', 'pending').where('created_at', '<=', before).execute();

@@ -25,6 +25,8 @@ export interface ApiKeyRow {
   agent_id: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  /** Written at most once a minute per key (./key-use.ts). */
+  last_used_at: Generated<Date | null>;
 }
 
 declare module '../../platform/db.ts' {
