@@ -120,6 +120,12 @@ describe('the Client page', () => {
     const renewed = (await dash.service.api('GET', `/agents/${agentId}/client`, { key: ws.keys.manage })).body.data.report.link;
     assert.notEqual(renewed, report.link);
     assert.equal(await link.inputValue(), renewed);
+
+    // "Send report now" (people routes): the month's report is made, mailed and listed as sent.
+    await page.getByRole('button', { name: 'Send report now' }).click();
+    await page.getByRole('status').filter({ hasText: 'mailed to the client' }).waitFor({ timeout: 60_000 });
+    await page.getByRole('table', { name: 'Reports' }).getByText('Sent', { exact: true }).waitFor();
+    await expectNoSeriousAxeViolations(page, 'the client page with a report sent');
   });
 
   test('below the agency plan the page says clients come with it (402 clients_not_in_plan)', async () => {

@@ -5,11 +5,11 @@
  * clients_not_in_plan and the page says so in plain words.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, send } from '../../api.ts';
+import { ApiError, call, get, send } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
-import { t } from '../../i18n/index.ts';
+import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import { Button, Dialog, ErrorNotice, Notice, Select, TextField } from '../../components/index.ts';
+import { Badge, Button, Dialog, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { AgentFrame } from '../agent/frame.tsx';
 
 interface ClientReply {
@@ -45,6 +45,7 @@ function Client({ agentId, maySeeFees }: { agentId: string; maySeeFees: boolean 
       {loaded.error && <ErrorNotice error={loaded.error} />}
       {!reply && !loaded.error && <p>{t('app.loading')}</p>}
       {reply && <ClientForm path={path} reply={reply} showFees={reply.client ? 'serviceFeeEur' in reply.client : maySeeFees} onSaved={setReply} />}
+      {reply?.client && <Reports agentId={agentId} />}
       {reply?.report.link && <ArchiveLink path={path} link={reply.report.link} onRenewed={setReply} />}
     </section>
   );
@@ -191,6 +192,86 @@ function ArchiveLink({ path, link, onRenewed }: { path: string; link: string; on
           <Button onClick={() => setConfirming(false)}>{t('app.cancel')}</Button>
         </div>
       </Dialog>
+    </section>
+  );
+}
+
+interface Report {
+  id: string;
+  month: string;
+  status: 'pending' | 'making' | 'held' | 'sent' | 'failed' | 'discarded';
+  createdAt: string;
+  finishedAt: string | null;
+  error: string | null;
+}
+
+const REPORT_TONE = { pending: 'busy', making: 'busy', held: 'busy', sent: 'good', failed: 'bad', discarded: 'neutral' } as const;
+
+/** The client's reports (people routes, docs/people.md): "Send report now", and each held one previewed as its PDF, released or discarded. */
+function Reports({ agentId }: { agentId: string }) {
+  const base = `/agents/${encodeURIComponent(agentId)}/client`;
+  const reports = useData(async () => (await call<{ data: Report[] }>('GET', `${base}/reports`)).data, [base]);
+  const [message, setMessage] = useState<string | undefined>();
+  const [error, setError] = useState<ApiError | undefined>();
+  const [busy, setBusy] = useState<string | undefined>();
+
+  async function act(what: string, path: string, done: string) {
+    setBusy(what);
+    try {
+      await call('POST', path);
+      setError(undefined);
+      setMessage(done);
+      await reports.reload();
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(undefined);
+    }
+  }
+  return (
+    <section class="card" aria-labelledby="client-sent">
+      <h3 id="client-sent">{t('client.sent')}</h3>
+      <div class="page-header-actions">
+        <Button busy={busy === 'now'} onClick={() => void act('now', `${base}/report`, t('client.sentNow'))}>
+          {t('client.sendNow')}
+        </Button>
+      </div>
+      <Notice kind="success">{message}</Notice>
+      {(error ?? reports.error) && <ErrorNotice error={error ?? reports.error} />}
+      {reports.data && reports.data.length === 0 && <p>{t('client.noReports')}</p>}
+      {reports.data && reports.data.length > 0 && (
+        <Table
+          caption={t('client.sent')}
+          rows={reports.data}
+          rowKey={(r) => r.id}
+          columns={[
+            { label: t('client.month'), cell: (r) => r.month },
+            { label: t('client.status'), cell: (r) => <Badge tone={REPORT_TONE[r.status] ?? 'neutral'}>{t(`client.status.${r.status}`)}</Badge> },
+            { label: t('client.made'), cell: (r) => formatDate(r.finishedAt ?? r.createdAt) },
+            {
+              label: t('analytics.action'),
+              cell: (r) =>
+                r.status === 'held' ? (
+                  <span class="page-header-actions">
+                    <a href={`/app/api${base}/reports/${encodeURIComponent(r.id)}/pdf`} target="_blank" rel="noopener">
+                      {t('client.preview', { month: r.month })}
+                    </a>
+                    <Button kind="primary" busy={busy === `release-${r.id}`} onClick={() => void act(`release-${r.id}`, `${base}/reports/${encodeURIComponent(r.id)}/release`, t('client.released'))}>
+                      {t('client.release', { month: r.month })}
+                    </Button>
+                    <Button kind="danger" busy={busy === `discard-${r.id}`} onClick={() => void act(`discard-${r.id}`, `${base}/reports/${encodeURIComponent(r.id)}/discard`, t('client.discarded'))}>
+                      {t('client.discard', { month: r.month })}
+                    </Button>
+                  </span>
+                ) : r.status === 'sent' ? (
+                  <a href={`/app/api${base}/reports/${encodeURIComponent(r.id)}/pdf`} target="_blank" rel="noopener">
+                    {t('client.preview', { month: r.month })}
+                  </a>
+                ) : null,
+            },
+          ]}
+        />
+      )}
     </section>
   );
 }
