@@ -11,6 +11,7 @@ import { expectFitsPhoneWidth, expectNoSeriousAxeViolations, startDashboard, typ
 import type { SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { seedTexts } from '../chat/test-support.ts';
+import { addPerson, signIn } from '../people/test-support.ts';
 
 let dash: DashboardHarness;
 let ws: SeededWorkspace;
@@ -78,6 +79,20 @@ describe('the Analytics page', () => {
     await page.locator('.field-error').filter({ hasText: '366 days' }).waitFor();
     assert.equal(await page.getByLabel('To', { exact: true }).getAttribute('aria-invalid'), 'true');
     await expectNoSeriousAxeViolations(page, 'the analytics page with a period too long');
+  });
+
+
+  test('a member limited to one agent is offered only that agent', async () => {
+    const other = await seedAgent(dash.service, ws, 'Other agent');
+    const email = `member-${Date.now()}@example.org`;
+    await addPerson(dash.service, await signIn(dash.service, ws.id), email, 'member', [other]);
+    const page = await dash.newPage();
+    await dash.signInDirectly(page, ws.id, email);
+    await page.goto('/app/analytics');
+    const agent = page.getByRole('combobox', { name: 'Agent' });
+    await figure(page, 'Conversations').waitFor();
+    assert.deepEqual(await agent.locator('option').allTextContents(), ['Other agent']);
+    assert.equal(await figure(page, 'Conversations').textContent(), '0');
   });
 });
 
