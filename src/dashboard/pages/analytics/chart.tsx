@@ -30,7 +30,7 @@ export function DailyChart({ days, series }: { days: string[]; series: DailySeri
         width: Math.max(element.clientWidth, 200),
         height: HEIGHT,
         legend: { show: false },
-        cursor: { drag: { x: false, y: false } },
+        cursor: { show: false, drag: { x: false, y: false } },
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         scales: { y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
         axes: [axis, { ...axis, size: 40, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] }],
