@@ -143,7 +143,7 @@ export const en = {
   'analytics.perDay': 'Conversations and questions per day',
   'analytics.day': 'Day',
   'analytics.bands': 'Answers by confidence',
-  'analytics.band': '{band} ({min}–{max}): {answers} answers',
+  'analytics.band': '{band} ({min}–{max}): {answers}',
   'analytics.band.high': 'High',
   'analytics.band.medium': 'Medium',
   'analytics.band.low': 'Low',

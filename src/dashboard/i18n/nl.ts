@@ -145,7 +145,7 @@ export const nl: Record<MessageKey, string> = {
   'analytics.perDay': 'Gesprekken en vragen per dag',
   'analytics.day': 'Dag',
   'analytics.bands': 'Antwoorden naar zekerheid',
-  'analytics.band': '{band} ({min}–{max}): {answers} antwoorden',
+  'analytics.band': '{band} ({min}–{max}): {answers}',
   'analytics.band.high': 'Hoog',
   'analytics.band.medium': 'Middel',
   'analytics.band.low': 'Laag',

@@ -59,7 +59,7 @@ describe('the Analytics page', () => {
     assert.ok(await page.locator('.analytics-chart canvas').count() > 0, 'uPlot drew the chart');
     for (const name of ['high', 'medium', 'low'] as const) {
       const band = expected.bands[name];
-      await page.getByText(`${name[0]!.toUpperCase()}${name.slice(1)} (${band.min}–${band.max}): ${band.answers} answers`).waitFor();
+      await page.getByText(`${name[0]!.toUpperCase()}${name.slice(1)} (${band.min}–${band.max}): ${band.answers}`, { exact: true }).waitFor();
     }
     // The weakest answers: each a link to its conversation in the inbox and "Correct it".
     const weakest = page.getByRole('table', { name: 'Weakest answers' });
