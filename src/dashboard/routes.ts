@@ -48,6 +48,7 @@ export const routes: Route[] = [
   { path: '/app/agents/:agentId/inbox/tickets', title: 'inbox.tickets', section: 'inbox', load: () => import('./pages/inbox/tickets.tsx') },
   { path: '/app/agents/:agentId/inbox/tickets/:ticketId', title: 'inbox.ticket', section: 'inbox', load: () => import('./pages/inbox/ticket.tsx') },
   { path: '/app/analytics', title: 'nav.analytics', section: 'analytics', load: () => import('./pages/analytics/page.tsx') },
+  { path: '/app/agents/:agentId/client', title: 'agent.client', section: 'agents', load: () => import('./pages/agent-client/page.tsx') },
   { path: '/app/webhooks', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
   { path: '/app/keys', title: 'nav.keys', section: 'keys', roles: ADMINS, load: () => import('./pages/keys/page.tsx') },
   { path: '/app/settings', title: 'nav.settings', section: 'settings', load: () => import('./pages/settings/page.tsx') },
