@@ -75,13 +75,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asked = askedFor(input.question);
   const followed = input.followsUp ? askedFor(input.followsUp) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
-  const candidates = input.passages.flatMap((passage, index) => {
-    const titleTerms = contentTerms(passage.title, input.language);
-    return sentences(passage.text).map((text, position) => {
-      const ownTerms = new Set([...contentTerms(text, input.language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
-      return { text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...titleTerms]), passageScore: passage.score };
-    });
-  });
+  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   for (const candidate of candidates) addForms(candidate, asks);
   const weights = termWeights(candidates, input.language, [
@@ -96,6 +90,35 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
   return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false };
+}
+
+/** A heading is a passage's first line, short and not a sentence (no full stop, colon or semicolon at its end) nor a table row. */
+const HEADING_CHARS = 120;
+
+/**
+ * A passage's sentences that may be quoted, each with what it is about: the passage's
+ * title, its heading (the first line, when it is a heading: "Opening hours", "Do you
+ * treat children?") and the question the site asked just before it (an FAQ's "Can I
+ * pay cash?" over its answer). Headings and questions are context, never quoted: the
+ * answer is the sentence under them.
+ */
+function quotable(passage: OfflineContext['passages'][number], index: number, language: Language, kinds: string[]): Candidate[] {
+  const titleTerms = contentTerms(passage.title, language);
+  const [first = '', ...rest] = passage.text.split(/\n\s*\n/);
+  // A table row read as "Solo — Price: 9 €; Users: 1" is no heading: it has a label's colon or a semicolon.
+  const hasHeading = rest.length > 0 && first.length <= HEADING_CHARS && !/[.:;]$/.test(first.trim()) && !/\n|;|\S:\s/.test(first);
+  const context = new Set([...titleTerms, ...(hasHeading ? contentTerms(first, language) : [])]);
+  let asked: string[] = [];
+  const out: Candidate[] = [];
+  sentences(hasHeading ? rest.join('\n\n') : passage.text).forEach((text, position) => {
+    if (/[?¿]["')\]]?$/.test(text)) {
+      asked = contentTerms(text, language);
+      return;
+    }
+    const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
+    out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...context, ...asked]), passageScore: passage.score });
+  });
+  return out;
 }
 
 /** The shortest stem whose longer or shorter form counts as the same word (see addForms). */
@@ -165,7 +188,8 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
       if (chosen.includes(candidate)) continue;
       const gain = gainOf(candidate.terms);
       if (gain <= 0 || (chosen.length > 0 && gain < LATER_GAIN)) continue;
-      const value = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
+      // Near-ties go to the sentence that says the words itself, not by its title or heading.
+      const value = gain + 0.1 * gainOf(candidate.ownTerms) + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
       if (value > bestValue) [best, bestValue] = [candidate, value];
     }
     if (!best) break;

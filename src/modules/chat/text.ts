@@ -6,19 +6,20 @@
  * only has to tell the best of a few dozen apart.
  */
 import type { Language } from '../agents/schemas.ts';
+import { EMAIL, POSTAL_CODES } from '../knowledge/crawl/contact-details.ts';
 
 const STOP_WORDS = new Set(
   [
     // en
-    'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who why will with would you your yours about also any just may might please tell',
+    'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who whom whose why will with would you your yours about also any just may might please tell',
     // nl
-    'de het een en van in is op te dat die voor met zijn er aan ook als bij of om nog wat wie waar hoe wanneer kan kun kunt je jij jullie u uw we wij ik mijn ons onze zij ze hun niet geen wel naar dan door maar over uit worden wordt was',
+    'de het een en van in is op te dat die voor met zijn er aan ook als bij of om nog wat wie waar hoe wanneer welk welke kan kun kunt je jij jullie u uw we wij ik mijn ons onze zij ze hun niet geen wel naar dan door maar over uit worden wordt was heb hebt heeft hebben',
     // fr
-    'le la les un une des et de du en est sont au aux ce cet cette ces que qui quoi quand comment pour par sur dans avec sans chez pas ne ou je tu il elle nous vous ils elles mon ma mes votre vos notre nos leur leurs se sa son ses y a peut puis suis es etes sommes ai as avez avons ont',
+    'le la les un une des et de du en est sont au aux ce cet cette ces que qui quoi quand comment quel quelle quels quelles lequel laquelle pour par sur dans avec sans chez pas ne ou je tu il elle on nous vous ils elles mon ma mes votre vos notre nos leur leurs se sa son ses y a peut puis suis es etes sommes ai as avez avons ont',
     // de
-    'der die das ein eine einen einem einer und oder ist sind war in im am an auf aus bei mit nach von vor zu zum zur für über um wie wo was wer wann warum ich du er sie es wir ihr ihnen ihm ihn uns euch mich mir dich dir mein meine meinen meinem meiner dein unser euer ihre nicht kein keine auch noch nur kann können den dem des',
+    'der die das ein eine einen einem einer und oder ist sind war in im am an auf aus bei mit nach von vor zu zum zur für über um wie wo was wer wann warum welche welcher welches welchen ich du er sie es wir ihr ihnen ihm ihn uns euch mich mir dich dir mein meine meinen meinem meiner dein unser euer ihre nicht kein keine auch noch nur kann können den dem des habe hast hat haben habt werde wird werden',
     // es
-    'el la los las un una unos unas y o de del en es son al que qué cómo como cuándo cuando dónde donde quién por para con sin no se su sus mi mis tu tus nuestro nuestra usted ustedes lo le les me te nos hay puedo puede',
+    'el la los las un una unos unas y o de del en es son al que qué cómo como cuándo cuando dónde donde quién cuál cuáles por para con sin no se su sus mi mis tu tus nuestro nuestra usted ustedes lo le les me te nos hay puedo puede',
   ]
     .join(' ')
     .split(/\s+/)
@@ -135,8 +136,14 @@ function termsOf(text: string, language: Language | undefined, dropped: Array<Se
     if (folded.length < 2 && !/\d/.test(folded)) continue;
     if (dropped.some((set) => set.has(folded))) continue;
     // "trade-in" and "second-hand" also match "trade in" and "second hand"; "êtes-vous", whose parts are all dropped, is dropped.
-    const parts = /\p{L}-\p{L}/u.test(folded) ? termsOf(folded.replace(/-/g, ' '), language, dropped) : [];
-    if (parts.length === 0 && /\p{L}-\p{L}/u.test(folded)) continue;
+    const hyphenated = /\p{L}-\p{L}/u.test(folded);
+    const parts = hyphenated ? termsOf(folded.replace(/-/g, ' '), language, dropped) : [];
+    if (parts.length === 0 && hyphenated) continue;
+    // "gérez-vous" and "existe-t-il" are a verb with its pronoun: the verb alone is the word.
+    if (hyphenated && folded.split('-').some((part) => part.length < 2 || dropped.some((set) => set.has(part)))) {
+      terms.push(...parts);
+      continue;
+    }
     terms.push(stem(folded.replace(/['’]/g, ''), language), ...parts);
   }
   return terms;
@@ -211,7 +218,8 @@ const TIME_UNITS =
 /**
  * What a question asks for beyond its words, and what an answer to it holds: "how much"
  * is answered by an amount, "what time" by a time of day, "how long" by a duration, "how
- * many" by a number, "how often" by a frequency, "phone number" by a number to call.
+ * many" by a number, "how often" by a frequency, "where are you" by a postal address,
+ * "e-mail address" by one, "phone number" by a number to call.
  * Matched on folded text; the asking words are not terms of the question.
  */
 const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
@@ -250,6 +258,17 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
     answer: /\d\s?((euros?|eur|cents?|dollars?|pounds?)\b|[€$£])|[€$£]\s?\d|\b(free|gratis|gratuite?s?|kostenlos|gratuitos?)\b/,
   },
   {
+    kind: 'address',
+    question:
+      /\b(where are you( based)?|where is your|where can i find you|located|location|(postal |street )?address|adres|adresse postale|waar (zit|zitten|zijn|vind) (je|jullie|u)|ou (se trouve|se trouvent|etes|vous trouver)|ou est (situe|votre)|wo (sind|finde ich|befindet sich) (sie|ihr|euch)|anschrift|donde (esta|estan|se encuentra)|direccion postal)\b/g,
+    answer: new RegExp(POSTAL_CODES.map((code) => code.source).join('|'), 'u'),
+  },
+  {
+    kind: 'email',
+    question: /\b(e-?mail( address| adres| adresse)?|mailadres|adresse (e-?mail|mail|electronique)|courriel|correo( electronico)?)\b/g,
+    answer: EMAIL,
+  },
+  {
     kind: 'phone',
     question: /\b((tele)?phone number|number to call|telefoonnummer|numero de telephone|telefonnummer|numero de telefono)\b/g,
     answer: /\+?\d[\d ()-]{6,}\d/,
@@ -272,5 +291,6 @@ export function askedFor(question: string): { kinds: string[]; rest: string } {
 /** The kinds of fact a sentence holds, among those asked for. */
 export function heldKinds(sentence: string, asked: string[]): string[] {
   const folded = fold(sentence);
-  return ASKS.filter((ask) => asked.includes(ask.kind) && ask.answer.test(folded)).map((ask) => ask.kind);
+  // Postal codes are told by their capitals ("3511 NS", "BS7 8AE"): read on the sentence as written.
+  return ASKS.filter((ask) => asked.includes(ask.kind) && ask.answer.test(ask.kind === 'address' ? sentence : folded)).map((ask) => ask.kind);
 }

@@ -3,10 +3,13 @@
  * crawler can judge a page without loading the HTML parsers, which it loads at first use.
  */
 
-const EMAIL = /[\p{L}\d._%+-]+@[\p{L}\d-]+(?:\.[\p{L}\d-]+)+/u;
+/** The fragment of the site facts' address: the site's home address with it (crawler.ts, keepSiteFacts). */
+export const SITE_FACTS_FRAGMENT = '#contact-details';
+
+export const EMAIL = /[\p{L}\d._%+-]+@[\p{L}\d-]+(?:\.[\p{L}\d-]+)+/u;
 /** A number written as a phone number: starting with +, 0 or (, 8 to 15 digits with spaces, dots or dashes. */
 const PHONE = /(?:\+|\(|\b0)\d[\d\s().\/-]{5,20}\d/g;
-const POSTAL_CODES = [
+export const POSTAL_CODES = [
   /\b\d{4}\s?[A-Z]{2}\b/, // Dutch: 3511 NS
   /\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b/, // British: BS7 8AE
   /\b\d{5}\s+\p{Lu}\p{Ll}+/u, // French, German, Spanish, Italian: 75011 Paris
