@@ -19,7 +19,7 @@ export interface UsedPassage {
 }
 
 /** A sentence is supported when this share of its terms occurs in the passages. */
-const SENTENCE_SUPPORT = 0.7;
+export const SENTENCE_SUPPORT = 0.7;
 
 /**
  * Before the answer: half the best passage's score, half the share of the question's
@@ -42,7 +42,7 @@ export function cappedConfidence(confidence: number, grounding: Grounding | null
 }
 
 /** Lines that name sources are the service's own, not claims to check. */
-const SOURCE_LINE = /^(sources?|bron(nen)?|quellen?|fuentes?)\s*:/i;
+export const SOURCE_LINE = /^(sources?|bron(nen)?|quellen?|fuentes?)\s*:/i;
 
 /** Lexical check: the share of each answer sentence's terms found in the passages. */
 export function lexicalGrounding(answer: string, passages: UsedPassage[]): Grounding {

@@ -121,6 +121,11 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
   return out;
 }
 
+/** Whether a text is the offline model's decline, in any of the five languages. */
+export function isOfflineDecline(text: string): boolean {
+  return Object.values(PHRASES).some((phrases) => text.startsWith(phrases.decline));
+}
+
 /** The shortest stem whose longer or shorter form counts as the same word (see addForms). */
 const FORM_MIN_LENGTH = 5;
 

@@ -74,6 +74,8 @@ const SPANISH_ENDINGS = ['iendo', 'ieron', 'ando', 'amos', 'emos', 'imos', 'aron
 export function stem(word: string, language?: Language): string {
   let w = fold(word);
   if (/^\d/.test(w)) return w;
+  const number = language ? NUMBERS[language].get(w) : undefined;
+  if (number) return number;
   if (language === 'es') {
     const ending = SPANISH_ENDINGS.find((e) => w.endsWith(e) && w.length - e.length >= 3);
     return (ending ? w.slice(0, -ending.length) : w).slice(0, 7);
@@ -83,7 +85,26 @@ export function stem(word: string, language?: Language): string {
     if (shorter === w) break;
     w = cut === 0 ? undouble(shorter) : shorter;
   }
+  // Dutch doubles a vowel in a closed syllable: "bewaar" and "bewaren", "week" and "weken" are one word.
+  if (language === 'nl') w = w.replace(/([aeou])\1([^aeiouy])$/, '$1$2');
   return w.slice(0, 7);
+}
+
+/**
+ * The numbers two to twelve written as words, per language, read as their digits: "six
+ * people" holds the "6" of a table's "Users: 6", "cinq personnes" the "5". (Not one:
+ * it is also the article, "un", "een", "ein", "uno".)
+ */
+const NUMBERS: Record<Language, Map<string, string>> = {
+  en: numberWords('two three four five six seven eight nine ten eleven twelve'),
+  nl: numberWords('twee drie vier vijf zes zeven acht negen tien elf twaalf'),
+  fr: numberWords('deux trois quatre cinq six sept huit neuf dix onze douze'),
+  de: numberWords('zwei drei vier funf sechs sieben acht neun zehn elf zwolf'),
+  es: numberWords('dos tres cuatro cinco seis siete ocho nueve diez once doce'),
+};
+
+function numberWords(list: string): Map<string, string> {
+  return new Map(list.split(' ').map((word, i) => [word, String(i + 2)]));
 }
 
 function cutEnding(w: string): string {
@@ -248,7 +269,7 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   },
   {
     kind: 'number',
-    question: /\b(how (many|big|large|high|heavy|far|old|wide|tall)|hoeveel|hoe (groot|hoog|zwaar|ver|oud)|combien de|quelle taille|wie viele|wie (gross|hoch|schwer|weit|alt)|cuantos|cuantas|que tan (grande|alto))\b/g,
+    question: /\b(how (many|big|large|high|heavy|far|old|wide|tall)|hoeveel|hoe (groot|hoog|zwaar|ver|oud)|combien (de\b|d')|quelle taille|wie viele|wie (gross|hoch|schwer|weit|alt)|cuantos|cuantas|que tan (grande|alto))\b/g,
     answer: new RegExp(`\\d|\\b(${NUMBER_WORDS})\\b`, 'u'),
   },
   {
