@@ -9,6 +9,7 @@
 import { generateText, type LanguageModel } from 'ai';
 import type { Language } from '../agents/schemas.ts';
 import { contentTerms, questionTerms, sentences } from './text.ts';
+import { isOfflineDecline } from './offline-model.ts';
 
 export type Grounding = 'supported' | 'partial' | 'unsupported';
 
@@ -46,6 +47,8 @@ export const SOURCE_LINE = /^(sources?|bron(nen)?|quellen?|fuentes?)\s*:/i;
 
 /** Lexical check: the share of each answer sentence's terms found in the passages. */
 export function lexicalGrounding(answer: string, passages: UsedPassage[]): Grounding {
+  // A decline claims nothing from the passages; the next steps it offers are the agent's own.
+  if (isOfflineDecline(answer)) return 'unsupported';
   const claims = sentences(answer).filter((s) => !SOURCE_LINE.test(s) && contentTerms(s).length > 0);
   if (claims.length === 0) return 'unsupported';
   const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`)));

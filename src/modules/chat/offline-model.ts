@@ -19,6 +19,31 @@ export interface OfflineContext {
   followsUp: string | null;
   language: Language;
   passages: Array<{ sourceName: string; title: string; text: string; score: number }>;
+  /** What a decline offers the visitor instead (see nextSteps). */
+  nextSteps?: NextSteps;
+}
+
+/** The agent's next steps a decline offers, in the answer's language. */
+export interface NextSteps {
+  /** The business's phone number and e-mail address, from the site's contact facts. */
+  contact: string | null;
+  /** The ticket form is on. */
+  ticket: boolean;
+  /** The lead form is on. */
+  lead: boolean;
+  /** The booking link. */
+  booking: string | null;
+}
+
+/** A decline, with the next steps the agent has: its contact details, the ticket or lead form, the booking link. */
+function declined(language: Language, steps: NextSteps | undefined, held: number): OfflineAnswer {
+  const phrases = PHRASES[language];
+  const offered = [
+    steps?.contact ? phrases.reach.replace('{contact}', steps.contact) : '',
+    steps?.ticket ? phrases.ticket : steps?.lead ? phrases.lead : '',
+    steps?.booking ? phrases.booking.replace('{url}', steps.booking) : '',
+  ].filter(Boolean);
+  return { text: [phrases.decline, ...(offered.length > 0 ? [offered.join(' ')] : [])].join('\n\n'), coverage: held, declined: true };
 }
 
 /** Below this share of the question's weight held by the chosen sentences, the model declines. */
@@ -71,7 +96,7 @@ export interface OfflineAnswer {
 export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
   if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false };
-  if (input.passages.length === 0) return { text: phrases.decline, coverage: 0, declined: true };
+  if (input.passages.length === 0) return declined(input.language, input.nextSteps, 0);
   const asked = askedFor(input.question);
   const followed = input.followsUp ? askedFor(input.followsUp) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
@@ -82,10 +107,10 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
-  if (weights.size === 0) return { text: phrases.decline, coverage: 0, declined: true };
+  if (weights.size === 0) return declined(input.language, input.nextSteps, 0);
   const chosen = chooseSentences(candidates, weights);
   const held = coverage(weights, new Set(chosen.flatMap((c) => [...c.terms])));
-  if (chosen.length === 0 || held < ANSWER_THRESHOLD) return { text: phrases.decline, coverage: held, declined: true };
+  if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;

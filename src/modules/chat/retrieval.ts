@@ -75,7 +75,7 @@ const FACT_PASSAGES = 3;
  * and opening hours, at the site's address with #contact-details), scored 1: they are what
  * a question for the business's phone number, address or e-mail address asks for.
  */
-async function siteFactPassages(ctx: Context, agentId: string): Promise<PassageHit[]> {
+export async function siteFactPassages(ctx: Context, agentId: string): Promise<PassageHit[]> {
   const rows = await ctx.db
     .selectFrom('passages as p')
     .innerJoin('sources as s', 's.id', 'p.source_id')

@@ -16,7 +16,8 @@ import { answerLanguage } from './language.ts';
 import { answeringModel, offlineModel, type AnsweringModel } from './models.ts';
 import { composeOfflineAnswer, isOfflineDecline, OFFLINE_PROVIDER, type OfflineContext } from './offline-model.ts';
 import { conversationMessages, systemPrompt } from './prompt.ts';
-import { pageAddress, retrieve } from './retrieval.ts';
+import { pageAddress, retrieve, siteFactPassages } from './retrieval.ts';
+import { contactLine } from '../knowledge/crawl/contact-details.ts';
 import type { attachmentSchema } from './schemas.ts';
 import { contentTerms, coverage, sentences } from './text.ts';
 import type { PassageHit } from '../knowledge/search.ts';
@@ -281,7 +282,20 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
   // The files' text comes before the passages found: the question is about them.
   const passages = [...filePassages(input.attachments ?? [], input.message), ...found.passages];
   const used = passages.map((p) => ({ title: p.title, text: p.text, score: p.score }));
-  const offline: OfflineContext = { question: input.message, followsUp, language, passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })) };
+  const offline: OfflineContext = {
+    question: input.message,
+    followsUp,
+    language,
+    passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })),
+    nextSteps: { contact: null, ticket: agent.tickets.enabled, lead: agent.leadCapture.enabled, booking: agent.calendlyUrl },
+  };
+  let offlineAnswer = model.offline ? composeOfflineAnswer(offline) : null;
+  if (offlineAnswer?.declined) {
+    // A decline offers the site's contact details: read only then, from the facts the crawl kept.
+    const facts = await siteFactPassages(ctx, agent.id);
+    offline.nextSteps!.contact = contactLine(facts.map((p) => p.text).join('\n'));
+    offlineAnswer = composeOfflineAnswer(offline);
+  }
   return {
     agent,
     conversationId,
@@ -320,7 +334,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     offline,
     passages: used,
     found: found.passages,
-    sources: model.offline ? usedSources(composeOfflineAnswer(offline).text, found.passages) : sourcesOf(found.passages),
+    sources: offlineAnswer ? usedSources(offlineAnswer.text, found.passages) : sourcesOf(found.passages),
     confidence: retrievalConfidence(followsUp ? `${followsUp} ${input.message}` : input.message, used, language),
     model,
     charge,

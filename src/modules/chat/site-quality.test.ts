@@ -94,6 +94,22 @@ for (const name of fixtureSiteNames()) {
       assert.ok(crawl.processed >= 8, JSON.stringify(crawl));
     });
 
+    test('a decline offers the site’s contact details, in the answer’s language', async () => {
+      let question: SiteQuestion | undefined;
+      let reply: Answer | undefined;
+      for (question of site.questions.uncovered) {
+        reply = await ask(question);
+        if (isDecline(reply)) break;
+      }
+      assert.ok(question && reply && isDecline(reply), 'an uncovered question is declined');
+      const language = question.language ?? site.questions.language;
+      const [before] = PHRASES[language].reach.split('{contact}');
+      const offered = reply.answer.slice(reply.answer.indexOf(before) + before.length);
+      assert.ok(reply.answer.includes(before), reply.answer);
+      assert.match(offered, /\d[\d ]{6,}\d · \S+@\S+\.example/, reply.answer);
+      assert.deepEqual(reply.sources, []);
+    });
+
     test('answered with the facts, wrongly declined, and uncovered questions declined, per kind of question', async () => {
       const { answerable, otherLanguage, uncovered } = site.questions;
       const misses: string[] = [];
