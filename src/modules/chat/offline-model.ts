@@ -18,9 +18,12 @@ export interface OfflineContext {
   /** The question it follows up, when the question is a short follow-up ("and on Sundays?"). */
   followsUp: string | null;
   language: Language;
-  passages: Array<{ sourceName: string; title: string; text: string; score: number }>;
+  /** language: the passage's own, when it shows one (knowledge/languages.ts, detectLanguage). */
+  passages: Array<{ sourceName: string; title: string; text: string; score: number; language?: Language }>;
   /** What a decline offers the visitor instead (see nextSteps). */
   nextSteps?: NextSteps;
+  /** The answer, when the answering service composed it already (for its sources): the model then gives it as is. */
+  composed?: string;
 }
 
 /** The agent's next steps a decline offers, in the answer's language. */
@@ -43,7 +46,7 @@ function declined(language: Language, steps: NextSteps | undefined, held: number
     steps?.ticket ? phrases.ticket : steps?.lead ? phrases.lead : '',
     steps?.booking ? phrases.booking.replace('{url}', steps.booking) : '',
   ].filter(Boolean);
-  return { text: [phrases.decline, ...(offered.length > 0 ? [offered.join(' ')] : [])].join('\n\n'), coverage: held, declined: true };
+  return { text: [phrases.decline, ...(offered.length > 0 ? [offered.join(' ')] : [])].join('\n\n'), coverage: held, declined: true, used: [] };
 }
 
 /** Below this share of the question's weight held by the chosen sentences, the model declines. */
@@ -80,6 +83,8 @@ export interface OfflineAnswer {
   /** Share of the question's weight the quoted sentences hold (0 for a decline). */
   coverage: number;
   declined: boolean;
+  /** The passages quoted (indices into the context's passages); none for a decline. */
+  used: number[];
 }
 
 /**
@@ -95,7 +100,7 @@ export interface OfflineAnswer {
  */
 export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
-  if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false };
+  if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false, used: [] };
   if (input.passages.length === 0) return declined(input.language, input.nextSteps, 0);
   const asked = askedFor(input.question);
   const followed = input.followsUp ? askedFor(input.followsUp) : undefined;
@@ -114,7 +119,11 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
-  return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false };
+  // Quoted from material in another language: one line in the answer's says so (the model cannot translate).
+  const material = input.passages[chosen[0].passage].language;
+  const quotedIn = chosen.every((c) => input.passages[c.passage].language === material) ? material : undefined;
+  const intro = quotedIn && quotedIn !== input.language ? `${phrases.otherLanguage.replace('{language}', phrases.names[quotedIn])}\n\n` : '';
+  return { text: `${intro}${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false, used: [...new Set(chosen.map((c) => c.passage))] };
 }
 
 /** A heading is a passage's first line, short and not a sentence (no full stop, colon or semicolon at its end) nor a table row. */
@@ -240,7 +249,10 @@ function lengthPenalty(text: string): number {
 
 /** The offline model as an AI SDK model: one path for every model in the answering service. */
 export function offlineLanguageModel(modelId: string): LanguageModelV3 {
-  const answer = (options: LanguageModelV3CallOptions) => composeOfflineAnswer(contextOf(options));
+  const answer = (options: LanguageModelV3CallOptions) => {
+    const context = contextOf(options);
+    return context.composed === undefined ? composeOfflineAnswer(context) : { text: context.composed };
+  };
   return {
     specificationVersion: 'v3',
     provider: OFFLINE_PROVIDER,

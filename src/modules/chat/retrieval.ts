@@ -76,6 +76,7 @@ const FACT_PASSAGES = 3;
  * a question for the business's phone number, address or e-mail address asks for.
  */
 export async function siteFactPassages(ctx: Context, agentId: string): Promise<PassageHit[]> {
+  // The facts are a source of their own (its address the site's with the fragment): found among the agent's sources, then its passages by source.
   const rows = await ctx.db
     .selectFrom('passages as p')
     .innerJoin('sources as s', 's.id', 'p.source_id')
@@ -83,7 +84,7 @@ export async function siteFactPassages(ctx: Context, agentId: string): Promise<P
     .where('s.agent_id', '=', agentId)
     .where('s.type', '=', 'website')
     .where('s.status', '=', 'ready')
-    .where('p.url', 'like', `%${SITE_FACTS_FRAGMENT}`)
+    .where('s.url', 'like', `%${SITE_FACTS_FRAGMENT}`)
     .orderBy('p.position')
     .limit(FACT_PASSAGES)
     .execute();

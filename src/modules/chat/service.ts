@@ -11,8 +11,8 @@ import { newId } from '../../platform/ids.ts';
 import type { Agent } from '../agents/schemas.ts';
 import type { Plan } from '../workspace/plans.ts';
 import { chargeCredits, refundCredits, type Charge, type ChargedAgent } from './credits.ts';
-import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, SENTENCE_SUPPORT, SOURCE_LINE, type Grounding, type UsedPassage } from './grounding.ts';
-import { answerLanguage } from './language.ts';
+import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, isOwnLine, SENTENCE_SUPPORT, type Grounding, type UsedPassage } from './grounding.ts';
+import { answerLanguage, detectLanguage } from './language.ts';
 import { answeringModel, offlineModel, type AnsweringModel } from './models.ts';
 import { composeOfflineAnswer, isOfflineDecline, OFFLINE_PROVIDER, type OfflineContext } from './offline-model.ts';
 import { conversationMessages, systemPrompt } from './prompt.ts';
@@ -105,7 +105,7 @@ export async function answer(ctx: Context, asker: Asker, agent: Agent, input: Qu
   const { text, model, charge } = await generateWithFallback(ctx, asker, prepared);
   const grounding = await checkGrounding(model, text, prepared.passages);
   const confidence = cappedConfidence(prepared.confidence, grounding);
-  const sources = usedSources(text, prepared.found);
+  const sources = sourcesOfAnswer(prepared, text);
   await recordingQuestion;
   await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence, sources });
   return {
@@ -154,7 +154,7 @@ export async function answerStream(ctx: Context, asker: Asker, agent: Agent, inp
       const { text, model, charge } = await streamWithFallback(ctx, asker, prepared, send);
       // The model and credits again at the finish: they change when the offline model stood in.
       const finish = { type: 'finish', messageMetadata: { model: model.entry.id, credits: charge.credits } } as const;
-      const sources = usedSources(text, prepared.found);
+      const sources = sourcesOfAnswer(prepared, text);
       if (model.offline || !text) {
         const grounding = text ? lexicalGrounding(text, prepared.passages) : null;
         await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence: cappedConfidence(prepared.confidence, grounding), sources });
@@ -286,9 +286,13 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     question: input.message,
     followsUp,
     language,
-    passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })),
+    // Each passage's language, for the offline model's line on material in another language (a provider model translates).
+    passages: await Promise.all(
+      passages.map(async (p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score, language: model.offline ? await detectLanguage(p.text) : undefined })),
+    ),
     nextSteps: { contact: null, ticket: agent.tickets.enabled, lead: agent.leadCapture.enabled, booking: agent.calendlyUrl },
   };
+  // The offline model's answer is made here, once: its sources are known before it writes (a stream lists them first).
   let offlineAnswer = model.offline ? composeOfflineAnswer(offline) : null;
   if (offlineAnswer?.declined) {
     // A decline offers the site's contact details: read only then, from the facts the crawl kept.
@@ -296,6 +300,8 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     offline.nextSteps!.contact = contactLine(facts.map((p) => p.text).join('\n'));
     offlineAnswer = composeOfflineAnswer(offline);
   }
+  const fileCount = passages.length - found.passages.length;
+  const quoted = offlineAnswer?.used.filter((i) => i >= fileCount).map((i) => found.passages[i - fileCount]);
   return {
     agent,
     conversationId,
@@ -331,10 +337,10 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     answerId: newId('msg'),
     system: systemPrompt(agent, language, passages),
     messages: conversationMessages(agent, history, input.message),
-    offline,
+    offline: offlineAnswer ? { ...offline, composed: offlineAnswer.text } : offline,
     passages: used,
     found: found.passages,
-    sources: offlineAnswer ? usedSources(offlineAnswer.text, found.passages) : sourcesOf(found.passages),
+    sources: quoted ? sourcesOf(quoted) : sourcesOf(found.passages),
     confidence: retrievalConfidence(followsUp ? `${followsUp} ${input.message}` : input.message, used, language),
     model,
     charge,
@@ -373,6 +379,11 @@ function filePassages(files: QuestionFile[], question: string): Array<{ sourceNa
     }));
 }
 
+/** The sources an answer lists: the offline model's own when it gave the answer composed beforehand, else usedSources. */
+function sourcesOfAnswer(prepared: Prepared, text: string): MessageSource[] {
+  return prepared.offline.composed !== undefined && text === prepared.offline.composed ? prepared.sources : usedSources(text, prepared.found);
+}
+
 /**
  * The sources of the passages an answer used: for each answer sentence (not its source
  * line), the passages that hold it word for word (the offline model quotes), else those
@@ -385,7 +396,7 @@ export function usedSources(text: string, found: PassageHit[]): MessageSource[] 
   const used = new Set<PassageHit>();
   for (const claim of sentences(text)) {
     const terms = contentTerms(claim);
-    if (SOURCE_LINE.test(claim) || terms.length === 0) continue;
+    if (isOwnLine(claim) || terms.length === 0) continue;
     // A sentence quoted word for word comes from the passages that hold it, not from others that say the same.
     const quoting = found.filter((passage) => passage.text.includes(claim));
     const supporting = quoting.length > 0 ? quoting : found.filter((_, i) => terms.filter((term) => held[i].has(term)).length / terms.length >= SENTENCE_SUPPORT);

@@ -114,6 +114,7 @@ for (const name of fixtureSiteNames()) {
       const { answerable, otherLanguage, uncovered } = site.questions;
       const misses: string[] = [];
       const unused: string[] = [];
+      const unmarked: string[] = [];
       let answered = 0;
       let wronglyDeclined = 0;
       const line = (question: SiteQuestion, reply: Answer) =>
@@ -130,6 +131,9 @@ for (const name of fixtureSiteNames()) {
         if (VERBOSE && ok) console.log(`#   ok: ${line(question, reply)}`);
         if (isDecline(reply)) wronglyDeclined++;
         checkSources(question, reply);
+        // An answer quoted from the site's material in another language opens with one line saying so, in the question's language.
+        const [lineStart] = PHRASES[question.language ?? site.questions.language].otherLanguage.split('{language}');
+        if (question.language && !isDecline(reply) && !reply.answer.startsWith(lineStart)) unmarked.push(line(question, reply));
       }
       const answeredUncovered: string[] = [];
       for (const question of uncovered) {
@@ -151,6 +155,7 @@ for (const name of fixtureSiteNames()) {
       assert.ok(wronglyDeclined / covered <= FLOORS.wronglyDeclinedAtMost, `wrongly declined ${share(wronglyDeclined, covered)}`);
       assert.ok(declinedUncovered / uncovered.length >= FLOORS.uncoveredDeclined, `uncovered declined ${share(declinedUncovered, uncovered.length)}`);
       assert.deepEqual(unused, [], 'no answer lists a source it did not use (none under a decline)');
+      assert.deepEqual(unmarked, [], 'an answer from material in another language says so');
     });
   });
 }
