@@ -18,8 +18,7 @@ export interface OfflineContext {
   /** The question it follows up, when the question is a short follow-up ("and on Sundays?"). */
   followsUp: string | null;
   language: Language;
-  /** language: the passage's own, when it shows one (knowledge/languages.ts, detectLanguage). */
-  passages: Array<{ sourceName: string; title: string; text: string; score: number; language?: Language }>;
+  passages: Array<{ sourceName: string; title: string; text: string; score: number }>;
   /** What a decline offers the visitor instead (see nextSteps). */
   nextSteps?: NextSteps;
   /** The answer, when the answering service composed it already (for its sources): the model then gives it as is. */
@@ -38,8 +37,19 @@ export interface NextSteps {
   booking: string | null;
 }
 
+/**
+ * An answer quoted from material in another language (`material`, the quoted passages'
+ * language) opens with one line in the answer's language saying so: the model cannot
+ * translate.
+ */
+export function withLanguageLine(answer: OfflineAnswer, language: Language, material: Language | undefined): OfflineAnswer {
+  if (answer.declined || answer.used.length === 0 || !material || material === language) return answer;
+  const phrases = PHRASES[language];
+  return { ...answer, text: `${phrases.otherLanguage.replace('{language}', phrases.names[material])}\n\n${answer.text}` };
+}
+
 /** A decline, with the next steps the agent has: its contact details, the ticket or lead form, the booking link. */
-function declined(language: Language, steps: NextSteps | undefined, held: number): OfflineAnswer {
+export function declined(language: Language, steps: NextSteps | undefined, held: number): OfflineAnswer {
   const phrases = PHRASES[language];
   const offered = [
     steps?.contact ? phrases.reach.replace('{contact}', steps.contact) : '',
@@ -119,11 +129,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
-  // Quoted from material in another language: one line in the answer's says so (the model cannot translate).
-  const material = input.passages[chosen[0].passage].language;
-  const quotedIn = chosen.every((c) => input.passages[c.passage].language === material) ? material : undefined;
-  const intro = quotedIn && quotedIn !== input.language ? `${phrases.otherLanguage.replace('{language}', phrases.names[quotedIn])}\n\n` : '';
-  return { text: `${intro}${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false, used: [...new Set(chosen.map((c) => c.passage))] };
+  return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false, used: [...new Set(chosen.map((c) => c.passage))] };
 }
 
 /** A heading is a passage's first line, short and not a sentence (no full stop, colon or semicolon at its end) nor a table row. */
@@ -227,8 +233,10 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
       if (chosen.includes(candidate)) continue;
       const gain = gainOf(candidate.terms);
       if (gain <= 0 || (chosen.length > 0 && gain < LATER_GAIN)) continue;
-      // Near-ties go to the sentence that says the words itself, not by its title or heading.
-      const value = gain + 0.1 * gainOf(candidate.ownTerms) + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
+      // Near-ties go to the sentence that says the words itself, not by its title or heading (its own terms are among its terms: own gain <= gain).
+      const base = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
+      if (base + 0.1 * gain <= bestValue) continue;
+      const value = base + 0.1 * gainOf(candidate.ownTerms);
       if (value > bestValue) [best, bestValue] = [candidate, value];
     }
     if (!best) break;

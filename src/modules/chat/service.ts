@@ -14,7 +14,7 @@ import { chargeCredits, refundCredits, type Charge, type ChargedAgent } from './
 import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, isOwnLine, SENTENCE_SUPPORT, type Grounding, type UsedPassage } from './grounding.ts';
 import { answerLanguage, detectLanguage } from './language.ts';
 import { answeringModel, offlineModel, type AnsweringModel } from './models.ts';
-import { composeOfflineAnswer, isOfflineDecline, OFFLINE_PROVIDER, type OfflineContext } from './offline-model.ts';
+import { composeOfflineAnswer, declined, isOfflineDecline, OFFLINE_PROVIDER, withLanguageLine, type OfflineContext } from './offline-model.ts';
 import { conversationMessages, systemPrompt } from './prompt.ts';
 import { pageAddress, retrieve, siteFactPassages } from './retrieval.ts';
 import { contactLine } from '../knowledge/crawl/contact-details.ts';
@@ -22,6 +22,9 @@ import type { attachmentSchema } from './schemas.ts';
 import { contentTerms, coverage, sentences } from './text.ts';
 import type { PassageHit } from '../knowledge/search.ts';
 import { appendMessages, findConversation, recentMessages, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
+
+/** Enough of a quoted passage to tell its language. */
+const LANGUAGE_SAMPLE_CHARS = 400;
 
 /** Spec 8: the agent remembers the last 10 messages of a conversation. */
 export const MEMORY = 10;
@@ -286,10 +289,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     question: input.message,
     followsUp,
     language,
-    // Each passage's language, for the offline model's line on material in another language (a provider model translates).
-    passages: await Promise.all(
-      passages.map(async (p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score, language: model.offline ? await detectLanguage(p.text) : undefined })),
-    ),
+    passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })),
     nextSteps: { contact: null, ticket: agent.tickets.enabled, lead: agent.leadCapture.enabled, booking: agent.calendlyUrl },
   };
   // The offline model's answer is made here, once: its sources are known before it writes (a stream lists them first).
@@ -298,7 +298,11 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     // A decline offers the site's contact details: read only then, from the facts the crawl kept.
     const facts = await siteFactPassages(ctx, agent.id);
     offline.nextSteps!.contact = contactLine(facts.map((p) => p.text).join('\n'));
-    offlineAnswer = composeOfflineAnswer(offline);
+    offlineAnswer = declined(language, offline.nextSteps, offlineAnswer.coverage);
+  } else if (offlineAnswer) {
+    // The quoted passages' language (the first's, when they agree), for the line on material in another language.
+    const languages = await Promise.all(offlineAnswer.used.map((i) => detectLanguage(passages[i].text.slice(0, LANGUAGE_SAMPLE_CHARS))));
+    offlineAnswer = withLanguageLine(offlineAnswer, language, languages.every((l) => l === languages[0]) ? languages[0] : undefined);
   }
   const fileCount = passages.length - found.passages.length;
   const quoted = offlineAnswer?.used.filter((i) => i >= fileCount).map((i) => found.passages[i - fileCount]);
