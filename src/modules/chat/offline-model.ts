@@ -241,7 +241,9 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     }
     if (!best) break;
     const mostlyTitle = gainOf(best.ownTerms) < gainOf(best.terms) / 2;
-    if (REFERS_BACK.test(best.text)) take(neighbour(best, -1));
+    // An address is written over lines: the postal code's line brings the street's before it (a line with a house number).
+    const before = neighbour(best, -1);
+    if (REFERS_BACK.test(best.text) || (best.ownTerms.has('#address') && before && /\d/.test(before.text) && !before.ownTerms.has('#address'))) take(before);
     take(best);
     const next = neighbour(best, 1);
     if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || [...next.ownTerms].some((t) => weights.has(t)))) take(next);
