@@ -1,11 +1,71 @@
 /**
- * npm test: the whole suite on the embedded store, then again on PostgreSQL and
- * Redis when TEST_DATABASE_URL and TEST_REDIS_URL are set.
+ * npm test: the whole suite on the embedded store and, when TEST_DATABASE_URL and
+ * TEST_REDIS_URL are set, on PostgreSQL and Redis; `node test/run.ts FILE...` runs
+ * only those files (on both stores likewise).
+ *
+ * Each test file runs in a process of its own (as `node --test` runs them), and
+ * the two stores' runs share one pool of PARLEY_TEST_CONCURRENCY processes (2 by
+ * default, as many as each pass ran before) instead of running one after the
+ * other, and the slowest files start first (durations from the last run, kept in
+ * .tmp/test-durations.json): the run no longer ends each pass on its one long
+ * file with a core idle (docs/performance.md, CI). A file's output is printed whole when it ends;
+ * the end of the run lists each store's slowest files and every failure.
+ *
+ * STORE_INDEPENDENT files run once: they never open a store, so a second run
+ * would prove nothing more. They run with PARLEY_TEST_STORE=none, under which
+ * the test support refuses to open a store (test/support/stores.ts), so a file
+ * wrongly listed here fails instead of running on one store only. Every other
+ * file runs on both stores; a file not listed (a new one) therefore runs on both.
  */
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { prepareTemplates, type StoreKind } from './support/stores.ts';
+
+/**
+ * Files that open no store (no service, no database, no process of the service):
+ * pure logic, the file readers, config parsing, the Redis helpers against TEST_REDIS_URL
+ * (which both passes use alike), npm's behaviour. Keep sorted; a path that no longer
+ * exists fails the run.
+ */
+export const STORE_INDEPENDENT = [
+  'src/http/request-log.test.ts',
+  'src/http/serializer.test.ts',
+  'src/http/text-guard.test.ts',
+  'src/modules/chat/grounding.test.ts',
+  'src/modules/chat/offline-model.test.ts',
+  'src/modules/email-channel/inbound-config.test.ts',
+  'src/modules/email-channel/reading.test.ts',
+  'src/modules/knowledge/chunk.test.ts',
+  'src/modules/knowledge/crawl/extract.test.ts',
+  'src/modules/knowledge/languages.test.ts',
+  'src/modules/webhooks/mails.test.ts',
+  'src/modules/widget/handoff.test.ts',
+  'src/platform/crypto.test.ts',
+  'src/platform/file-reader.test.ts',
+  'src/platform/limiter.test.ts',
+  'src/platform/redis.test.ts',
+  'src/platform/safe-fetch.test.ts',
+  'src/platform/versions.test.ts',
+  'test/first-run.test.ts',
+];
+
+type Pass = StoreKind | 'none';
+
+interface Job {
+  pass: Pass;
+  file: string;
+  expected: number;
+}
+
+interface Done extends Job {
+  ok: boolean;
+  seconds: number;
+}
+
+const DURATIONS_FILE = path.join('.tmp', 'test-durations.json');
+const SLOWEST_SHOWN = 15;
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -15,21 +75,101 @@ function testFiles(dir: string): string[] {
   });
 }
 
-const only = process.argv.slice(2);
-const files = only.length > 0 ? only : [...testFiles('src'), ...testFiles('test')].sort();
-
-async function runPass(store: StoreKind): Promise<boolean> {
-  console.log(`\n=== test pass on the ${store === 'embedded' ? 'embedded database (PGlite)' : 'PostgreSQL server and Redis'} ===`);
-  await prepareTemplates(store);
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, PARLEY_TEST_STORE: store },
-  });
-  return result.status === 0;
+function passName(pass: Pass): string {
+  if (pass === 'none') return 'no store (store-independent files, once)';
+  return pass === 'embedded' ? 'embedded database (PGlite)' : 'PostgreSQL server and Redis';
 }
 
-const embeddedOk = await runPass('embedded');
-let postgresOk = true;
-if (process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL) postgresOk = await runPass('postgres');
-else console.log('\nThe PostgreSQL and Redis pass is SKIPPED: set TEST_DATABASE_URL and TEST_REDIS_URL to run it (.ci/run does).');
-process.exit(embeddedOk && postgresOk ? 0 : 1);
+function readDurations(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/** Runs one file in its own process; its output is kept and printed whole when it ends. */
+function runFile(job: Job): Promise<Done> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--test-reporter=spec', job.file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PARLEY_TEST_STORE: job.pass },
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.on('close', (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      const ok = code === 0;
+      const verdict = ok ? 'ok' : `FAILED (${signal ? `signal ${signal}` : `exit ${code}`})`;
+      process.stdout.write(`\n── [${job.pass}] ${job.file} ${verdict} in ${seconds.toFixed(1)} s\n${Buffer.concat(chunks).toString()}`);
+      resolve({ ...job, ok, seconds });
+    });
+  });
+}
+
+async function runPool(jobs: Job[], concurrency: number): Promise<Done[]> {
+  const queue = [...jobs];
+  const done: Done[] = [];
+  const lane = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) done.push(await runFile(job));
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, lane));
+  return done;
+}
+
+const only = process.argv.slice(2).map((file) => path.normalize(file));
+const files = only.length > 0 ? only : [...testFiles('src'), ...testFiles('test')].sort();
+const missing = STORE_INDEPENDENT.filter((file) => !existsSync(file));
+if (missing.length > 0) {
+  console.error(`test/run.ts lists store-independent files that do not exist: ${missing.join(', ')}`);
+  process.exit(1);
+}
+const once = new Set(STORE_INDEPENDENT);
+const stores: StoreKind[] = ['embedded'];
+if (process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL) stores.push('postgres');
+else console.log('The PostgreSQL and Redis pass is SKIPPED: set TEST_DATABASE_URL and TEST_REDIS_URL to run it (.ci/run does).');
+
+const concurrency = Number(process.env.PARLEY_TEST_CONCURRENCY ?? 2);
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  console.error(`PARLEY_TEST_CONCURRENCY must be a whole number of processes, not ${process.env.PARLEY_TEST_CONCURRENCY}`);
+  process.exit(1);
+}
+
+for (const store of stores) await prepareTemplates(store);
+
+const known = readDurations();
+/** Files without a recorded duration (new ones, or a fresh checkout) are guessed by size: bigger files tend to run longer. */
+const guess = (file: string) => statSync(file).size / 1000;
+const jobs: Job[] = files.flatMap((file) =>
+  (once.has(file) ? (['none'] as Pass[]) : stores).map((pass) => ({ pass, file, expected: known[`${pass} ${file}`] ?? guess(file) })),
+);
+jobs.sort((a, b) => b.expected - a.expected);
+
+console.log(`${jobs.length} test file runs on ${[...new Set(jobs.map((job) => job.pass))].map(passName).join(', ')}; ${concurrency} at a time, slowest first`);
+const started = performance.now();
+const done = await runPool(jobs, concurrency);
+const wall = (performance.now() - started) / 1000;
+
+mkdirSync('.tmp', { recursive: true });
+writeFileSync(DURATIONS_FILE, JSON.stringify({ ...known, ...Object.fromEntries(done.map((job) => [`${job.pass} ${job.file}`, Number(job.seconds.toFixed(1))])) }, null, 1));
+
+console.log('\n==================== test durations ====================');
+for (const pass of ['none', ...stores] as Pass[]) {
+  const ofPass = done.filter((job) => job.pass === pass).sort((a, b) => b.seconds - a.seconds);
+  if (ofPass.length === 0) continue;
+  const total = ofPass.reduce((sum, job) => sum + job.seconds, 0);
+  console.log(`\n${passName(pass)}: ${ofPass.length} files, ${total.toFixed(1)} s of file time${ofPass.length > SLOWEST_SHOWN ? `; the slowest ${SLOWEST_SHOWN}` : ''}:`);
+  for (const job of ofPass.slice(0, SLOWEST_SHOWN)) console.log(`  ${job.seconds.toFixed(1).padStart(7)} s  ${job.file}`);
+}
+const cpus = os.availableParallelism();
+console.log(`\nwall time ${wall.toFixed(1)} s, ${concurrency} files at a time on ${cpus} core${cpus === 1 ? '' : 's'}`);
+
+const failed = done.filter((job) => !job.ok);
+for (const pass of [...new Set(jobs.map((job) => job.pass))]) console.log(`${passName(pass)}: ${failed.some((job) => job.pass === pass) ? 'FAILED' : 'passed'}`);
+if (failed.length > 0) {
+  console.log(`\n${failed.length} file run${failed.length === 1 ? '' : 's'} FAILED (output above, under the ── line of each):`);
+  for (const job of failed) console.log(`  [${job.pass}] ${job.file}`);
+}
+process.exit(failed.length === 0 ? 0 : 1);

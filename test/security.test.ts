@@ -69,6 +69,7 @@ const ROUTES: RouteEntry[] = [
   { method: 'GET', path: '/agents/{id}/visitor-files/{fileId}', scope: 'read' },
   { method: 'DELETE', path: '/agents/{id}/visitor-files/{fileId}', scope: 'manage' },
   { method: 'GET', path: '/agents/{id}/leads', scope: 'read' },
+  { method: 'GET', path: '/agents/{id}/leads.csv', scope: 'read' },
   { method: 'GET', path: '/agents/{id}/leads/{leadId}', scope: 'read' },
   { method: 'DELETE', path: '/agents/{id}/leads/{leadId}', scope: 'manage' },
   { method: 'GET', path: '/agents/{id}/tickets', scope: 'read' },

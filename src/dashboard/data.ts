@@ -45,11 +45,15 @@ export function asApiError(error: unknown): ApiError {
 }
 
 /** A message for the next page (after a navigation), shown once. */
-let flashed: string | undefined;
-export function flash(message: string): void {
-  flashed = message;
+export interface Flash {
+  kind: 'success' | 'error';
+  text: string;
 }
-export function takeFlash(): string | undefined {
+let flashed: Flash | undefined;
+export function flash(text: string, kind: Flash['kind'] = 'success'): void {
+  flashed = { kind, text };
+}
+export function takeFlash(): Flash | undefined {
   const message = flashed;
   flashed = undefined;
   return message;

@@ -59,7 +59,7 @@ export const dutch: OpenApiCatalogue = {
     'POST /agents/{id}/identity-secret/rotate': { summary: 'Het identiteitsgeheim vervangen: hashes die met het oude gemaakt zijn, loggen geen bezoekers meer in' },
     'GET /agents/{id}/visitor-files/{fileId}': { summary: 'Een bestand dat een bezoeker stuurde, met de tekst die de agent las' },
     'DELETE /agents/{id}/visitor-files/{fileId}': { summary: 'Een bestand van een bezoeker en de tekst ervan wissen (het gesprek blijft)' },
-    'GET /agents/{id}/tickets': { summary: 'Tickets, laatste activiteit eerst' },
+    'GET /agents/{id}/tickets': { summary: 'Tickets, laatste activiteit eerst, met de aantallen per status' },
     'GET /agents/{id}/tickets/{ticketId}': { summary: 'Eén ticket met de regels ervan, oudste eerst' },
     'PATCH /agents/{id}/tickets/{ticketId}': { summary: 'De status van een ticket wijzigen (er wordt niets gemaild)' },
     'POST /agents/{id}/tickets/{ticketId}/notes': { summary: 'Een notitie toevoegen die alleen het team ziet' },
@@ -74,6 +74,14 @@ export const dutch: OpenApiCatalogue = {
     'POST /agents/{id}/client/report-link': { summary: 'Een nieuwe archieflink; de oude stopt meteen, ook in rapporten die al verstuurd zijn' },
   },
   texts: {
+    "conversations with at least one answer in this confidence band (analytics' bands: high 80-100, medium 50-79, low 0-49)":
+      'gesprekken met minstens één antwoord in deze zekerheidsband (de banden van de statistieken: high 80-100, medium 50-79, low 0-49)',
+    'up: an answer was rated helpful (1); down: an answer was rated not helpful (-1); none: no answer was rated':
+      'up: een antwoord kreeg de beoordeling nuttig (1); down: een antwoord kreeg de beoordeling niet nuttig (-1); none: geen antwoord is beoordeeld',
+    "words that must all be in the conversation's questions or answers, in any order, each also as the start of a longer word; case and accents do not matter":
+      'woorden die allemaal in de vragen of antwoorden van het gesprek moeten staan, in willekeurige volgorde, elk ook als begin van een langer woord; hoofdletters en accenten maken niet uit',
+    "the agent's tickets per status, whatever status, limit and cursor ask for (expired solved tickets are gone)":
+      'de tickets van de agent per status, wat status, limit en cursor ook vragen (verlopen opgeloste tickets tellen niet meer mee)',
     'Parley API': 'Parley-API',
     'The public REST API of Parley (spec api-v1).': 'De openbare REST-API van Parley (spec api-v1).',
     'Default Response': 'Antwoord',

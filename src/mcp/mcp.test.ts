@@ -63,7 +63,7 @@ describe('MCP tools (spec 1.6): each API operation as a tool, answering as REST 
     assert.equal(byName.delete_agent!.annotations!.destructiveHint, true);
     assert.equal(byName.ask_agent!.annotations!.readOnlyHint, false);
     // The input is the route's own: path parameters plus the query or body fields, strict like REST.
-    assert.deepEqual(Object.keys((byName.list_conversations!.inputSchema as any).properties).sort(), ['channel', 'cursor', 'from', 'id', 'limit', 'to']);
+    assert.deepEqual(Object.keys((byName.list_conversations!.inputSchema as any).properties).sort(), ['channel', 'confidence', 'cursor', 'feedback', 'from', 'id', 'limit', 'q', 'to']);
     assert.equal((byName.create_agent!.inputSchema as any).additionalProperties, false);
     assert.deepEqual((byName.create_agent!.inputSchema as any).required.sort(), ['name', 'useCase']);
     assert.ok(!('stream' in (byName.ask_agent!.inputSchema as any).properties), 'ask_agent answers in one piece');

@@ -283,7 +283,7 @@ export const TOOLS: ToolSpec[] = [
     name: 'list_conversations',
     route: 'GET /agents/:id/conversations',
     description:
-      'Lists an agent\'s conversations, newest first, 50 a page, with channel, first message, message count and last confidence; filter by channel and by a from/to day (YYYY-MM-DD) of the last message. Use get_conversation for the messages.',
+      'Lists an agent\'s conversations, newest first, 50 a page, with channel, first message, message count and last confidence; filter by channel, by a from/to day (YYYY-MM-DD) of the last message, by the confidence band of an answer or feedback, and by words in the messages (q). Use get_conversation for the messages.',
     hints: read,
     run: async (ctx, auth, input) => page(await listConversations(ctx, askerOf(auth), await agentOf(ctx, auth, input), input.payload)),
   },
@@ -368,7 +368,10 @@ export const TOOLS: ToolSpec[] = [
     route: 'GET /agents/:id/tickets',
     description: 'Lists the support tickets visitors opened with the agent, most recent activity first, optionally only open, waiting or solved ones. Use get_ticket for the replies and notes.',
     hints: read,
-    run: async (ctx, auth, { params, payload }) => page(await listTickets(ctx, auth, params.id, payload)),
+    run: async (ctx, auth, { params, payload }) => {
+      const result = await listTickets(ctx, auth, params.id, payload);
+      return { ...page(result), counts: result.counts };
+    },
   },
   {
     name: 'get_ticket',

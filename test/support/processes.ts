@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { storeUnderTest } from './stores.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -49,6 +50,7 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Starts `node <command>` in the repository with a clean environment plus `env`. */
 export async function run(command: string[], env: Record<string, string>, port = 0): Promise<Running> {
+  storeUnderTest(); // a process of the service opens a store: refused in a file test/run.ts runs once
   const child = spawn(NODE, command, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout!.on('data', (chunk) => (text += chunk));

@@ -8,6 +8,8 @@ export interface SeedMessage {
   role: 'user' | 'assistant';
   content: string;
   attachments?: unknown[];
+  /** An answer's confidence (default 77); null for none. */
+  confidence?: number | null;
 }
 
 /** One conversation whose messages were all written at `at`; its id and its messages' ids. */
@@ -25,7 +27,7 @@ export async function insertConversation(
     created_at: conversation.at,
     attachments: message.attachments ?? [],
     page_url: null,
-    confidence: message.role === 'assistant' ? 77 : null,
+    confidence: message.role === 'assistant' ? (message.confidence === undefined ? 77 : message.confidence) : null,
     grounding: message.role === 'assistant' ? 'supported' : null,
     sources: [],
     model: message.role === 'assistant' ? 'parley-offline' : null,

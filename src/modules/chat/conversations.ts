@@ -7,6 +7,7 @@ import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
 import type { AgentRef } from '../agents/access.ts';
+import { BANDS } from '../analytics/rules.ts';
 import type { conversationSchema, messageSchema } from './schemas.ts';
 import * as store from './store.ts';
 
@@ -15,12 +16,33 @@ export interface Reader {
   seesTests: boolean;
 }
 
-export interface ListInput {
+/** The list's filters, shared with the export (docs/chat.md, "Filters and search"). */
+export interface ConversationFilters {
   channel?: store.Channel;
   from?: string;
   to?: string;
+  confidence?: store.Band;
+  feedback?: store.FeedbackFilter;
+  q?: string;
+}
+
+export interface ListInput extends ConversationFilters {
   limit?: number;
   cursor?: string;
+}
+
+/** The store's filter for what a reader asked: a band becomes its bounds. */
+export function storeFilter(agentId: string, includeTests: boolean, input: ConversationFilters): store.ConversationFilter {
+  return {
+    agentId,
+    includeTests,
+    channel: input.channel,
+    from: input.from,
+    to: input.to,
+    confidence: input.confidence ? BANDS[input.confidence] : undefined,
+    feedback: input.feedback,
+    q: input.q,
+  };
 }
 
 export function checkPeriod(from: string | undefined, to: string | undefined): void {
@@ -30,7 +52,7 @@ export function checkPeriod(from: string | undefined, to: string | undefined): v
 export async function listConversations(ctx: Context, reader: Reader, agent: AgentRef, input: ListInput) {
   checkPeriod(input.from, input.to);
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
-  const filter = { agentId: agent.id, includeTests: reader.seesTests, channel: input.channel, from: input.from, to: input.to };
+  const filter = storeFilter(agent.id, reader.seesTests, input);
   const rows = await store.listConversations(ctx.db, filter, limit, decodeCursor(input.cursor));
   const { items, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.started_at.toISOString(), id: row.id }));
   return { items: items.map(conversationView), nextCursor };

@@ -25,6 +25,8 @@ export interface ExportCover {
   period: { from: string; to: string };
   /** null: every channel the reader may see. */
   channel: Channel | null;
+  /** The inbox's other filters in words (confidence band, feedback, search); null without any. */
+  filters?: string | null;
   /** Whether test conversations (playground) could be in it: never for a key tied to one agent. */
   testsIncluded: boolean;
   /** Conversations in the PDF. */
@@ -116,6 +118,7 @@ function drawCover(pen: Pen, cover: ExportCover): void {
   const rows: Array<[string, string]> = [
     ['Period', `${cover.period.from} to ${cover.period.to} (UTC days, on each conversation's last message)`],
     ['Channel', cover.channel ?? 'all channels'],
+    ...(cover.filters ? [['Filter', cover.filters] as [string, string]] : []),
     ['Conversations', capped ? `${cover.conversations} (the most recent of ${cover.inPeriod})` : String(cover.conversations)],
     ['Questions', String(cover.questions)],
     ['Test conversations', cover.testsIncluded ? 'included (channel playground)' : 'not included'],

@@ -15,10 +15,10 @@ import { randomBase62 } from '../../platform/ids.ts';
 import type { AgentRef } from '../agents/access.ts';
 import { recordAudit } from '../audit/store.ts';
 import { planOf } from '../../domain/plans.ts';
-import { withMessagesOf } from './conversations.ts';
+import { storeFilter, withMessagesOf, type ConversationFilters } from './conversations.ts';
 import type { ExportCover, ExportedConversation } from './export-pdf.ts';
 import type { FromRenderer, ToRenderer } from './export-pdf.worker.ts';
-import { countConversations, latestConversations, type Channel, type Conversation, type ConversationFilter } from './store.ts';
+import { countConversations, latestConversations, type Band, type Channel, type Conversation, type FeedbackFilter } from './store.ts';
 import '../agents/store.ts'; // declares the agents table joined below
 
 export const EXPORT_LINK_SECONDS = 15 * 60;
@@ -44,11 +44,8 @@ export interface Exporter {
   seesTests: boolean;
 }
 
-export interface ExportQuery {
-  channel?: Channel;
-  from?: string;
-  to?: string;
-}
+/** The list's filters (GET .../conversations): the export is of the filtered set. */
+export type ExportQuery = ConversationFilters;
 
 export interface Period {
   from: string;
@@ -75,6 +72,9 @@ export async function createExport(ctx: Context, exporter: Exporter, agent: Agen
       from_day: period.from,
       to_day: period.to,
       include_tests: exporter.seesTests,
+      confidence: query.confidence ?? null,
+      feedback: query.feedback ?? null,
+      q: query.q ?? null,
       expires_at: expiresAt,
       created_at: now,
     })
@@ -134,13 +134,15 @@ export async function openExport(ctx: Context, secret: string, requestId: string
     at: now,
   });
 
-  const filter: ConversationFilter = {
-    agentId: link.agent_id,
-    includeTests: link.include_tests,
+  const filters: ConversationFilters = {
     channel: (link.channel ?? undefined) as Channel | undefined,
     from: link.from_day,
     to: link.to_day,
+    confidence: (link.confidence ?? undefined) as Band | undefined,
+    feedback: (link.feedback ?? undefined) as FeedbackFilter | undefined,
+    q: link.q ?? undefined,
   };
+  const filter = storeFilter(link.agent_id, link.include_tests, filters);
   const conversations = await latestConversations(ctx.db, filter, EXPORT_MAX_CONVERSATIONS);
   const inPeriod = conversations.length < EXPORT_MAX_CONVERSATIONS ? conversations.length : await countConversations(ctx.db, filter);
   const agentName = link.agent_name ?? 'Agent';
@@ -149,6 +151,7 @@ export async function openExport(ctx: Context, secret: string, requestId: string
       agentName,
       period: { from: link.from_day, to: link.to_day },
       channel: filter.channel ?? null,
+      filters: filterNote(filters),
       testsIncluded: link.include_tests,
       conversations: conversations.length,
       inPeriod,
@@ -168,7 +171,7 @@ async function findLiveExport(ctx: Context, linkFingerprint: string, now: Date) 
     .innerJoin('workspaces as w', 'w.id', 'e.workspace_id')
     .innerJoin('agents as a', 'a.id', 'e.agent_id')
     .select(['e.id', 'e.workspace_id', 'e.agent_id', 'e.key_id', 'e.person_id', 'e.channel', 'e.from_day', 'e.to_day', 'e.include_tests', 'a.name as agent_name', 'w.plan', 'w.status'])
-    .select(['k.revoked_at', 'm.person_id as member'])
+    .select(['e.confidence', 'e.feedback', 'e.q', 'k.revoked_at', 'm.person_id as member'])
     .where('e.fingerprint', '=', linkFingerprint)
     .where('e.expires_at', '>', now)
     .executeTakeFirst();
@@ -176,6 +179,18 @@ async function findLiveExport(ctx: Context, linkFingerprint: string, now: Date) 
   if (!row || row.status === 'stopped') return undefined;
   if (row.key_id !== null ? row.revoked_at !== null || !planOf(row.plan).api : row.member === null) return undefined;
   return row;
+}
+
+/** The inbox's filters the export was asked with, as the cover shows them; null without any. */
+function filterNote(filters: ConversationFilters): string | null {
+  const parts = [
+    filters.confidence && `an answer of ${filters.confidence} confidence`,
+    filters.feedback === 'up' && 'an answer rated helpful',
+    filters.feedback === 'down' && 'an answer rated not helpful',
+    filters.feedback === 'none' && 'no answer rated',
+    filters.q !== undefined && `the words "${filters.q}"`,
+  ].filter((part): part is string => typeof part === 'string');
+  return parts.length > 0 ? `only conversations with ${parts.join('; ')}` : null;
 }
 
 async function countQuestions(ctx: Context, conversations: Conversation[]): Promise<number> {

@@ -9,6 +9,8 @@
 import { generateText, type LanguageModel } from 'ai';
 import type { Language } from '../agents/schemas.ts';
 import { contentTerms, questionTerms, sentences } from './text.ts';
+import { isOfflineDecline } from './offline-model.ts';
+import { PHRASES } from './language.ts';
 
 export type Grounding = 'supported' | 'partial' | 'unsupported';
 
@@ -19,7 +21,7 @@ export interface UsedPassage {
 }
 
 /** A sentence is supported when this share of its terms occurs in the passages. */
-const SENTENCE_SUPPORT = 0.7;
+export const SENTENCE_SUPPORT = 0.7;
 
 /**
  * Before the answer: half the best passage's score, half the share of the question's
@@ -42,11 +44,24 @@ export function cappedConfidence(confidence: number, grounding: Grounding | null
 }
 
 /** Lines that name sources are the service's own, not claims to check. */
-const SOURCE_LINE = /^(sources?|bron(nen)?|quellen?|fuentes?)\s*:/i;
+export const SOURCE_LINE = /^(sources?|bron(nen)?|quellen?|fuentes?)\s*:/i;
+
+/** The lines before a quote from material in another language ("My information on this is in Dutch:"), in the five languages. */
+const OTHER_LANGUAGE_LINES = Object.values(PHRASES).map((phrases) => {
+  const [before, after] = phrases.otherLanguage.split('{language}').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${before}\\p{L}+${after}$`, 'u');
+});
+
+/** The offline model's own lines, which claim nothing from the passages: the source line, the other-language line. */
+export function isOwnLine(sentence: string): boolean {
+  return SOURCE_LINE.test(sentence) || OTHER_LANGUAGE_LINES.some((line) => line.test(sentence.trim()));
+}
 
 /** Lexical check: the share of each answer sentence's terms found in the passages. */
 export function lexicalGrounding(answer: string, passages: UsedPassage[]): Grounding {
-  const claims = sentences(answer).filter((s) => !SOURCE_LINE.test(s) && contentTerms(s).length > 0);
+  // A decline claims nothing from the passages; the next steps it offers are the agent's own.
+  if (isOfflineDecline(answer)) return 'unsupported';
+  const claims = sentences(answer).filter((s) => !isOwnLine(s) && contentTerms(s).length > 0);
   if (claims.length === 0) return 'unsupported';
   const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`)));
   const supported = claims.filter((claim) => {

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { generateText, streamText } from 'ai';
 import { LANGUAGES } from '../agents/schemas.ts';
 import { answerLanguage, detectLanguage, PHRASES } from './language.ts';
-import { ANSWER_THRESHOLD, composeOfflineAnswer, offlineLanguageModel, type OfflineContext } from './offline-model.ts';
+import { ANSWER_THRESHOLD, composeOfflineAnswer, offlineLanguageModel, withLanguageLine, type OfflineContext } from './offline-model.ts';
 import { askedFor, contentTerms, heldKinds, questionTerms, sentences, stem } from './text.ts';
 
 const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
@@ -185,11 +185,32 @@ describe('composeOfflineAnswer', () => {
 
   test('declines, in the answer’s language, when there are no passages or they hold too little of the question', () => {
     for (const language of LANGUAGES) {
-      assert.deepEqual(ask('Do you sell skateboards?', [], { language }), { text: PHRASES[language].decline, coverage: 0, declined: true });
+      assert.deepEqual(ask('Do you sell skateboards?', [], { language }), { text: PHRASES[language].decline, coverage: 0, declined: true, used: [] });
     }
     const weak = ask('Can I bring my dog into the shop?', [passage('Child seats', 'We fit child seats. Bring the seat or buy one in the shop.')]);
     assert.equal(weak.text, PHRASES.en.decline);
     assert.ok(weak.declined && weak.coverage < ANSWER_THRESHOLD);
+  });
+
+  test('an FAQ’s question and a heading are never quoted: the answer is the sentence under them, found by their words', () => {
+    const faq = passage('FAQ', 'Do you treat children?\n\nWe treat patients from the age of 12, with a parent present.');
+    const answer = ask('Can children be treated here?', [faq]);
+    assert.equal(answer.declined, false);
+    assert.match(answer.text, /^We treat patients from the age of 12/);
+    assert.doesNotMatch(answer.text, /Do you treat children\?/);
+    const hours = passage('Contact', 'Opening hours\n\nSaturday: 9:00 – 13:00\n\nSunday: closed');
+    assert.match(ask('What are your opening hours on Saturday?', [hours]).text, /^Saturday: 9:00 – 13:00/);
+  });
+
+  test('a decline offers the next steps given, in the answer’s language; the other-language line opens a quote from other material', () => {
+    const steps = { contact: '030 234 5678 · hallo@example.nl', ticket: true, lead: false, booking: 'https://cal.example/x' };
+    const text = ask('Do you sell skateboards?', [], { language: 'nl', nextSteps: steps }).text;
+    assert.ok(text.startsWith(PHRASES.nl.decline), text);
+    assert.ok(text.includes(PHRASES.nl.reach.replace('{contact}', steps.contact)), text);
+    assert.ok(text.includes(PHRASES.nl.ticket) && text.includes('https://cal.example/x'), text);
+    const quoted = composeOfflineAnswer({ question: 'full service price', followsUp: null, language: 'nl', passages: [PRICES] });
+    assert.ok(withLanguageLine(quoted, 'nl', 'en').text.startsWith('Mijn informatie hierover is in het Engels:\n\n'));
+    assert.equal(withLanguageLine(quoted, 'nl', 'nl').text, quoted.text);
   });
 
   test('the source line is in the answer’s language', () => {

@@ -19,6 +19,44 @@ export interface OfflineContext {
   followsUp: string | null;
   language: Language;
   passages: Array<{ sourceName: string; title: string; text: string; score: number }>;
+  /** What a decline offers the visitor instead (see nextSteps). */
+  nextSteps?: NextSteps;
+  /** The answer, when the answering service composed it already (for its sources): the model then gives it as is. */
+  composed?: string;
+}
+
+/** The agent's next steps a decline offers, in the answer's language. */
+export interface NextSteps {
+  /** The business's phone number and e-mail address, from the site's contact facts. */
+  contact: string | null;
+  /** The ticket form is on. */
+  ticket: boolean;
+  /** The lead form is on. */
+  lead: boolean;
+  /** The booking link. */
+  booking: string | null;
+}
+
+/**
+ * An answer quoted from material in another language (`material`, the quoted passages'
+ * language) opens with one line in the answer's language saying so: the model cannot
+ * translate.
+ */
+export function withLanguageLine(answer: OfflineAnswer, language: Language, material: Language | undefined): OfflineAnswer {
+  if (answer.declined || answer.used.length === 0 || !material || material === language) return answer;
+  const phrases = PHRASES[language];
+  return { ...answer, text: `${phrases.otherLanguage.replace('{language}', phrases.names[material])}\n\n${answer.text}` };
+}
+
+/** A decline, with the next steps the agent has: its contact details, the ticket or lead form, the booking link. */
+export function declined(language: Language, steps: NextSteps | undefined, held: number): OfflineAnswer {
+  const phrases = PHRASES[language];
+  const offered = [
+    steps?.contact ? phrases.reach.replace('{contact}', steps.contact) : '',
+    steps?.ticket ? phrases.ticket : steps?.lead ? phrases.lead : '',
+    steps?.booking ? phrases.booking.replace('{url}', steps.booking) : '',
+  ].filter(Boolean);
+  return { text: [phrases.decline, ...(offered.length > 0 ? [offered.join(' ')] : [])].join('\n\n'), coverage: held, declined: true, used: [] };
 }
 
 /** Below this share of the question's weight held by the chosen sentences, the model declines. */
@@ -55,6 +93,8 @@ export interface OfflineAnswer {
   /** Share of the question's weight the quoted sentences hold (0 for a decline). */
   coverage: number;
   declined: boolean;
+  /** The passages quoted (indices into the context's passages); none for a decline. */
+  used: number[];
 }
 
 /**
@@ -70,32 +110,60 @@ export interface OfflineAnswer {
  */
 export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
-  if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false };
-  if (input.passages.length === 0) return { text: phrases.decline, coverage: 0, declined: true };
+  if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false, used: [] };
+  if (input.passages.length === 0) return declined(input.language, input.nextSteps, 0);
   const asked = askedFor(input.question);
   const followed = input.followsUp ? askedFor(input.followsUp) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
-  const candidates = input.passages.flatMap((passage, index) => {
-    const titleTerms = contentTerms(passage.title, input.language);
-    return sentences(passage.text).map((text, position) => {
-      const ownTerms = new Set([...contentTerms(text, input.language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
-      return { text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...titleTerms]), passageScore: passage.score };
-    });
-  });
+  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   for (const candidate of candidates) addForms(candidate, asks);
   const weights = termWeights(candidates, input.language, [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
-  if (weights.size === 0) return { text: phrases.decline, coverage: 0, declined: true };
+  if (weights.size === 0) return declined(input.language, input.nextSteps, 0);
   const chosen = chooseSentences(candidates, weights);
   const held = coverage(weights, new Set(chosen.flatMap((c) => [...c.terms])));
-  if (chosen.length === 0 || held < ANSWER_THRESHOLD) return { text: phrases.decline, coverage: held, declined: true };
+  if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
-  return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false };
+  return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false, used: [...new Set(chosen.map((c) => c.passage))] };
+}
+
+/** A heading is a passage's first line, short and not a sentence (no full stop, colon or semicolon at its end) nor a table row. */
+const HEADING_CHARS = 120;
+
+/**
+ * A passage's sentences that may be quoted, each with what it is about: the passage's
+ * title, its heading (the first line, when it is a heading: "Opening hours", "Do you
+ * treat children?") and the question the site asked just before it (an FAQ's "Can I
+ * pay cash?" over its answer). Headings and questions are context, never quoted: the
+ * answer is the sentence under them.
+ */
+function quotable(passage: OfflineContext['passages'][number], index: number, language: Language, kinds: string[]): Candidate[] {
+  const titleTerms = contentTerms(passage.title, language);
+  const [first = '', ...rest] = passage.text.split(/\n\s*\n/);
+  // A table row read as "Solo — Price: 9 €; Users: 1" is no heading: it has a label's colon or a semicolon.
+  const hasHeading = rest.length > 0 && first.length <= HEADING_CHARS && !/[.:;]$/.test(first.trim()) && !/\n|;|\S:\s/.test(first);
+  const context = new Set([...titleTerms, ...(hasHeading ? contentTerms(first, language) : [])]);
+  let asked: string[] = [];
+  const out: Candidate[] = [];
+  sentences(hasHeading ? rest.join('\n\n') : passage.text).forEach((text, position) => {
+    if (/[?¿]["')\]]?$/.test(text)) {
+      asked = contentTerms(text, language);
+      return;
+    }
+    const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
+    out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...context, ...asked]), passageScore: passage.score });
+  });
+  return out;
+}
+
+/** Whether a text is the offline model's decline, in any of the five languages. */
+export function isOfflineDecline(text: string): boolean {
+  return Object.values(PHRASES).some((phrases) => text.startsWith(phrases.decline));
 }
 
 /** The shortest stem whose longer or shorter form counts as the same word (see addForms). */
@@ -165,12 +233,17 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
       if (chosen.includes(candidate)) continue;
       const gain = gainOf(candidate.terms);
       if (gain <= 0 || (chosen.length > 0 && gain < LATER_GAIN)) continue;
-      const value = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
+      // Near-ties go to the sentence that says the words itself, not by its title or heading (its own terms are among its terms: own gain <= gain).
+      const base = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
+      if (base + 0.1 * gain <= bestValue) continue;
+      const value = base + 0.1 * gainOf(candidate.ownTerms);
       if (value > bestValue) [best, bestValue] = [candidate, value];
     }
     if (!best) break;
     const mostlyTitle = gainOf(best.ownTerms) < gainOf(best.terms) / 2;
-    if (REFERS_BACK.test(best.text)) take(neighbour(best, -1));
+    // An address is written over lines: the postal code's line brings the street's before it (a line with a house number).
+    const before = neighbour(best, -1);
+    if (REFERS_BACK.test(best.text) || (best.ownTerms.has('#address') && before && /\d/.test(before.text) && !before.ownTerms.has('#address'))) take(before);
     take(best);
     const next = neighbour(best, 1);
     if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || [...next.ownTerms].some((t) => weights.has(t)))) take(next);
@@ -186,7 +259,10 @@ function lengthPenalty(text: string): number {
 
 /** The offline model as an AI SDK model: one path for every model in the answering service. */
 export function offlineLanguageModel(modelId: string): LanguageModelV3 {
-  const answer = (options: LanguageModelV3CallOptions) => composeOfflineAnswer(contextOf(options));
+  const answer = (options: LanguageModelV3CallOptions) => {
+    const context = contextOf(options);
+    return context.composed === undefined ? composeOfflineAnswer(context) : { text: context.composed };
+  };
   return {
     specificationVersion: 'v3',
     provider: OFFLINE_PROVIDER,

@@ -10,7 +10,8 @@ import { detectLanguage } from '../knowledge/languages.ts';
 import { normaliseUrl } from '../knowledge/crawl/urls.ts';
 import type { Agent } from '../agents/schemas.ts';
 import type { PastMessage } from './prompt.ts';
-import { contentTerms, coverage } from './text.ts';
+import { askedFor, contentTerms, coverage } from './text.ts';
+import { SITE_FACTS_FRAGMENT } from '../knowledge/crawl/contact-details.ts';
 
 const FOLLOW_UP_START = /^(and|but|also|what about|how about|and if|or|en|maar|ook|et|mais|aussi|und|aber|auch|y|pero|también)\b/i;
 /** Page passages put first, at most. */
@@ -50,13 +51,44 @@ export async function retrieve(ctx: Context, agent: Agent, question: string, his
   const query = followsUp ? `${followsUp}\n${question}` : question;
   const { topK, minSimilarity } = agent.retrieval;
   const questionLanguage = await detectLanguage(query);
-  const [found, onPage] = await Promise.all([
+  const asksContact = askedFor(query).kinds.some((kind) => CONTACT_KINDS.has(kind));
+  const [searched, onPage, facts] = await Promise.all([
     searchPassages(ctx, { agentId: agent.id, query, topK, minSimilarity, language: agent.language, questionLanguage }),
     page ? pagePassages(ctx, agent.id, page, query) : Promise.resolve([]),
+    asksContact ? siteFactPassages(ctx, agent.id) : Promise.resolve([]),
   ]);
+  // The site's contact facts answer a question for a phone number, an address or an e-mail address whatever its words.
+  const held = new Set(searched.map((p) => p.passageId));
+  const found = facts.length === 0 ? searched : [...facts.filter((p) => !held.has(p.passageId)), ...searched].slice(0, Math.max(topK, facts.length));
   if (onPage.length === 0) return { passages: found, followsUp };
   const first = new Set(onPage.map((p) => p.passageId));
   return { passages: [...onPage, ...found.filter((p) => !first.has(p.passageId))].slice(0, topK), followsUp };
+}
+
+/** The kinds of fact (text.ts, askedFor) that a site's contact facts hold. */
+const CONTACT_KINDS = new Set(['phone', 'address', 'email']);
+/** Site facts passages put in, at most (a site's facts are one or two passages). */
+const FACT_PASSAGES = 3;
+
+/**
+ * The passages of the site facts the crawl kept (the header's and footer's contact details
+ * and opening hours, at the site's address with #contact-details), scored 1: they are what
+ * a question for the business's phone number, address or e-mail address asks for.
+ */
+export async function siteFactPassages(ctx: Context, agentId: string): Promise<PassageHit[]> {
+  // The facts are a source of their own (its address the site's with the fragment): found among the agent's sources, then its passages by source.
+  const rows = await ctx.db
+    .selectFrom('passages as p')
+    .innerJoin('sources as s', 's.id', 'p.source_id')
+    .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
+    .where('s.agent_id', '=', agentId)
+    .where('s.type', '=', 'website')
+    .where('s.status', '=', 'ready')
+    .where('s.url', 'like', `%${SITE_FACTS_FRAGMENT}`)
+    .orderBy('p.position')
+    .limit(FACT_PASSAGES)
+    .execute();
+  return rows.map((row) => ({ passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score: 1 }));
 }
 
 /** The page source's passages that share words with the question, best first (scored by the share of the question they hold). */

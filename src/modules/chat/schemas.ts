@@ -52,14 +52,37 @@ export const chatReply = z
 const day = z.iso.date().describe('YYYY-MM-DD, a UTC day');
 const channel = z.enum(CHANNELS);
 
+export const MAX_SEARCH_CHARS = 200;
+
+/** The inbox's filters beside the spec's channel, from and to (docs/chat.md, "Filters and search"). */
+const listFilters = {
+  confidence: z
+    .enum(['high', 'medium', 'low'])
+    .optional()
+    .describe("conversations with at least one answer in this confidence band (analytics' bands: high 80-100, medium 50-79, low 0-49)"),
+  feedback: z
+    .enum(['up', 'down', 'none'])
+    .optional()
+    .describe('up: an answer was rated helpful (1); down: an answer was rated not helpful (-1); none: no answer was rated'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_SEARCH_CHARS)
+    .refine((value) => /[\p{L}\p{N}]/u.test(value), 'must hold a word')
+    .optional()
+    .describe("words that must all be in the conversation's questions or answers, in any order, each also as the start of a longer word; case and accents do not matter"),
+};
+
 export const conversationListQuery = z.strictObject({
   channel: channel.optional(),
   from: day.optional(),
   to: day.optional(),
+  ...listFilters,
   ...pageQuery,
 });
 
-export const exportQuery = z.strictObject({ channel: channel.optional(), from: day.optional(), to: day.optional() });
+export const exportQuery = z.strictObject({ channel: channel.optional(), from: day.optional(), to: day.optional(), ...listFilters });
 
 const conversationFields = {
   id: z.string(),

@@ -11,15 +11,20 @@ import { newId } from '../../platform/ids.ts';
 import type { Agent } from '../agents/schemas.ts';
 import type { Plan } from '../../domain/plans.ts';
 import { chargeCredits, refundCredits, type Charge, type ChargedAgent } from './credits.ts';
-import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, type Grounding, type UsedPassage } from './grounding.ts';
-import { answerLanguage } from './language.ts';
+import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, isOwnLine, SENTENCE_SUPPORT, type Grounding, type UsedPassage } from './grounding.ts';
+import { answerLanguage, detectLanguage } from './language.ts';
 import { answeringModel, offlineModel, type AnsweringModel } from './models.ts';
-import { OFFLINE_PROVIDER, type OfflineContext } from './offline-model.ts';
+import { composeOfflineAnswer, declined, isOfflineDecline, OFFLINE_PROVIDER, withLanguageLine, type OfflineContext } from './offline-model.ts';
 import { conversationMessages, systemPrompt } from './prompt.ts';
-import { pageAddress, retrieve } from './retrieval.ts';
+import { pageAddress, retrieve, siteFactPassages } from './retrieval.ts';
+import { contactLine } from '../knowledge/crawl/contact-details.ts';
 import type { attachmentSchema } from './schemas.ts';
-import { contentTerms, coverage } from './text.ts';
+import { contentTerms, coverage, sentences } from './text.ts';
+import type { PassageHit } from '../knowledge/search.ts';
 import { appendMessages, findConversation, recentMessages, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
+
+/** Enough of a quoted passage to tell its language. */
+const LANGUAGE_SAMPLE_CHARS = 400;
 
 /** Spec 8: the agent remembers the last 10 messages of a conversation. */
 export const MEMORY = 10;
@@ -85,6 +90,9 @@ interface Prepared {
   messages: ReturnType<typeof conversationMessages>;
   offline: OfflineContext;
   passages: UsedPassage[];
+  /** The passages found, whose sources an answer lists when it uses them (usedSources). */
+  found: PassageHit[];
+  /** What the start of a stream lists: the offline model's own (known before it writes), else every passage's. */
   sources: MessageSource[];
   confidence: number;
   model: AnsweringModel;
@@ -100,15 +108,16 @@ export async function answer(ctx: Context, asker: Asker, agent: Agent, input: Qu
   const { text, model, charge } = await generateWithFallback(ctx, asker, prepared);
   const grounding = await checkGrounding(model, text, prepared.passages);
   const confidence = cappedConfidence(prepared.confidence, grounding);
+  const sources = sourcesOfAnswer(prepared, text);
   await recordingQuestion;
-  await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence });
+  await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence, sources });
   return {
     conversationId: prepared.conversationId,
     messageId: prepared.answerId,
     answer: text,
     confidence,
     grounding,
-    sources: prepared.sources,
+    sources,
     model: model.entry.id,
     credits: charge.credits,
   };
@@ -148,13 +157,14 @@ export async function answerStream(ctx: Context, asker: Asker, agent: Agent, inp
       const { text, model, charge } = await streamWithFallback(ctx, asker, prepared, send);
       // The model and credits again at the finish: they change when the offline model stood in.
       const finish = { type: 'finish', messageMetadata: { model: model.entry.id, credits: charge.credits } } as const;
+      const sources = sourcesOfAnswer(prepared, text);
       if (model.offline || !text) {
         const grounding = text ? lexicalGrounding(text, prepared.passages) : null;
-        await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence: cappedConfidence(prepared.confidence, grounding) });
+        await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence: cappedConfidence(prepared.confidence, grounding), sources });
         send(finish);
         return;
       }
-      await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding: null, confidence: prepared.confidence });
+      await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding: null, confidence: prepared.confidence, sources });
       send(finish);
       void checkLater(ctx, prepared, text);
     },
@@ -215,11 +225,20 @@ async function checkLater(ctx: Context, prepared: Prepared, text: string): Promi
   await updateMessageCheck(ctx.db, check).catch(() => {});
 }
 
-async function recordAnswer(ctx: Context, prepared: Prepared, made: { text: string; model: AnsweringModel; credits: number; grounding: Grounding | null; confidence: number }) {
+interface MadeAnswer {
+  text: string;
+  model: AnsweringModel;
+  credits: number;
+  grounding: Grounding | null;
+  confidence: number;
+  sources: MessageSource[];
+}
+
+async function recordAnswer(ctx: Context, prepared: Prepared, made: MadeAnswer) {
   await appendMessages(ctx.db, { id: prepared.conversationId }, [answerMessage(ctx, prepared, made)]);
 }
 
-function answerMessage(ctx: Context, prepared: Prepared, made: { text: string; model: AnsweringModel; credits: number; grounding: Grounding | null; confidence: number }): NewMessage {
+function answerMessage(ctx: Context, prepared: Prepared, made: MadeAnswer): NewMessage {
   return {
     id: prepared.answerId,
     agent_id: prepared.agent.id,
@@ -230,7 +249,7 @@ function answerMessage(ctx: Context, prepared: Prepared, made: { text: string; m
     page_url: null,
     confidence: made.confidence,
     grounding: made.grounding,
-    sources: prepared.sources,
+    sources: made.sources,
     model: made.model.entry.id,
     credits: made.credits,
   };
@@ -266,6 +285,27 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
   // The files' text comes before the passages found: the question is about them.
   const passages = [...filePassages(input.attachments ?? [], input.message), ...found.passages];
   const used = passages.map((p) => ({ title: p.title, text: p.text, score: p.score }));
+  const offline: OfflineContext = {
+    question: input.message,
+    followsUp,
+    language,
+    passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })),
+    nextSteps: { contact: null, ticket: agent.tickets.enabled, lead: agent.leadCapture.enabled, booking: agent.calendlyUrl },
+  };
+  // The offline model's answer is made here, once: its sources are known before it writes (a stream lists them first).
+  let offlineAnswer = model.offline ? composeOfflineAnswer(offline) : null;
+  if (offlineAnswer?.declined) {
+    // A decline offers the site's contact details: read only then, from the facts the crawl kept.
+    const facts = await siteFactPassages(ctx, agent.id);
+    offline.nextSteps!.contact = contactLine(facts.map((p) => p.text).join('\n'));
+    offlineAnswer = declined(language, offline.nextSteps, offlineAnswer.coverage);
+  } else if (offlineAnswer) {
+    // The quoted passages' language (the first's, when they agree), for the line on material in another language.
+    const languages = await Promise.all(offlineAnswer.used.map((i) => detectLanguage(passages[i].text.slice(0, LANGUAGE_SAMPLE_CHARS))));
+    offlineAnswer = withLanguageLine(offlineAnswer, language, languages.every((l) => l === languages[0]) ? languages[0] : undefined);
+  }
+  const fileCount = passages.length - found.passages.length;
+  const quoted = offlineAnswer?.used.filter((i) => i >= fileCount).map((i) => found.passages[i - fileCount]);
   return {
     agent,
     conversationId,
@@ -301,9 +341,10 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     answerId: newId('msg'),
     system: systemPrompt(agent, language, passages),
     messages: conversationMessages(agent, history, input.message),
-    offline: { question: input.message, followsUp, language, passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })) },
+    offline: offlineAnswer ? { ...offline, composed: offlineAnswer.text } : offline,
     passages: used,
-    sources: sourcesOf(found.passages),
+    found: found.passages,
+    sources: quoted ? sourcesOf(quoted) : sourcesOf(found.passages),
     confidence: retrievalConfidence(followsUp ? `${followsUp} ${input.message}` : input.message, used, language),
     model,
     charge,
@@ -340,6 +381,32 @@ function filePassages(files: QuestionFile[], question: string): Array<{ sourceNa
       text: file.text,
       score: coverage(terms, new Set(contentTerms(file.text))),
     }));
+}
+
+/** The sources an answer lists: the offline model's own when it gave the answer composed beforehand, else usedSources. */
+function sourcesOfAnswer(prepared: Prepared, text: string): MessageSource[] {
+  return prepared.offline.composed !== undefined && text === prepared.offline.composed ? prepared.sources : usedSources(text, prepared.found);
+}
+
+/**
+ * The sources of the passages an answer used: for each answer sentence (not its source
+ * line), the passages that hold it word for word (the offline model quotes), else those
+ * that hold SENTENCE_SUPPORT of its terms, as the lexical grounding check reads support.
+ * A decline used none.
+ */
+export function usedSources(text: string, found: PassageHit[]): MessageSource[] {
+  if (isOfflineDecline(text)) return [];
+  const held = found.map((passage) => new Set(contentTerms(`${passage.title} ${passage.text}`)));
+  const used = new Set<PassageHit>();
+  for (const claim of sentences(text)) {
+    const terms = contentTerms(claim);
+    if (isOwnLine(claim) || terms.length === 0) continue;
+    // A sentence quoted word for word comes from the passages that hold it, not from others that say the same.
+    const quoting = found.filter((passage) => passage.text.includes(claim));
+    const supporting = quoting.length > 0 ? quoting : found.filter((_, i) => terms.filter((term) => held[i].has(term)).length / terms.length >= SENTENCE_SUPPORT);
+    for (const passage of supporting) used.add(passage);
+  }
+  return sourcesOf([...used]);
 }
 
 /** Each source once, with its best passage's similarity. */

@@ -68,6 +68,9 @@ declare module '../../platform/db.ts' {
       from_day: string;
       to_day: string;
       include_tests: boolean;
+      confidence: string | null;
+      feedback: string | null;
+      q: string | null;
       expires_at: Date;
       created_at: Date;
     };
@@ -140,6 +143,11 @@ export async function updateMessageCheck(db: Db, check: { messageId: string; con
       and (select id from checked) = (select id from messages where conversation_id = ${check.conversationId} and role = 'assistant' order by position desc limit 1)`.execute(db);
 }
 
+/** The three confidence bands of the analytics (spec 2.14, src/modules/analytics/rules.ts). */
+export type Band = 'high' | 'medium' | 'low';
+/** up: an answer rated 1; down: an answer rated -1; none: no answer rated. */
+export type FeedbackFilter = 'up' | 'down' | 'none';
+
 export interface ConversationFilter {
   agentId: string;
   includeTests: boolean;
@@ -147,6 +155,11 @@ export interface ConversationFilter {
   /** Inclusive UTC days on the last message, YYYY-MM-DD. */
   from?: string;
   to?: string;
+  /** Conversations with at least one answer whose confidence is within these bounds (inclusive). */
+  confidence?: { min: number; max: number };
+  feedback?: FeedbackFilter;
+  /** Words that must all be in the conversation's messages (docs/chat.md, "Search"). */
+  q?: string;
 }
 
 function filtered(db: Db, filter: ConversationFilter) {
@@ -155,7 +168,33 @@ function filtered(db: Db, filter: ConversationFilter) {
   if (filter.channel) query = query.where('channel', '=', filter.channel);
   if (filter.from) query = query.where('last_message_at', '>=', startOfUtcDay(sql`cast(${filter.from} as date)`));
   if (filter.to) query = query.where('last_message_at', '<', startOfUtcDay(sql`cast(${filter.to} as date) + 1`));
+  if (filter.confidence) {
+    const { min, max } = filter.confidence;
+    query = query.where(answerWhere(sql`m.confidence between ${min}::integer and ${max}::integer`));
+  }
+  if (filter.feedback === 'up') query = query.where(answerWhere(sql`m.feedback = 1`));
+  else if (filter.feedback === 'down') query = query.where(answerWhere(sql`m.feedback = -1`));
+  else if (filter.feedback === 'none') query = query.where(sql<boolean>`not ${answerWhere(sql`m.feedback is not null`)}`);
+  if (filter.q !== undefined) {
+    query = query.where(sql<boolean>`conversations.id in (select s.conversation_id from conversation_search s where s.document @@ ${searchQuery(filter.q)})`);
+  }
   return query;
+}
+
+/** The conversation has an answer that meets the condition (on messages as m). */
+function answerWhere(condition: RawBuilder<unknown>) {
+  return sql<boolean>`exists (select 1 from messages m where m.conversation_id = conversations.id and m.role = 'assistant' and ${condition})`;
+}
+
+/**
+ * The search's tsquery: the words of `q` cut and folded as the documents were made
+ * (migration 036), each a prefix, all of them required. The lexemes are quoted into the
+ * tsquery's text form without being parsed again (to_tsquery would turn "e-mail" into a
+ * phrase, which a document without positions cannot match).
+ */
+function searchQuery(q: string) {
+  return sql`(select cast(string_agg('''' || replace(replace(l, '\\', '\\\\'), '''', '''''') || ''':*', ' & ') as tsquery)
+    from unnest(tsvector_to_array(conversation_search_vector(${q}))) l)`;
 }
 
 /**

@@ -6,19 +6,20 @@
  * only has to tell the best of a few dozen apart.
  */
 import type { Language } from '../agents/schemas.ts';
+import { EMAIL, POSTAL_CODES } from '../knowledge/crawl/contact-details.ts';
 
 const STOP_WORDS = new Set(
   [
     // en
-    'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who why will with would you your yours about also any just may might please tell',
+    'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who whom whose why will with would you your yours about also any just may might please tell',
     // nl
-    'de het een en van in is op te dat die voor met zijn er aan ook als bij of om nog wat wie waar hoe wanneer kan kun kunt je jij jullie u uw we wij ik mijn ons onze zij ze hun niet geen wel naar dan door maar over uit worden wordt was',
+    'de het een en van in is op te dat die voor met zijn er aan ook als bij of om nog wat wie waar hoe wanneer welk welke kan kun kunt je jij jullie u uw we wij ik mijn ons onze zij ze hun niet geen wel naar dan door maar over uit worden wordt was heb hebt heeft hebben',
     // fr
-    'le la les un une des et de du en est sont au aux ce cet cette ces que qui quoi quand comment pour par sur dans avec sans chez pas ne ou je tu il elle nous vous ils elles mon ma mes votre vos notre nos leur leurs se sa son ses y a peut puis suis es etes sommes ai as avez avons ont',
+    'le la les un une des et de du en est sont au aux ce cet cette ces que qui quoi quand comment quel quelle quels quelles lequel laquelle pour par sur dans avec sans chez pas ne ou je tu il elle on nous vous ils elles mon ma mes votre vos notre nos leur leurs se sa son ses y a peut puis suis es etes sommes ai as avez avons ont',
     // de
-    'der die das ein eine einen einem einer und oder ist sind war in im am an auf aus bei mit nach von vor zu zum zur für über um wie wo was wer wann warum ich du er sie es wir ihr ihnen ihm ihn uns euch mich mir dich dir mein meine meinen meinem meiner dein unser euer ihre nicht kein keine auch noch nur kann können den dem des',
+    'der die das ein eine einen einem einer und oder ist sind war in im am an auf aus bei mit nach von vor zu zum zur für über um wie wo was wer wann warum welche welcher welches welchen ich du er sie es wir ihr ihnen ihm ihn uns euch mich mir dich dir mein meine meinen meinem meiner dein unser euer ihre nicht kein keine auch noch nur kann können den dem des habe hast hat haben habt werde wird werden',
     // es
-    'el la los las un una unos unas y o de del en es son al que qué cómo como cuándo cuando dónde donde quién por para con sin no se su sus mi mis tu tus nuestro nuestra usted ustedes lo le les me te nos hay puedo puede',
+    'el la los las un una unos unas y o de del en es son al que qué cómo como cuándo cuando dónde donde quién cuál cuáles por para con sin no se su sus mi mis tu tus nuestro nuestra usted ustedes lo le les me te nos hay puedo puede',
   ]
     .join(' ')
     .split(/\s+/)
@@ -73,6 +74,8 @@ const SPANISH_ENDINGS = ['iendo', 'ieron', 'ando', 'amos', 'emos', 'imos', 'aron
 export function stem(word: string, language?: Language): string {
   let w = fold(word);
   if (/^\d/.test(w)) return w;
+  const number = language ? NUMBERS[language].get(w) : undefined;
+  if (number) return number;
   if (language === 'es') {
     const ending = SPANISH_ENDINGS.find((e) => w.endsWith(e) && w.length - e.length >= 3);
     return (ending ? w.slice(0, -ending.length) : w).slice(0, 7);
@@ -82,7 +85,26 @@ export function stem(word: string, language?: Language): string {
     if (shorter === w) break;
     w = cut === 0 ? undouble(shorter) : shorter;
   }
+  // Dutch doubles a vowel in a closed syllable: "bewaar" and "bewaren", "week" and "weken" are one word.
+  if (language === 'nl') w = w.replace(/([aeou])\1([^aeiouy])$/, '$1$2');
   return w.slice(0, 7);
+}
+
+/**
+ * The numbers two to twelve written as words, per language, read as their digits: "six
+ * people" holds the "6" of a table's "Users: 6", "cinq personnes" the "5". (Not one:
+ * it is also the article, "un", "een", "ein", "uno".)
+ */
+const NUMBERS: Record<Language, Map<string, string>> = {
+  en: numberWords('two three four five six seven eight nine ten eleven twelve'),
+  nl: numberWords('twee drie vier vijf zes zeven acht negen tien elf twaalf'),
+  fr: numberWords('deux trois quatre cinq six sept huit neuf dix onze douze'),
+  de: numberWords('zwei drei vier funf sechs sieben acht neun zehn elf zwolf'),
+  es: numberWords('dos tres cuatro cinco seis siete ocho nueve diez once doce'),
+};
+
+function numberWords(list: string): Map<string, string> {
+  return new Map(list.split(' ').map((word, i) => [word, String(i + 2)]));
 }
 
 function cutEnding(w: string): string {
@@ -135,8 +157,14 @@ function termsOf(text: string, language: Language | undefined, dropped: Array<Se
     if (folded.length < 2 && !/\d/.test(folded)) continue;
     if (dropped.some((set) => set.has(folded))) continue;
     // "trade-in" and "second-hand" also match "trade in" and "second hand"; "êtes-vous", whose parts are all dropped, is dropped.
-    const parts = /\p{L}-\p{L}/u.test(folded) ? termsOf(folded.replace(/-/g, ' '), language, dropped) : [];
-    if (parts.length === 0 && /\p{L}-\p{L}/u.test(folded)) continue;
+    const hyphenated = /\p{L}-\p{L}/u.test(folded);
+    const parts = hyphenated ? termsOf(folded.replace(/-/g, ' '), language, dropped) : [];
+    if (parts.length === 0 && hyphenated) continue;
+    // "gérez-vous" and "existe-t-il" are a verb with its pronoun: the verb alone is the word.
+    if (hyphenated && folded.split('-').some((part) => part.length < 2 || dropped.some((set) => set.has(part)))) {
+      terms.push(...parts);
+      continue;
+    }
     terms.push(stem(folded.replace(/['’]/g, ''), language), ...parts);
   }
   return terms;
@@ -211,7 +239,8 @@ const TIME_UNITS =
 /**
  * What a question asks for beyond its words, and what an answer to it holds: "how much"
  * is answered by an amount, "what time" by a time of day, "how long" by a duration, "how
- * many" by a number, "how often" by a frequency, "phone number" by a number to call.
+ * many" by a number, "how often" by a frequency, "where are you" by a postal address,
+ * "e-mail address" by one, "phone number" by a number to call.
  * Matched on folded text; the asking words are not terms of the question.
  */
 const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
@@ -240,7 +269,7 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   },
   {
     kind: 'number',
-    question: /\b(how (many|big|large|high|heavy|far|old|wide|tall)|hoeveel|hoe (groot|hoog|zwaar|ver|oud)|combien de|quelle taille|wie viele|wie (gross|hoch|schwer|weit|alt)|cuantos|cuantas|que tan (grande|alto))\b/g,
+    question: /\b(how (many|big|large|high|heavy|far|old|wide|tall)|hoeveel|hoe (groot|hoog|zwaar|ver|oud)|combien (de\b|d')|quelle taille|wie viele|wie (gross|hoch|schwer|weit|alt)|cuantos|cuantas|que tan (grande|alto))\b/g,
     answer: new RegExp(`\\d|\\b(${NUMBER_WORDS})\\b`, 'u'),
   },
   {
@@ -248,6 +277,17 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
     question: /\b(how much|prices?|costs?|fees?|charges?|rates?|wat kost|hoeveel kost|kosten|kost|prijs|prijzen|tarief|combien coute|combien|prix|coute|coutent|couts?|tarifs?|frais|was kostet|wie viel kostet|kostet|preise?|gebuhr|cuanto cuesta|cuanto|precios?|cuesta|cuestan|costes?|tarifas?)\b/g,
     // No \b after a currency sign: "4,95 €;" has no word boundary after the sign.
     answer: /\d\s?((euros?|eur|cents?|dollars?|pounds?)\b|[€$£])|[€$£]\s?\d|\b(free|gratis|gratuite?s?|kostenlos|gratuitos?)\b/,
+  },
+  {
+    kind: 'address',
+    question:
+      /\b(where are you( based)?|where is your|where can i find you|located|location|(postal |street )?address|adres|adresse postale|waar (zit|zitten|zijn|vind) (je|jullie|u)|ou (se trouve|se trouvent|etes|vous trouver)|ou est (situe|votre)|wo (sind|finde ich|befindet sich) (sie|ihr|euch)|anschrift|donde (esta|estan|se encuentra)|direccion postal)\b/g,
+    answer: new RegExp(POSTAL_CODES.map((code) => code.source).join('|'), 'u'),
+  },
+  {
+    kind: 'email',
+    question: /\b(e-?mail( address| adres| adresse)?|mailadres|adresse (e-?mail|mail|electronique)|courriel|correo( electronico)?)\b/g,
+    answer: EMAIL,
   },
   {
     kind: 'phone',
@@ -272,5 +312,6 @@ export function askedFor(question: string): { kinds: string[]; rest: string } {
 /** The kinds of fact a sentence holds, among those asked for. */
 export function heldKinds(sentence: string, asked: string[]): string[] {
   const folded = fold(sentence);
-  return ASKS.filter((ask) => asked.includes(ask.kind) && ask.answer.test(folded)).map((ask) => ask.kind);
+  // Postal codes are told by their capitals ("3511 NS", "BS7 8AE"): read on the sentence as written.
+  return ASKS.filter((ask) => asked.includes(ask.kind) && ask.answer.test(ask.kind === 'address' ? sentence : folded)).map((ask) => ask.kind);
 }

@@ -9,11 +9,14 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { expectFitsPhoneWidth, expectNoSeriousAxeViolations, startDashboard, tabTo, type DashboardHarness } from '../../../test/support/dashboard.ts';
 import { SIGN_IN_SCRIPT } from '../people/sign-in-page.ts';
+import { latestMailTo, linkIn } from '../people/test-support.ts';
 import { createHash } from 'node:crypto';
+import { fixtureSiteNames, serveFixtureSite } from '../../../test/support/fixture-sites.ts';
 
 let dash: DashboardHarness;
 before(async () => {
-  dash = await startDashboard();
+  // The local site crawled by the agent made with a website is on 127.0.0.1.
+  dash = await startDashboard({ env: { PARLEY_ALLOW_PRIVATE_URLS: '1' } });
 });
 after(() => dash?.close());
 
@@ -57,6 +60,12 @@ describe('serving: /app is the application, its files are hashed and cached, /ap
     const unknown = await fetch(`${dash.service.url}/app/api/no-such-route`);
     assert.equal(unknown.status, 404);
     assert.equal((await unknown.json()).error.code, 'not_found');
+    // The people's copy of the API answers its own unknown paths, through its session check.
+    const unknownV1 = await fetch(`${dash.service.url}/app/api/v1/no-such-route`);
+    assert.equal(unknownV1.status, 401);
+    assert.equal((await unknownV1.json()).error.code, 'unauthorized');
+    const posted = await fetch(`${dash.service.url}/app/agents`, { method: 'POST' });
+    assert.equal(posted.status, 404);
     const me = await fetch(`${dash.service.url}/app/api/me`);
     assert.equal(me.status, 401);
     const signInPage = await fetch(`${dash.service.url}/app/sign-in?token=x`);
@@ -97,6 +106,42 @@ describe('in Chromium', () => {
     await page.getByRole('textbox', { name: 'E-mail' }).waitFor();
     await page.goto('/app/agents');
     await page.getByRole('button', { name: 'Send sign-in link' }).waitFor();
+  });
+
+  test('a person with a passkey signs in with it (a virtual authenticator in Chromium)', async () => {
+    // WebAuthn takes no IP address as the relying party: the service is reached as localhost here.
+    const local = dash.service.url.replace('127.0.0.1', 'localhost');
+    const before = dash.service.ctx.config.publicUrl;
+    dash.service.ctx.config.publicUrl = local;
+    try {
+      const email = uniqueEmail('passkey');
+      await dash.newWorkspace(email);
+      const page = await dash.newPage();
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+      await page.goto(`${local}/app`);
+      await page.getByRole('textbox', { name: 'E-mail' }).fill(email);
+      await page.getByRole('button', { name: 'Send sign-in link' }).click();
+      await page.getByRole('status').filter({ hasText: email }).waitFor();
+      await page.goto(linkIn((await latestMailTo(dash.service, email)).text));
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      // A passkey registered through the people's routes (the account page of issue 24 will call the same).
+      const registered = await page.evaluate(async () => {
+        const csrf = (await (await fetch('/app/api/me')).json()).data.csrfToken as string;
+        const options = (await (await fetch('/app/api/me/passkeys/options', { method: 'POST', headers: { 'x-csrf-token': csrf } })).json()).data;
+        const credential = (await navigator.credentials.create({ publicKey: (PublicKeyCredential as any).parseCreationOptionsFromJSON(options) })) as PublicKeyCredential;
+        const reply = await fetch('/app/api/me/passkeys', { method: 'POST', headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ response: credential.toJSON(), name: 'Test key' }) });
+        return reply.status;
+      });
+      assert.equal(registered, 201);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Agents', exact: true }).count(), 1);
+    } finally {
+      dash.service.ctx.config.publicUrl = before;
+    }
   });
 
   test('a first run leads from a preset to a new agent; a text added shows up and is read; each page passes axe and fits 375 px', async () => {
@@ -172,6 +217,27 @@ describe('in Chromium', () => {
     const row = page.getByRole('row').filter({ hasText: 'Keyboard agent' });
     await row.waitFor();
     assert.match(await row.textContent() ?? '', /Sales/);
+  });
+
+  test('an agent made with a website crawls it at once: its pages appear as sources without a reload', async () => {
+    const site = await serveFixtureSite(fixtureSiteNames()[0]!);
+    try {
+      const workspaceId = await dash.newWorkspace(uniqueEmail('crawl'));
+      const page = await dash.newPage();
+      await dash.signInDirectly(page, workspaceId);
+      await page.goto('/app/agents');
+      await page.getByRole('button', { name: 'New agent' }).click();
+      const dialog = page.getByRole('dialog', { name: 'New agent' });
+      await dialog.getByRole('textbox', { name: 'Name' }).fill('Site agent');
+      await dialog.getByRole('textbox', { name: /Website to crawl/ }).fill(`${site.origin}/`);
+      await dialog.getByRole('button', { name: 'Create agent' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Site agent' }).waitFor();
+      await page.getByRole('row').filter({ hasText: site.origin }).first().waitFor({ timeout: 60_000 });
+      assert.ok((await page.getByRole('row').filter({ hasText: 'Web page' }).count()) >= 1);
+      await expectNoSeriousAxeViolations(page, 'the sources page with a crawl');
+    } finally {
+      await site.close();
+    }
   });
 
   test('an agent is deleted only with its name typed', async () => {

@@ -31,6 +31,7 @@ export const DASHBOARD_POLICY = [
 
 /** Paths under /app that are not the application's pages. */
 const NOT_PAGES = /^\/app\/(api|assets|sign-in)(\/|$)/;
+const PAGE_METHODS = new Set(['GET', 'HEAD']);
 
 export async function dashboardRoutes(parent: FastifyInstance, _ctx: Context): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>();
@@ -43,7 +44,7 @@ export async function dashboardRoutes(parent: FastifyInstance, _ctx: Context): P
   });
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (NOT_PAGES.test(request.url.split('?')[0]!)) return notFound(request, reply);
+    if (!PAGE_METHODS.has(request.method) || NOT_PAGES.test(request.url.split('?')[0]!)) return notFound(request, reply);
     return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
@@ -53,7 +54,10 @@ export async function dashboardRoutes(parent: FastifyInstance, _ctx: Context): P
       .send(pageHtml(await buildDashboard()));
   };
   app.get('/', { schema: hidden }, page);
-  app.get('/*', { schema: { ...hidden, params: z.strictObject({ '*': z.string() }) } }, page);
+  // Every other path under /app is the page too, as this prefix's not-found handler rather than
+  // a /app/* route: a route would also win over the not-found handlers of the scopes under
+  // /app/api/v1, whose hooks must answer their unknown paths (401 without a session).
+  app.setNotFoundHandler(page);
 }
 
 let html: { build: DashboardBuild; text: string } | undefined;

@@ -5,6 +5,7 @@ import type { Context } from '../../context.ts';
 import { commonErrors, list, single } from '../../http/schemas.ts';
 import { agentParams } from '../agents/schemas.ts';
 import { createLead, deleteLead, getLead, listLeads } from './service.ts';
+import { leadsCsv } from './csv.ts';
 import { createdLeadSchema, createLeadBody, leadListQuery, leadParams, leadSchema, visitorAgentParams } from './schemas.ts';
 
 const tags = ['leads'];
@@ -22,6 +23,25 @@ export async function leadRoutes(parent: FastifyInstance, ctx: Context): Promise
     async (request) => {
       const page = await listLeads(ctx, request.auth, request.params.id, request.query);
       return { data: page.items, pagination: { nextCursor: page.nextCursor } };
+    },
+  );
+
+  // Declared before /leads/:leadId only for reading order: the paths differ in their segment (leads.csv, leads).
+  app.get(
+    '/agents/:id/leads.csv',
+    {
+      config: { scope: 'read', audit: 'lead.export' },
+      // Not JSON, so neither in the OpenAPI document nor an MCP tool (one tool per documented operation); docs/visitors.md.
+      schema: { hide: true, params: agentParams, querystring: z.strictObject({}) },
+    },
+    async (request, reply) => {
+      const csv = await leadsCsv(ctx, request.auth, request.params.id);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${csv.fileName}"`)
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .send(csv.body);
     },
   );
 

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { commonErrors, list, single } from '../../http/schemas.ts';
+import { commonErrors, single } from '../../http/schemas.ts';
 import { agentParams } from '../agents/schemas.ts';
 import { addNote, changeStatus, getTicket, listTickets, openTicket } from './service.ts';
-import { entrySchema, noteBody, openedTicketReply, openTicketBody, ticketListQuery, ticketParams, ticketSchema, ticketStatusBody, ticketWithEntriesSchema } from './schemas.ts';
+import { entrySchema, noteBody, openedTicketReply, openTicketBody, ticketListQuery, ticketListReply, ticketParams, ticketSchema, ticketStatusBody, ticketWithEntriesSchema } from './schemas.ts';
 
 const tags = ['tickets'];
 
@@ -17,11 +17,17 @@ export async function ticketRoutes(parent: FastifyInstance, ctx: Context): Promi
     '/agents/:id/tickets',
     {
       config: { scope: 'read' },
-      schema: { tags, summary: 'Tickets, most recent activity first', params: agentParams, querystring: ticketListQuery, response: { 200: list(ticketSchema), ...commonErrors } },
+      schema: {
+        tags,
+        summary: 'Tickets, most recent activity first, with the counts per status',
+        params: agentParams,
+        querystring: ticketListQuery,
+        response: { 200: ticketListReply, ...commonErrors },
+      },
     },
     async (request) => {
       const page = await listTickets(ctx, request.auth, request.params.id, request.query);
-      return { data: page.items, pagination: { nextCursor: page.nextCursor } };
+      return { data: page.items, pagination: { nextCursor: page.nextCursor }, counts: page.counts };
     },
   );
 

@@ -1,6 +1,6 @@
 /** Tickets (spec 2.11, 4.11; the visitor API's POST tickets): one zod schema per request and reply. */
 import { z } from 'zod';
-import { timestamp } from '../../http/schemas.ts';
+import { list, timestamp } from '../../http/schemas.ts';
 import { isOneLine, ONE_LINE_MESSAGE } from '../../http/text-guard.ts';
 import { pageQuery } from '../../domain/paging.ts';
 import { languageSchema } from '../agents/schemas.ts';
@@ -68,3 +68,13 @@ export const entrySchema = z
   .meta({ id: 'TicketEntry' });
 
 export const ticketWithEntriesSchema = z.object({ ...ticketFields, entries: z.array(entrySchema).describe('oldest first') }).meta({ id: 'TicketWithEntries' });
+
+/**
+ * The list's reply: spec 4.1's list shape plus counts, the agent's tickets per status
+ * whatever the page and the status filter (an addition for the inbox's tabs).
+ */
+export const ticketListReply = list(ticketSchema).extend({
+  counts: z
+    .object({ open: z.number().int(), waiting: z.number().int(), solved: z.number().int() })
+    .describe("the agent's tickets per status, whatever status, limit and cursor ask for (expired solved tickets are gone)"),
+});

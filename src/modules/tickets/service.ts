@@ -260,9 +260,11 @@ export async function removeHeldEntries(ctx: Context, agentId: string, conversat
 export async function listTickets(ctx: Context, auth: Principal, agentId: string, input: { status?: store.TicketStatus; limit?: number; cursor?: string }) {
   const agent = await requireAgent(ctx, auth, agentId);
   const limit = input.limit ?? DEFAULT_PAGE_SIZE;
-  const rows = await store.listTickets(ctx.db, agent.id, ctx.clock.now(), { status: input.status }, limit, decodeCursor(input.cursor));
+  const now = ctx.clock.now();
+  const after = decodeCursor(input.cursor);
+  const [rows, counts] = await Promise.all([store.listTickets(ctx.db, agent.id, now, { status: input.status }, limit, after), store.countByStatus(ctx.db, agent.id, now)]);
   const { items, nextCursor } = pageOf(rows, limit, (row) => ({ at: row.last_activity_at.toISOString(), id: row.id }));
-  return { items: items.map(ticketView), nextCursor };
+  return { items: items.map(ticketView), nextCursor, counts };
 }
 
 export async function getTicket(ctx: Context, auth: Principal, agentId: string, ticketId: string): Promise<TicketWithEntries> {

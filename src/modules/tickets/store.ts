@@ -100,6 +100,17 @@ export async function listTickets(db: Db, agentId: string, now: Date, filter: { 
   return query.orderBy('last_activity_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
 
+/** The agent's tickets per status, as the list sees them (expired ones left out). */
+export async function countByStatus(db: Db, agentId: string, now: Date): Promise<Record<TicketStatus, number>> {
+  const rows = await visible(db, agentId, now)
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  const counts: Record<TicketStatus, number> = { open: 0, waiting: 0, solved: 0 };
+  for (const row of rows) counts[row.status] = Number(row.n);
+  return counts;
+}
+
 export async function entriesOf(db: Db, ticketId: string): Promise<TicketEntry[]> {
   return db.selectFrom('ticket_entries').selectAll().where('ticket_id', '=', ticketId).orderBy('created_at').orderBy('id').execute();
 }

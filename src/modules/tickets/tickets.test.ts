@@ -245,13 +245,48 @@ describe('tickets (spec 2.11, 3.3, 4.11)', () => {
       await advance(1);
       const second = await openTicket(service, agent, { question: 'Second' });
       const reply = await list(agent);
-      assert.deepEqual(Object.keys(reply.body).sort(), ['data', 'pagination']);
+      assert.deepEqual(Object.keys(reply.body).sort(), ['counts', 'data', 'pagination']);
       assert.deepEqual(reply.body.pagination, { nextCursor: null });
+      assert.deepEqual(reply.body.counts, { open: 2, waiting: 0, solved: 0 });
       for (const item of reply.body.data) assert.deepEqual(Object.keys(item).sort(), TICKET_FIELDS);
       assert.deepEqual(await listedIds(agent), [second.id, first.id]);
       await advance(1);
       assert.equal((await note(agent, first.id, 'Called the courier.')).status, 201);
       assert.deepEqual(await listedIds(agent), [first.id, second.id]);
+    });
+
+    test('counts per status come beside every page, whatever status, limit and cursor ask for; an expired solved ticket is no longer counted', async () => {
+      const agent = await ticketAgent();
+      const opened = [];
+      for (let i = 0; i < 6; i++) opened.push(await openTicket(service, agent, { question: `Question ${i}` }));
+      await patch(agent, opened[0].id, 'waiting');
+      await patch(agent, opened[1].id, 'waiting');
+      await patch(agent, opened[2].id, 'solved');
+      await openTicket(service, await ticketAgent(), { question: 'Another agent' });
+      const want = { open: 3, waiting: 2, solved: 1 };
+      const first = await list(agent, '?limit=2');
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.deepEqual(first.body.counts, want);
+      assert.equal(first.body.data.length, 2);
+      const second = await list(agent, `?limit=2&cursor=${first.body.pagination.nextCursor}`);
+      assert.deepEqual(second.body.counts, want);
+      const waiting = await list(agent, '?status=waiting');
+      assert.deepEqual(waiting.body.counts, want);
+      assert.equal(waiting.body.data.length, 2);
+      const empty = await ticketAgent();
+      assert.deepEqual((await list(empty)).body.counts, { open: 0, waiting: 0, solved: 0 });
+      // A solved ticket is kept 90 days (SOLVED_RETENTION_DAYS), then gone for reads and counts alike.
+      await advance(91 * 86_400);
+      const later = await list(agent);
+      assert.deepEqual(later.body.counts, { open: 3, waiting: 2, solved: 0 });
+      assert.equal(later.body.data.length, 5);
+    });
+
+    test('the OpenAPI document shows counts in the list reply', async () => {
+      const doc = (await (await fetch(`${service.url}/api/v1/openapi.json`)).json()) as any;
+      const reply = doc.paths['/agents/{id}/tickets'].get.responses['200'].content['application/json'].schema;
+      assert.deepEqual(Object.keys(reply.properties).sort(), ['counts', 'data', 'pagination']);
+      assert.deepEqual(Object.keys(reply.properties.counts.properties).sort(), ['open', 'solved', 'waiting']);
     });
 
     test('the status filter keeps one status; another value is 400 naming status', async () => {

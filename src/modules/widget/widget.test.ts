@@ -101,8 +101,10 @@ describe('the widget in a real browser', () => {
     const page = await context.newPage();
     if (options.clock) {
       // The page's own clock, paused: its timers fire only when the test moves it (page.clock.runFor), never by waiting.
+      // Installed, it runs until paused; the pause is an hour ahead, since a loaded machine took over a second
+      // between the two calls and pausing in the clock's past fails ("Cannot fast-forward to the past").
       await context.clock.install({ time: new Date('2026-03-02T09:00:00Z') });
-      await page.clock.pauseAt(new Date('2026-03-02T09:00:01Z'));
+      await page.clock.pauseAt(new Date('2026-03-02T10:00:00Z'));
     }
     await page.goto(`${options.origin ?? site.origin}${path}`);
     return page;

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { get, list } from '../../api.ts';
-import { takeFlash, useData, usePolling } from '../../data.ts';
+import { takeFlash, useData, type Flash, usePolling } from '../../data.ts';
 import { formatBytes, formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, SetupGuide, Source } from '../../types.ts';
@@ -12,6 +12,7 @@ import { Badge, Button, EmptyState, ErrorNotice, Notice, Table } from '../../com
 import { AgentFrame } from '../agent/frame.tsx';
 import { SourcesToGather } from '../agents/first-run.tsx';
 import { AddTextDialog } from './add-text.tsx';
+import { CrawlProgress } from './crawl.tsx';
 
 const STATUS_TONE = { pending: 'busy', ready: 'good', failed: 'bad' } as const;
 
@@ -23,7 +24,7 @@ export default function SourcesPage({ params }: PageProps) {
 function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined }) {
   const sources = useData(() => list<Source>(`/v1/agents/${encodeURIComponent(agentId)}/sources`), [agentId]);
   const [adding, setAdding] = useState(false);
-  const [message, setMessage] = useState<string | undefined>(takeFlash);
+  const [message, setMessage] = useState<Flash | undefined>(takeFlash);
   usePolling(sources.data?.some((source) => source.status === 'pending') ?? false, sources.reload);
 
   return (
@@ -39,7 +40,8 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
           </Button>
         </div>
       </div>
-      <Notice kind="success">{message}</Notice>
+      <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
+      <CrawlProgress agentId={agentId} onProgress={() => void sources.reload()} />
       {sources.error && <ErrorNotice error={sources.error} />}
       {sources.data && sources.data.length === 0 && <EmptyState title={t('sources.empty')} />}
       {sources.data && sources.data.length > 0 && (
@@ -80,7 +82,7 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
         open={adding}
         onClose={() => setAdding(false)}
         onAdded={(source) => {
-          setMessage(t('sources.added', { name: source.name }));
+          setMessage({ kind: 'success', text: t('sources.added', { name: source.name }) });
           void sources.reload();
         }}
       />

@@ -10,8 +10,8 @@ import { t } from '../../i18n/index.ts';
 import type { Agent } from '../../types.ts';
 import { Badge, ErrorNotice, PageHeader, TabLinks } from '../../components/index.ts';
 
-export type AgentTab = 'sources' | 'playground' | 'settings' | 'install';
-export const AGENT_TABS: AgentTab[] = ['sources', 'playground', 'settings', 'install'];
+export type AgentTab = 'sources' | 'playground' | 'settings' | 'install' | 'client';
+export const AGENT_TABS: AgentTab[] = ['sources', 'playground', 'settings', 'install', 'client'];
 
 export function AgentFrame({ agentId, tab, children }: { agentId: string; tab: AgentTab; children: (agent: Loaded<Agent>) => ComponentChildren }) {
   const agent = useData(() => get<Agent>(`/v1/agents/${encodeURIComponent(agentId)}`), [agentId]);

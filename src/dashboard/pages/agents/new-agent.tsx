@@ -29,7 +29,7 @@ export function NewAgentDialog({ open, useCase: initialUseCase = 'general', onCl
     setError(undefined);
     try {
       const agent = await send<Agent & { crawlError?: { message: string } }>('POST', '/v1/agents', { name, useCase, ...(website.trim() ? { website: website.trim() } : {}) });
-      if (agent.crawlError) flash(t('agents.crawlError', { message: agent.crawlError.message }));
+      if (agent.crawlError) flash(t('agents.crawlError', { message: agent.crawlError.message }), 'error');
       setName('');
       setWebsite('');
       onClose();

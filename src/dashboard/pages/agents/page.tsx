@@ -1,7 +1,7 @@
 /** Agents: the list with status and last training, "New agent", delete; the first run when there is none yet. */
 import { useState } from 'preact/hooks';
 import { get, list } from '../../api.ts';
-import { takeFlash, useData } from '../../data.ts';
+import { takeFlash, useData, type Flash } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, SetupGuide, UseCase } from '../../types.ts';
@@ -16,7 +16,7 @@ export default function AgentsPage(_props: PageProps) {
   const guide = useData(() => get<SetupGuide>('/v1/setup-guide'), []);
   const [creating, setCreating] = useState<UseCase>();
   const [deleting, setDeleting] = useState<Agent>();
-  const [message, setMessage] = useState<string | undefined>(takeFlash);
+  const [message, setMessage] = useState<Flash | undefined>(takeFlash);
 
   return (
     <>
@@ -28,7 +28,7 @@ export default function AgentsPage(_props: PageProps) {
           </Button>
         }
       />
-      <Notice kind="success">{message}</Notice>
+      <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
       {agents.error && <ErrorNotice error={agents.error} />}
       {agents.data && agents.data.length === 0 && <FirstRun guide={guide} onStart={setCreating} />}
       {agents.data && agents.data.length > 0 && (
@@ -58,7 +58,7 @@ export default function AgentsPage(_props: PageProps) {
         agent={deleting}
         onClose={() => setDeleting(undefined)}
         onDeleted={(agent) => {
-          setMessage(t('agents.deleted', { name: agent.name }));
+          setMessage({ kind: 'success', text: t('agents.deleted', { name: agent.name }) });
           void agents.reload();
         }}
       />

@@ -1,14 +1,13 @@
 /**
  * /app signed out: a sign-in link by mail (the first way, names fixed by the operator
- * contract: "E-mail", "Send sign-in link"), or a password, or a passkey (shown only when
- * the browser has WebAuthn; the usernameless options route, so no address is asked).
+ * contract: "E-mail", "Send sign-in link"), a password, or a passkey (shown where the
+ * browser reads and writes WebAuthn's JSON forms; docs/people.md, "Passkeys").
  */
 import { useState } from 'preact/hooks';
 import { ApiError, send } from '../../api.ts';
 import { asApiError } from '../../data.ts';
 import { t } from '../../i18n/index.ts';
 import type { Me } from '../../types.ts';
-import { passkeyAnswer, webAuthnSupported } from './webauthn.ts';
 import { Button, ErrorNotice, Notice, TextField } from '../../components/index.ts';
 
 export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
@@ -39,17 +38,20 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     }
   };
   const fieldErrors = error?.details.length ? error : undefined;
-  const [passkeyBusy, setPasskeyBusy] = useState(false);
-  const signInWithPasskey = async () => {
-    setPasskeyBusy(true);
+
+  const withPasskey = async () => {
+    setBusy(true);
     setError(undefined);
     try {
-      const response = await passkeyAnswer(await send('POST', '/sign-in/passkey/options'));
-      if (response) onSignedIn(await send<Me>('POST', '/sign-in/passkey', { response }));
+      const options = await send<unknown>('POST', '/sign-in/passkey/options');
+      const credential = (await navigator.credentials.get({ publicKey: (PublicKeyCredential as any).parseRequestOptionsFromJSON(options) })) as PublicKeyCredential | null;
+      if (!credential) return;
+      onSignedIn(await send<Me>('POST', '/sign-in/passkey', { response: credential.toJSON() }));
     } catch (caught) {
-      setError(asApiError(caught));
+      // The person closed the browser's passkey prompt: nothing to say.
+      if (!(caught instanceof DOMException && caught.name === 'NotAllowedError')) setError(asApiError(caught));
     } finally {
-      setPasskeyBusy(false);
+      setBusy(false);
     }
   };
 
@@ -78,6 +80,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
             </div>
           </form>
         )}
+        {!sentTo && PASSKEYS && (
+          <Button kind="secondary" busy={busy} onClick={() => void withPasskey()}>
+            {t('signIn.passkey')}
+          </Button>
+        )}
         {!sentTo && (
           <Button
             kind="quiet"
@@ -89,12 +96,10 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
             {way === 'link' ? t('signIn.passwordWay') : t('signIn.linkWay')}
           </Button>
         )}
-        {!sentTo && webAuthnSupported() && (
-          <Button kind="secondary" busy={passkeyBusy} onClick={() => void signInWithPasskey()}>
-            {t('signIn.passkey')}
-          </Button>
-        )}
       </div>
     </main>
   );
 }
+
+/** Whether the browser can hand WebAuthn's options and answers over as JSON (Chrome 129+, Firefox 119+, Safari 18.4+). */
+const PASSKEYS = typeof PublicKeyCredential !== 'undefined' && 'parseRequestOptionsFromJSON' in PublicKeyCredential;

@@ -1,7 +1,7 @@
 /**
  * The browser's WebAuthn for passkeys: the service's options (JSON, @simplewebauthn/server)
  * into navigator.credentials and the credential back as JSON (PublicKeyCredential.toJSON).
- * Kept small and beside the sign-in page, which is in the first load.
+ * Used by My account (the sign-in page has its own few lines).
  */
 type JsonCredential = Record<string, unknown>;
 
@@ -14,12 +14,6 @@ export function webAuthnSupported(): boolean {
 export async function createPasskey(options: unknown): Promise<JsonCredential | undefined> {
   const publicKey = (PublicKeyCredential as any).parseCreationOptionsFromJSON(options);
   return ceremony(() => navigator.credentials.create({ publicKey }));
-}
-
-/** A passkey's answer for signing in; undefined when the person cancelled. */
-export async function passkeyAnswer(options: unknown): Promise<JsonCredential | undefined> {
-  const publicKey = (PublicKeyCredential as any).parseRequestOptionsFromJSON(options);
-  return ceremony(() => navigator.credentials.get({ publicKey }));
 }
 
 async function ceremony(run: () => Promise<Credential | null>): Promise<JsonCredential | undefined> {

@@ -15,7 +15,7 @@ import { fetchFile } from '../fetch-file.ts';
 import { ingestCrawledFile, ingestSiteFacts, ingestWebsitePage, recordTurnedAwayPage, storageUsedBytes } from '../ingest.ts';
 import { nameFromUrl } from '../service.ts';
 import { FileReadError, readFileText } from '../read-file.ts';
-import { hasContactDetails } from './contact-details.ts';
+import { hasContactDetails, SITE_FACTS_FRAGMENT } from './contact-details.ts';
 import type { ExtractedPage } from './extract.ts';
 import { queueCrawlBatch } from './service.ts';
 import { parseSitemap } from './sitemap.ts';
@@ -422,7 +422,7 @@ async function writeSiteFacts(run: Run, page: ExtractedPage, servedAt: string): 
   const hash = createHash('sha256').update(facts).digest('hex');
   if (run.siteFacts.hashes.has(hash)) return;
   run.siteFacts.hashes.add(hash);
-  const url = `${new URL(servedAt).origin}/#contact-details`;
+  const url = `${new URL(servedAt).origin}/${SITE_FACTS_FRAGMENT}`;
   const title = SITE_FACTS_TITLES[page.language.slice(0, 2)] ?? SITE_FACTS_TITLES.en;
   await ingestSiteFacts(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url, title }, (held) => {
     // A batch after a restart, or on another worker, starts with no hashes: the text this crawl kept tells it.

@@ -1,0 +1,158 @@
+/**
+ * The inbox's frame (docs/dashboard.md, "Inbox"): the heading, the choice of agent (a member
+ * limited to some agents is given only theirs by GET /agents), the links "Conversations",
+ * "Leads", "Tickets"; and what its pages share: a list read page by page, a confirmation
+ * dialog, a list of fields.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, list, type ApiError, type ListReply } from '../../api.ts';
+import { asApiError, useData } from '../../data.ts';
+import { t } from '../../i18n/index.ts';
+import { navigate } from '../../router.ts';
+import type { Agent } from '../../types.ts';
+import { Button, Dialog, ErrorNotice, PageHeader, Select, TabLinks } from '../../components/index.ts';
+
+export type InboxTab = 'conversations' | 'leads' | 'tickets';
+const TABS: InboxTab[] = ['conversations', 'leads', 'tickets'];
+
+export const inboxPath = (agentId: string, tab: InboxTab, id?: string) => `/app/agents/${encodeURIComponent(agentId)}/inbox/${tab}${id ? `/${encodeURIComponent(id)}` : ''}`;
+export const agentApi = (agentId: string, rest: string) => `/v1/agents/${encodeURIComponent(agentId)}/${rest}`;
+
+export function InboxFrame({ agentId, tab, children }: { agentId: string; tab: InboxTab; children: ComponentChildren }) {
+  const agents = useData(() => list<Agent>('/v1/agents'), []);
+  const known = agents.data?.some((agent) => agent.id === agentId);
+  return (
+    <>
+      <PageHeader
+        title={t('inbox.title')}
+        actions={
+          agents.data && agents.data.length > 0 ? (
+            <Select
+              label={t('inbox.agent')}
+              value={agentId}
+              options={[...(known ? [] : [{ value: agentId, label: t('inbox.unknownAgent') }]), ...agents.data.map((agent) => ({ value: agent.id, label: agent.name }))]}
+              onChange={(id) => navigate(inboxPath(id, tab))}
+            />
+          ) : undefined
+        }
+      />
+      {agents.error && <ErrorNotice error={agents.error} />}
+      <TabLinks label={t('inbox.sections')} links={TABS.map((name) => ({ href: inboxPath(agentId, name), label: t(`inbox.${name}`), current: name === tab }))} />
+      {children}
+    </>
+  );
+}
+
+export interface Paged<T> {
+  items: T[] | undefined;
+  error: ApiError | undefined;
+  loading: boolean;
+  hasMore: boolean;
+  more: () => Promise<void>;
+  reload: () => Promise<void>;
+}
+
+/** A list read a page at a time (the API's cursor): the first page at once, the next with "Show more". */
+export function usePaged<T>(path: string): Paged<T> {
+  const [state, setState] = useState<{ items?: T[]; cursor: string | null; error?: ApiError; loading: boolean }>({ cursor: null, loading: true });
+  const generation = useRef(0);
+  const fetchPage = async (cursor: string | null) => {
+    const mine = ++generation.current;
+    setState((before) => ({ ...before, loading: true }));
+    try {
+      const separator = path.includes('?') ? '&' : '?';
+      const page = await call<ListReply<T>>('GET', cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path);
+      if (mine !== generation.current) return;
+      setState((before) => ({ items: cursor ? [...(before.items ?? []), ...page.data] : page.data, cursor: page.pagination?.nextCursor ?? null, loading: false }));
+    } catch (caught) {
+      if (mine === generation.current) setState((before) => ({ ...before, error: asApiError(caught), loading: false }));
+    }
+  };
+  useEffect(() => {
+    setState({ cursor: null, loading: true });
+    void fetchPage(null);
+    return () => {
+      generation.current++;
+    };
+  }, [path]);
+  return { items: state.items, error: state.error, loading: state.loading, hasMore: state.cursor !== null, more: () => fetchPage(state.cursor), reload: () => fetchPage(null) };
+}
+
+export function ShowMore({ paged }: { paged: Paged<unknown> }) {
+  if (!paged.hasMore) return null;
+  return (
+    <div class="form-actions">
+      <Button busy={paged.loading} onClick={() => void paged.more()}>
+        {t('inbox.showMore')}
+      </Button>
+    </div>
+  );
+}
+
+/** Asks before something irreversible; the API's error stays in the dialog. */
+export function ConfirmDialog({ open, title, text, confirm, onClose, onConfirm }: { open: boolean; title: string; text: string; confirm: string; onClose: () => void; onConfirm: () => Promise<void> }) {
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const close = () => {
+    setError(undefined);
+    onClose();
+  };
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onConfirm();
+      close();
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog open={open} title={title} onClose={close}>
+      <form onSubmit={submit}>
+        <p>{text}</p>
+        <ErrorNotice error={error} />
+        <div class="form-actions">
+          <Button kind="danger" type="submit" busy={busy}>
+            {confirm}
+          </Button>
+          <Button onClick={close}>{t('app.cancel')}</Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Fields of one thing as a description list; empty values say so. */
+export function Fields({ rows }: { rows: [label: string, value: ComponentChildren][] }) {
+  return (
+    <dl class="inbox-fields">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value === null || value === undefined || value === '' ? <span class="cell-note">{t('inbox.none')}</span> : value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A link to a visitor's page, shown by its title when the agent knows it. */
+export function PageLink({ page }: { page: { url: string; title?: string | null } | null }) {
+  if (!page) return null;
+  return <OutsideLink url={page.url}>{page.title || page.url}</OutsideLink>;
+}
+
+/** A visitor's or a source's address: a link (in a new tab) only when it is http(s), else its text (no javascript: from a visitor). */
+export function OutsideLink({ url, children }: { url: string; children?: ComponentChildren }) {
+  if (!/^https?:\/\//i.test(url)) return <span>{children ?? url}</span>;
+  return (
+    <a href={url} rel="noopener noreferrer" target="_blank">
+      {children ?? url}
+    </a>
+  );
+}

@@ -1,0 +1,171 @@
+/**
+ * One ticket: its fields and entries oldest first; "Reply" / "Send reply" mails the visitor
+ * (POST /app/api/…/replies; a reply that could not be mailed says why in mailError); notes;
+ * the status; delete on its own. Held e-mail drafts are shown as they are: the service has
+ * no routes yet to send, edit or discard them (docs/dashboard.md).
+ */
+import { useState } from 'preact/hooks';
+import { call, get, send, type ApiError } from '../../api.ts';
+import { asApiError, flash, useData } from '../../data.ts';
+import { formatDate, t } from '../../i18n/index.ts';
+import { navigate } from '../../router.ts';
+import type { PageProps } from '../../routes.ts';
+import { Badge, Button, ErrorNotice, Notice, Select, TextField } from '../../components/index.ts';
+import { agentApi, ConfirmDialog, Fields, InboxFrame, inboxPath, OutsideLink } from './frame.tsx';
+import { STATUS_TONE } from './tickets.tsx';
+import { TICKET_STATUSES, type TicketEntry, type TicketStatus, type TicketWithEntries } from './types.ts';
+
+export default function TicketPage({ params }: PageProps) {
+  const agentId = params.agentId!;
+  const ticketId = params.ticketId!;
+  const path = agentApi(agentId, `tickets/${encodeURIComponent(ticketId)}`);
+  const ticket = useData(() => get<TicketWithEntries>(path), [path]);
+  const [deleting, setDeleting] = useState(false);
+  const [statusError, setStatusError] = useState<ApiError>();
+  const [message, setMessage] = useState<string>();
+  const data = ticket.data;
+  const changeStatus = async (status: string) => {
+    setStatusError(undefined);
+    try {
+      await send('PATCH', path, { status });
+      setMessage(t('inbox.statusChanged', { status: t(`inbox.ticketStatus.${status as TicketStatus}`) }));
+      await ticket.reload();
+    } catch (caught) {
+      setStatusError(asApiError(caught));
+    }
+  };
+  return (
+    <InboxFrame agentId={agentId} tab="tickets">
+      <p class="cell-note">
+        <a href={inboxPath(agentId, 'tickets')}>{t('inbox.backToTickets')}</a>
+      </p>
+      {ticket.error && <ErrorNotice error={ticket.error} />}
+      {!data && !ticket.error && <p role="status">{t('app.loading')}</p>}
+      <Notice kind="success">{message}</Notice>
+      {data && (
+        <article aria-labelledby="ticket-title">
+          <div class="page-header">
+            <div class="page-header-text">
+              <h2 id="ticket-title">
+                {t('inbox.ticketNumber', { number: data.number })} <Badge tone={STATUS_TONE[data.status]}>{t(`inbox.ticketStatus.${data.status}`)}</Badge>
+              </h2>
+            </div>
+            <div class="page-header-actions">
+              <Button kind="danger" onClick={() => setDeleting(true)}>
+                {t('inbox.deleteTicket')}
+              </Button>
+            </div>
+          </div>
+          <div class="inbox-status">
+            <Select label={t('inbox.status')} value={data.status} options={TICKET_STATUSES.map((status) => ({ value: status, label: t(`inbox.ticketStatus.${status}`) }))} onChange={(status) => void changeStatus(status)} error={statusError?.message} />
+          </div>
+          <Fields
+            rows={[
+              [t('inbox.visitor'), data.name ? `${data.name} <${data.email}>` : data.email],
+              [t('inbox.signedIn'), data.signedIn ? t('inbox.yes') : t('inbox.no')],
+              [t('inbox.language'), data.language],
+              [t('inbox.page'), data.page && <OutsideLink url={data.page.url} />],
+              [t('inbox.conversation'), data.conversationId && <a href={inboxPath(agentId, 'conversations', data.conversationId)}>{t('inbox.openConversation')}</a>],
+              [t('inbox.opened'), formatDate(data.createdAt)],
+              [t('inbox.lastActivity'), formatDate(data.lastActivityAt)],
+              [t('inbox.solved'), data.solvedAt && formatDate(data.solvedAt)],
+              [t('inbox.expires'), data.expiresAt && formatDate(data.expiresAt)],
+              [t('inbox.helpdesk'), data.helpdesk && <OutsideLink url={data.helpdesk.url}>{`${data.helpdesk.provider} ${data.helpdesk.number}`}</OutsideLink>],
+            ]}
+          />
+          <h3>{t('inbox.question')}</h3>
+          <p class="inbox-text">{data.question}</p>
+          <h3>{t('inbox.entries')}</h3>
+          {data.entries.length === 0 ? (
+            <p class="cell-note">{t('inbox.noEntries')}</p>
+          ) : (
+            <ol class="inbox-thread">
+              {data.entries.map((entry) => (
+                <Entry key={entry.id} entry={entry} />
+              ))}
+            </ol>
+          )}
+          <Compose
+            label={t('inbox.reply')}
+            action={t('inbox.sendReply')}
+            hint={t('inbox.replyHint', { email: data.email })}
+            onSend={async (body) => {
+              await call('POST', `/agents/${encodeURIComponent(agentId)}/tickets/${encodeURIComponent(ticketId)}/replies`, { body });
+              setMessage(t('inbox.replySent', { email: data.email }));
+              await ticket.reload();
+            }}
+          />
+          <Compose
+            label={t('inbox.note')}
+            action={t('inbox.addNote')}
+            hint={t('inbox.noteHint')}
+            kind="secondary"
+            onSend={async (body) => {
+              await send('POST', `${path}/notes`, { body });
+              setMessage(t('inbox.noteAdded'));
+              await ticket.reload();
+            }}
+          />
+        </article>
+      )}
+      <ConfirmDialog
+        open={deleting}
+        title={t('inbox.deleteTicketTitle')}
+        text={t('inbox.deleteTicketText')}
+        confirm={t('inbox.delete')}
+        onClose={() => setDeleting(false)}
+        onConfirm={async () => {
+          await call('DELETE', `/agents/${encodeURIComponent(agentId)}/tickets/${encodeURIComponent(ticketId)}`);
+          flash(t('inbox.ticketDeleted'));
+          navigate(inboxPath(agentId, 'tickets'));
+        }}
+      />
+    </InboxFrame>
+  );
+}
+
+const ENTRY_TONE = { visitor: 'neutral', team: 'good', note: 'neutral', held: 'busy' } as const;
+
+function Entry({ entry }: { entry: TicketEntry }) {
+  return (
+    <li class={`inbox-message inbox-entry-${entry.kind}`}>
+      <p class="inbox-message-head">
+        <Badge tone={ENTRY_TONE[entry.kind]}>{t(`inbox.entry.${entry.kind}`)}</Badge> {entry.from && <span>{entry.from}</span>} <span class="cell-note">{formatDate(entry.createdAt)}</span>
+      </p>
+      <p class="inbox-text">{entry.body}</p>
+      {entry.kind === 'held' && <p class="cell-note">{t('inbox.heldReadOnly')}</p>}
+      {entry.mailError && <p class="field-error">{t('inbox.mailError', { reason: entry.mailError })}</p>}
+    </li>
+  );
+}
+
+/** A text box and its button: a reply mailed to the visitor, or a note. */
+function Compose({ label, action, hint, kind = 'primary', onSend }: { label: string; action: string; hint: string; kind?: 'primary' | 'secondary'; onSend: (body: string) => Promise<void> }) {
+  const [body, setBody] = useState('');
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onSend(body);
+      setBody('');
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="inbox-compose" onSubmit={submit} noValidate>
+      <ErrorNotice error={error && !error.field('body') ? error : undefined} />
+      <TextField label={label} multiline rows={4} value={body} onInput={setBody} hint={hint} error={error?.field('body')} />
+      <div class="form-actions">
+        <Button kind={kind} type="submit" busy={busy}>
+          {action}
+        </Button>
+      </div>
+    </form>
+  );
+}

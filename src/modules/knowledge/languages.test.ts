@@ -1,0 +1,31 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { eld } from 'eld/small';
+import { LANGUAGES } from '../agents/schemas.ts';
+import { WORKSHOP_CORPUS } from '../chat/quality-corpus.ts';
+import { eldSmallSet, FIVE_LANGUAGES_FILE, fiveLanguagesOf } from './eld-five-languages.ts';
+import { detectLanguage } from './languages.ts';
+
+describe("language detection on the five languages' n-grams alone (eld-five-languages.json)", () => {
+  test("the file is eld's small set narrowed to the five: every n-gram of theirs, with their weights at their places", async () => {
+    assert.deepEqual(JSON.parse(readFileSync(FIVE_LANGUAGES_FILE, 'utf8')), fiveLanguagesOf(await eldSmallSet()), 'stale: run node src/modules/knowledge/eld-five-languages.ts');
+  });
+
+  test("it tells every text's language (or none) as eld's whole small set narrowed to the five does", async () => {
+    eld.setLanguageSubset([...LANGUAGES]);
+    const texts = [
+      ...WORKSHOP_CORPUS.flatMap((passage) => [passage.title, passage.text]),
+      'Hello', 'Kosten?', '12345', 'Wie lange dauert eine Reparatur?', 'Bezorgen jullie in België?', '¿Cuánto cuesta el envío?',
+      'Combien coûte la livraison ?', 'Привет, как дела?', 'これは日本語です', 'Ciao, come stai?', 'Hej, hur mår du?', '',
+    ];
+    for (const text of texts) {
+      const whole = eld.detect(text);
+      const expected = whole.language && (LANGUAGES as readonly string[]).includes(whole.language) && (whole.isReliable() || (() => {
+        const [first = 0, second = 0] = Object.values(whole.getScores()).sort((a, b) => b - a);
+        return first - second >= 0.1;
+      })()) ? whole.language : undefined;
+      assert.equal(await detectLanguage(text), expected, text);
+    }
+  });
+});
