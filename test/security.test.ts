@@ -452,6 +452,7 @@ const DASHBOARD_ROUTES: Array<{ method: RouteEntry['method']; path: string; role
   { method: 'POST', path: '/api/keys', role: 'admin', body: { name: 'Security suite', scope: 'read' } },
   { method: 'DELETE', path: '/api/keys/{keyId}', role: 'admin' },
   { method: 'GET', path: '/api/people', role: 'admin' },
+  { method: 'GET', path: '/api/invitations', role: 'admin' },
   { method: 'POST', path: '/api/invitations', role: 'admin', body: { email: 'invited-by-suite@example.org', role: 'member' } },
   { method: 'DELETE', path: '/api/invitations/{invitedEmail}', role: 'admin' },
   { method: 'PATCH', path: '/api/people/{personId}', role: 'admin', body: { role: 'member' } },

@@ -50,8 +50,12 @@ export const routes: Route[] = [
   { path: '/app/analytics', title: 'nav.analytics', section: 'analytics', load: () => import('./pages/analytics/page.tsx') },
   { path: '/app/agents/:agentId/client', title: 'agent.client', section: 'agents', load: () => import('./pages/agent-client/page.tsx') },
   { path: '/app/webhooks', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
+  { path: '/app/webhooks/:webhookId', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
   { path: '/app/keys', title: 'nav.keys', section: 'keys', roles: ADMINS, load: () => import('./pages/keys/page.tsx') },
   { path: '/app/settings', title: 'nav.settings', section: 'settings', load: () => import('./pages/settings/page.tsx') },
+  { path: '/app/settings/people', title: 'settings.people', section: 'settings', roles: ADMINS, load: () => import('./pages/settings-people/page.tsx') },
+  { path: '/app/settings/account', title: 'settings.account', section: 'settings', load: () => import('./pages/settings-account/page.tsx') },
+  { path: '/app/settings/audit', title: 'settings.audit', section: 'settings', roles: ADMINS, load: () => import('./pages/settings-audit/page.tsx') },
 ];
 
 /** The main navigation, in order: its links' names are fixed by the operator contract. */

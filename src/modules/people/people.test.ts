@@ -118,6 +118,22 @@ describe('people: invite, accept, roles, removal, ownership', () => {
     assert.deepEqual((await owner.call('GET', '/api/people')).body.data.map((p: { role: string }) => p.role), ['owner']);
   });
 
+  test('the open invitations are listed for owners and admins: the newest to each address, none accepted or withdrawn; a member is 403', async () => {
+    const { owner } = await ownedWorkspace();
+    const pending = `pending${counter}@example.org`;
+    const accepting = `accepting${counter}@example.org`;
+    await owner.call('POST', '/api/invitations', { email: pending, role: 'admin' });
+    await owner.call('POST', '/api/invitations', { email: pending, role: 'member' });
+    const member = await addPerson(service, owner, accepting, 'member');
+    const listed = await owner.call('GET', '/api/invitations');
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(listed.body.data.map((i: { email: string; role: string; agentIds: unknown }) => [i.email, i.role, i.agentIds]), [[pending, 'member', null]]);
+    assert.ok(Date.parse(listed.body.data[0].expiresAt) > Date.parse(listed.body.data[0].createdAt));
+    assertError(await member.call('GET', '/api/invitations'), 403, 'forbidden');
+    assert.equal((await owner.call('DELETE', `/api/invitations/${pending}`)).status, 200);
+    assert.deepEqual((await owner.call('GET', '/api/invitations')).body.data, []);
+  });
+
   test('a member limited to some agents gets only those; an agent of another workspace is 400 invalid_request', async () => {
     const ws = await service.seedWorkspace();
     const owner = await signIn(service, ws.id, 'owner@example.com');

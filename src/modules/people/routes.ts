@@ -192,6 +192,10 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
       return reply.status(201).send({ data: await people.invite(ctx, request.person, request.body, request.id) });
     },
   );
+  app.get('/api/invitations', { config: signedIn }, async (request) => {
+    requireRole(request.person, 'admin');
+    return { data: await people.listInvitations(ctx, request.person), pagination: { nextCursor: null } };
+  });
   app.delete('/api/invitations/:email', { config: signedIn, schema: { params: z.object({ email: emailSchema }) } }, async (request) => {
     requireRole(request.person, 'admin');
     await people.withdrawInvitation(ctx, request.person, request.params.email, request.id);

@@ -398,6 +398,12 @@ export async function invite(ctx: Context, caller: PersonCaller, input: Invitati
   return { email: input.email, role: input.role, agentIds, expiresAt: link.expiresAt.toISOString() };
 }
 
+/** The open invitations (only the newest to an address works; inviting again voids the one before). */
+export async function listInvitations(ctx: Context, caller: PersonCaller) {
+  const rows = await store.openInvitations(ctx.db, caller.workspaceId, ctx.clock.now());
+  return rows.map((row) => ({ email: row.email, role: row.role as 'admin' | 'member', agentIds: row.agent_ids, createdAt: row.created_at.toISOString(), expiresAt: row.expires_at.toISOString() }));
+}
+
 /** Withdraws the unused invitations to an address: their links no longer work. None is 404. */
 export async function withdrawInvitation(ctx: Context, caller: PersonCaller, email: string, requestId: string): Promise<void> {
   if ((await store.voidInvitations(ctx.db, caller.workspaceId, email, ctx.clock.now())) === 0) throw errors.notFound('invitation');

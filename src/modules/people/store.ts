@@ -160,6 +160,20 @@ export async function voidInvitations(db: Db, workspaceId: string, email: string
   return Number(result.numUpdatedRows);
 }
 
+/** The workspace's invitations still open (unused, unexpired), newest first. */
+export async function openInvitations(db: Db, workspaceId: string, at: Date) {
+  return db
+    .selectFrom('sign_in_links')
+    .select(['email', 'role', 'agent_ids', 'created_at', 'expires_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('purpose', '=', 'invite')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await db.insertInto('sessions').values(row).execute();
 }

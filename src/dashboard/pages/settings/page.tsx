@@ -1,7 +1,129 @@
-/** settings: not built yet (issue 24); its place in the routes table and the navigation is ready. */
+/**
+ * Settings, the workspace (GET /app/api/workspace, docs/people.md "Workspace settings"): its
+ * name and default language, changed by owners and admins (PATCH), and the plan's usage read
+ * only: credits of the month with a chart per day, agents against the limit, storage per agent.
+ */
+import { useState } from 'preact/hooks';
+import { get, send, type ApiError } from '../../api.ts';
+import { asApiError, useData } from '../../data.ts';
+import { formatBytes, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import { NotBuiltPage } from '../not-built.tsx';
+import { useSession } from '../../session.ts';
+import type { Me } from '../../types.ts';
+import { Button, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
+import { SettingsFrame } from './frame.tsx';
 
-export default function Page(_props: PageProps) {
-  return <NotBuiltPage title="nav.settings" />;
+interface WorkspaceSettings {
+  id: string;
+  name: string;
+  language: string;
+  plan: string;
+  credits: { usedThisMonth: number; included: number; purchased: number; series: { date: string; credits: number }[] };
+  agents: { count: number; limit: number | null };
+  storage: { allowancePerAgentBytes: number; agents: { agentId: string; name: string; usedBytes: number }[] };
+}
+
+const WORKSPACE_LANGUAGES: Record<string, string> = { en: 'English', nl: 'Nederlands', fr: 'Français', de: 'Deutsch', es: 'Español' };
+
+export default function WorkspaceSettingsPage({ me }: PageProps) {
+  const workspace = useData(() => get<WorkspaceSettings>('/workspace'), []);
+  const data = workspace.data;
+  const admin = me.role === 'owner' || me.role === 'admin';
+  return (
+    <SettingsFrame tab="workspace">
+      <h2>{t('settings.workspace')}</h2>
+      {workspace.error && <ErrorNotice error={workspace.error} />}
+      {data && (admin ? <WorkspaceForm workspace={data} onSaved={workspace.reload} /> : (
+        <dl class="settings-facts">
+          <dt>{t('settings.name')}</dt>
+          <dd>{data.name}</dd>
+          <dt>{t('settings.defaultLanguage')}</dt>
+          <dd>{WORKSPACE_LANGUAGES[data.language] ?? data.language}</dd>
+        </dl>
+      ))}
+      {data && <Usage workspace={data} />}
+      {data === undefined && !workspace.error && <EmptyState title={t('app.loading')} />}
+    </SettingsFrame>
+  );
+}
+
+function WorkspaceForm({ workspace, onSaved }: { workspace: WorkspaceSettings; onSaved: () => Promise<void> }) {
+  const session = useSession();
+  const [name, setName] = useState(workspace.name);
+  const [language, setLanguage] = useState(workspace.language);
+  const [error, setError] = useState<ApiError>();
+  const [saved, setSaved] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setSaved(undefined);
+    try {
+      await send('PATCH', '/workspace', { name, language });
+      setSaved(t('account.saved'));
+      // The top bar shows the workspace's name: me again.
+      session.refresh(await get<Me>('/me'));
+      await onSaved();
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card" onSubmit={submit} noValidate>
+      <Notice kind="success">{saved}</Notice>
+      <ErrorNotice error={error && error.details.length === 0 ? error : undefined} />
+      <TextField label={t('settings.workspaceName')} value={name} onInput={setName} error={error?.field('name')} autoComplete="organization" />
+      <Select label={t('settings.defaultLanguage')} hint={t('settings.defaultLanguageHint')} value={language} options={Object.entries(WORKSPACE_LANGUAGES).map(([value, label]) => ({ value, label }))} onChange={setLanguage} error={error?.field('language')} />
+      <div class="form-actions">
+        <Button kind="primary" type="submit" busy={busy}>
+          {t('settings.save')}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function Usage({ workspace }: { workspace: WorkspaceSettings }) {
+  const { credits, agents, storage } = workspace;
+  const highest = Math.max(1, ...credits.series.map((day) => day.credits));
+  return (
+    <section class="card" aria-labelledby="settings-usage">
+      <h3 id="settings-usage">{t('settings.usage')}</h3>
+      <dl class="settings-facts">
+        <dt>{t('settings.plan')}</dt>
+        <dd>{workspace.plan}</dd>
+        <dt>{t('settings.credits')}</dt>
+        <dd>{t('settings.creditsUsed', { used: formatNumber(credits.usedThisMonth), included: formatNumber(credits.included), purchased: formatNumber(credits.purchased) })}</dd>
+        <dt>{t('settings.agents')}</dt>
+        <dd>{agents.limit === null ? formatNumber(agents.count) : t('settings.ofLimit', { count: formatNumber(agents.count), limit: formatNumber(agents.limit) })}</dd>
+      </dl>
+      {credits.series.length > 0 && (
+        <figure class="usage-chart">
+          <figcaption>{t('settings.creditsPerDay')}</figcaption>
+          <ol class="usage-bars">
+            {credits.series.map((day) => (
+              <li key={day.date} title={`${day.date}: ${formatNumber(day.credits)}`}>
+                <span class="usage-bar" style={{ height: `${Math.round((day.credits / highest) * 100)}%` }} />
+                <span class="visually-hidden">{t('settings.creditsOn', { date: day.date, credits: formatNumber(day.credits) })}</span>
+              </li>
+            ))}
+          </ol>
+        </figure>
+      )}
+      {storage.agents.length > 0 && (
+        <Table
+          caption={t('settings.storage')}
+          rows={storage.agents}
+          rowKey={(row) => row.agentId}
+          columns={[
+            { label: t('settings.agent'), cell: (row) => row.name },
+            { label: t('settings.storage'), numeric: true, cell: (row) => t('settings.ofLimit', { count: formatBytes(row.usedBytes), limit: formatBytes(storage.allowancePerAgentBytes) }) },
+          ]}
+        />
+      )}
+    </section>
+  );
 }
