@@ -121,8 +121,6 @@ export const en = {
   'turnedAway.login_page': 'A later crawl found a sign-in page here instead, and left it out.',
   'turnedAway.too_little_content': 'A later crawl found too little text here, and left it out.',
 
-  'placeholder.title': '{page}',
-  'placeholder.body': 'This page is not in the dashboard yet. Everything it will do can already be done with the API (see /docs).',
   // Settings, People, My account, Webhooks and the sign-in page's passkey (issue 24, branch dash-team).
   'settings.workspace': 'Workspace',
   'settings.people': 'People',

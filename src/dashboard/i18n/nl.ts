@@ -123,8 +123,6 @@ export const nl: Record<MessageKey, string> = {
   'turnedAway.login_page': 'Een latere crawl vond hier een inlogpagina en liet hem weg.',
   'turnedAway.too_little_content': 'Een latere crawl vond hier te weinig tekst en liet hem weg.',
 
-  'placeholder.title': '{page}',
-  'placeholder.body': 'Deze pagina staat nog niet in het dashboard. Alles wat ze gaat doen, kan nu al met de API (zie /docs).',
   // Instellingen, Mensen, Mijn account, Webhooks en de passkey van de aanmeldpagina (issue 24, branch dash-team).
   'settings.workspace': 'Werkruimte',
   'settings.people': 'Mensen',
