@@ -90,6 +90,28 @@ describe('the e-mail channel over IMAP, against a dovecot of the test’s own', 
     assert.ok(missing.body.error.details.some((d: { field: string }) => d.field === 'emailChannel.imap.password'), JSON.stringify(missing.body.error));
   });
 
+  test('the stored password goes only where it was given: another host, port, user or TLS setting needs the password again', async () => {
+    const other = await seedAgent(service, ws, 'Repointed');
+    const imap = { host: '127.0.0.1', port: dovecot.port, secure: false, user: dovecot.user };
+    const set = await service.api('PATCH', `/agents/${other}`, { key: ws.keys.manage, body: { emailChannel: { imap: { ...imap, password: 'OWNERS-SECRET' } } } });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    for (const change of [{ host: 'localhost' }, { port: dovecot.port + 1 }, { secure: true }, { user: 'someone-else' }]) {
+      const reply = await service.api('PATCH', `/agents/${other}`, { key: ws.keys.manage, body: { emailChannel: { imap: change } } });
+      assert.equal(reply.status, 400, `${JSON.stringify(change)}: ${JSON.stringify(reply.body)}`);
+      assert.equal(reply.body.error.code, 'invalid_request');
+      assert.ok(reply.body.error.details.some((d: { field: string }) => d.field === 'emailChannel.imap.password'), JSON.stringify(reply.body.error));
+    }
+    const kept = await service.api('GET', `/agents/${other}`, { key: ws.keys.read });
+    assert.deepEqual(kept.body.data.emailChannel.imap, { ...imap, folder: 'INBOX', moveTo: null, passwordSet: true });
+    // the folder alone keeps the password; a new host with its own password is fine
+    const folder = await service.api('PATCH', `/agents/${other}`, { key: ws.keys.manage, body: { emailChannel: { imap: { folder: 'Support' } } } });
+    assert.equal(folder.status, 200, JSON.stringify(folder.body));
+    const moved = await service.api('PATCH', `/agents/${other}`, { key: ws.keys.manage, body: { emailChannel: { imap: { host: 'localhost', password: 'another password' } } } });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    const row = await service.ctx.db.selectFrom('email_mailboxes').selectAll().where('agent_id', '=', other).executeTakeFirstOrThrow();
+    assert.equal(openSecret(parseSecretKey(await readFile(path.join(service.ctx.config.dataDir, SECRET_KEY_FILE), 'utf8')), row.password_sealed), 'another password');
+  });
+
   test('a mail in the mailbox is answered once, threaded from the agent’s address, and marked read where it lies', async () => {
     const sender = 'ana@visitor.example';
     const uid = await dovecot.append(mail(sender, 'imap-ana-1@visitor.example'));

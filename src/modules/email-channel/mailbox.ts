@@ -54,6 +54,11 @@ export function withMailbox(channel: AgentSettings['emailChannel'], current: Mai
   if (!next.host) throw errors.invalidField('emailChannel.imap.host', 'The mailbox needs the host of its IMAP server.');
   if (!next.user) throw errors.invalidField('emailChannel.imap.user', 'The mailbox needs the user name it signs in with.');
   if (!next.passwordSet) throw errors.invalidField('emailChannel.imap.password', 'The mailbox needs its password or app password.');
+  // The stored password goes only to the server and user it was given for: another host,
+  // port, user or a switch of TLS needs the password again, so no one who may change the
+  // agent can send the owner's password to a server of their choosing.
+  const reaimed = current !== undefined && (next.host !== current.host || next.port !== current.port || next.secure !== current.secure || next.user !== current.user);
+  if (reaimed && password === undefined) throw errors.invalidField('emailChannel.imap.password', 'Another server, port, user or TLS setting needs the password again.');
   if (next.moveTo !== null && next.moveTo === next.folder) throw errors.invalidField('emailChannel.imap.moveTo', 'Handled mail must move to another folder than the one read.');
   return { ...rest, imap: next };
 }
