@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
-import { pageQuery } from '../../domain/paging.ts';
+import { pageQuery, queryTime } from '../../domain/paging.ts';
 import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
 import { languageSchema } from '../agents/schemas.ts';
 import { listAuditAsPerson } from '../audit/dashboard.ts';
@@ -112,8 +112,8 @@ export function operationsRoutes(parent: FastifyInstance, ctx: Context): void {
           personId: id.optional(),
           keyId: id.optional(),
           action: z.string().max(100).optional(),
-          from: z.iso.datetime().optional(),
-          to: z.iso.datetime().optional(),
+          from: queryTime.optional(),
+          to: queryTime.optional(),
           ...pageQuery,
         }),
       },

@@ -219,6 +219,13 @@ describe('the audit log for owners and admins (spec 1.3)', () => {
     const second = await owner.call('GET', `/api/audit?limit=1&from=${encodeURIComponent(from)}&cursor=${first.body.pagination.nextCursor}`);
     assert.equal(second.body.data[0].id, older.id);
     assertError(await owner.call('GET', '/api/audit?cursor=bogus'), 400, 'invalid_request');
+    // from and to within the years PostgreSQL stores, on days that exist: else 400, never a 500
+    for (const bad of ['from=0000-01-01T00:00:00Z', 'to=0000-12-31T23:59:59Z', 'from=2020-02-30T00:00:00Z', 'to=2026-01-01T24:00:00Z', 'from=yesterday']) {
+      const reply = await owner.call('GET', `/api/audit?${bad}`);
+      assertError(reply, 400, 'invalid_request');
+      assert.ok(reply.body.error.details.some((d: { field: string }) => d.field === bad.split('=')[0]), JSON.stringify(reply.body.error));
+    }
+    assert.equal((await owner.call('GET', '/api/audit?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59.999999Z')).status, 200);
     assertError(await member.call('GET', '/api/audit'), 403, 'forbidden');
   });
 });
