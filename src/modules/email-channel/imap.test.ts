@@ -7,7 +7,8 @@ import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { openSecret, parseSecretKey, SECRET_KEY_FILE } from '../../platform/crypto.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
-import { lookIntoMailbox } from './imap.ts';
+import { LEASE_SECONDS, lookIntoMailbox } from './imap.ts';
+import type { Resolver } from './service.ts';
 import { dovecotMissing, startDovecot, type Dovecot } from './imap-test-support.ts';
 import { testResolver } from './test-support.ts';
 
@@ -145,6 +146,40 @@ describe('the e-mail channel over IMAP, against a dovecot of the test’s own', 
     assert.equal(again?.error, null);
     assert.ok((again?.taken ?? 0) >= 3);
     for (const sender of [...senders, 'ana@visitor.example']) assert.equal(await mailsTo(sender), 1, `one answer to ${sender}`);
+  });
+
+  test('the lease is renewed after each mail, and a look that lost its lease to another worker stops before the next mail', async () => {
+    const senders = ['lee@visitor.example', 'lou@visitor.example'];
+    await dovecot.append(mail(senders[0]!, 'imap-lee-1@visitor.example'));
+    await dovecot.append(mail(senders[1]!, 'imap-lou-1@visitor.example'));
+    const leases: Array<Date | null> = [];
+    // While the first mail is handled (its SPF lookup), the lease runs out and another worker takes the mailbox.
+    const stealing: Resolver = async (name, rrtype) => {
+      const row = await service.ctx.db.selectFrom('email_mailboxes').select(['leased_until', 'leased_by']).where('agent_id', '=', agent).executeTakeFirstOrThrow();
+      leases.push(row.leased_until);
+      await service.ctx.db.updateTable('email_mailboxes').set({ leased_by: 'another-worker', leased_until: new Date(Date.now() + 60_000) }).where('agent_id', '=', agent).execute();
+      return resolver(name, rrtype);
+    };
+    const result = await lookIntoMailbox(service.ctx, agent, { resolver: stealing });
+    assert.equal(result?.taken, 1, JSON.stringify(result));
+    assert.match(result?.error ?? '', /taken by another worker/);
+    const row = await service.ctx.db.selectFrom('email_mailboxes').selectAll().where('agent_id', '=', agent).executeTakeFirstOrThrow();
+    assert.equal(row.leased_by, 'another-worker', 'the other worker’s lease is left alone');
+    await smtp.waitFor((m) => m.to.includes(senders[0]!));
+    assert.equal(await mailsTo(senders[1]!), 0, 'the second mail waits for the worker holding the mailbox');
+
+    // The other worker's lease is gone: the next look takes the second mail, and renews its own lease as it goes.
+    await service.ctx.db.updateTable('email_mailboxes').set({ leased_by: null, leased_until: null }).where('agent_id', '=', agent).execute();
+    const started = Date.now();
+    let renewed: Date | null = null;
+    const watching: Resolver = async (name, rrtype) => {
+      renewed = (await service.ctx.db.selectFrom('email_mailboxes').select('leased_until').where('agent_id', '=', agent).executeTakeFirstOrThrow()).leased_until;
+      return resolver(name, rrtype);
+    };
+    assert.deepEqual(await lookIntoMailbox(service.ctx, agent, { resolver: watching }), { taken: 1, error: null });
+    await smtp.waitFor((m) => m.to.includes(senders[1]!));
+    assert.ok(renewed && new Date(renewed).getTime() >= started + (LEASE_SECONDS - 60) * 1000, 'held for a lease from the look’s start');
+    assert.ok(leases.length > 0);
   });
 
   test('with moveTo, a handled mail leaves the folder for that one', async () => {

@@ -111,14 +111,19 @@ export async function leaseMailbox(db: Db, agentId: string, worker: string, now:
     .executeTakeFirst();
 }
 
-/** How far the mailbox has been handled, written after each mail (held by this worker only). */
-export async function recordProgress(db: Db, agentId: string, worker: string, progress: { uidValidity: string; lastUid: number }): Promise<void> {
-  await db
+/**
+ * How far the mailbox has been handled, written after each mail by the worker that
+ * holds it, whose lease it renews until `until`. False when the worker no longer
+ * holds the mailbox (its lease ran out and another took it): the look must stop.
+ */
+export async function recordProgress(db: Db, agentId: string, worker: string, progress: { uidValidity: string; lastUid: number }, until: Date): Promise<boolean> {
+  const result = await db
     .updateTable('email_mailboxes')
-    .set({ uid_validity: progress.uidValidity, last_uid: progress.lastUid })
+    .set({ uid_validity: progress.uidValidity, last_uid: progress.lastUid, leased_until: until })
     .where('agent_id', '=', agentId)
     .where('leased_by', '=', worker)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function releaseMailbox(db: Db, agentId: string, worker: string, outcome: { at: Date; error: string | null }): Promise<void> {
