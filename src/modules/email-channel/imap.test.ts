@@ -9,6 +9,8 @@ import { seedTexts } from '../chat/test-support.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
 import { LEASE_SECONDS, lookIntoMailbox } from './imap.ts';
 import type { Resolver } from './service.ts';
+import { connect } from '../../mcp/test-support.ts';
+import { signIn } from '../people/test-support.ts';
 import { dovecotMissing, startDovecot, type Dovecot } from './imap-test-support.ts';
 import { testResolver } from './test-support.ts';
 
@@ -229,5 +231,46 @@ describe('the e-mail channel over IMAP, against a dovecot of the test’s own', 
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
     assert.equal(reply.body.data.emailChannel.imap, undefined);
     assert.equal(await service.ctx.db.selectFrom('email_mailboxes').select('agent_id').where('agent_id', '=', agent).executeTakeFirst(), undefined);
+  });
+});
+
+describe('the mailbox is saved by every surface that changes an agent (the e-mail channel’s verb updateAgentWithMailbox)', () => {
+  let service: Service;
+  let ws: SeededWorkspace;
+
+  before(async () => {
+    service = await startService({ env: { PARLEY_RATE_LIMIT_PER_MINUTE: '100000', PARLEY_MAIL_IMAP_POLL_SECONDS: '3600' } });
+    ws = await service.seedWorkspace({ plan: 'enterprise' });
+  });
+  after(async () => {
+    await service?.close();
+  });
+
+  async function sealedPassword(agentId: string): Promise<string | undefined> {
+    const row = await service.ctx.db.selectFrom('email_mailboxes').select('password_sealed').where('agent_id', '=', agentId).executeTakeFirst();
+    return row && openSecret(parseSecretKey(await readFile(path.join(service.ctx.config.dataDir, SECRET_KEY_FILE), 'utf8')), row.password_sealed);
+  }
+  const imap = (password: string) => ({ emailChannel: { imap: { host: 'imap.bikes.example', user: 'help', password } } });
+
+  test('PATCH /agents/{id}, its /app/api/v1 copy and the MCP tool update_agent each seal the password into the mailbox row', async () => {
+    const viaRest = await seedAgent(service, ws, 'Rest');
+    assert.equal((await service.api('PATCH', `/agents/${viaRest}`, { key: ws.keys.manage, body: imap('rest password') })).status, 200);
+    assert.equal(await sealedPassword(viaRest), 'rest password');
+
+    const viaDashboard = await seedAgent(service, ws, 'Dashboard');
+    const owner = await signIn(service, ws.id, 'owner@example.com');
+    const patched = await owner.call('PATCH', `/api/v1/agents/${viaDashboard}`, imap('dashboard password'));
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal(await sealedPassword(viaDashboard), 'dashboard password');
+
+    const viaMcp = await seedAgent(service, ws, 'Mcp');
+    const mcp = await connect(service, ws.keys.manage);
+    try {
+      const updated = (await mcp.ok('update_agent', { id: viaMcp, ...imap('mcp password') })) as { data: { emailChannel: { imap: { passwordSet: boolean } } } };
+      assert.equal(updated.data.emailChannel.imap.passwordSet, true);
+    } finally {
+      await mcp.close();
+    }
+    assert.equal(await sealedPassword(viaMcp), 'mcp password');
   });
 });

@@ -6,14 +6,11 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { errors } from '../../domain/errors.ts';
 import { openSecret, sealSecret, secretKeyOf } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db.ts';
-import type { AgentSettings } from '../agents/settings.ts';
-import type { PatchAgentInput } from '../agents/schemas.ts';
+import type { MailboxSettings } from '../agents/mailbox-settings.ts';
 
-export type MailboxSettings = NonNullable<AgentSettings['emailChannel']['imap']>;
-type MailboxPatch = NonNullable<PatchAgentInput['emailChannel']>['imap'];
+export type { MailboxSettings };
 
 export interface MailboxRow {
   agent_id: string;
@@ -31,36 +28,6 @@ declare module '../../platform/db.ts' {
   interface Tables {
     email_mailboxes: MailboxRow;
   }
-}
-
-/**
- * The channel's settings with the mailbox patched in: null removes it; otherwise the
- * members sent over the stored ones. A new mailbox needs a host, a user and a password.
- */
-export function withMailbox(channel: AgentSettings['emailChannel'], current: MailboxSettings | undefined, patch: MailboxPatch): AgentSettings['emailChannel'] {
-  const { imap: _merged, ...rest } = channel;
-  if (patch === null || patch === undefined) return patch === null ? rest : channel;
-  const { password, ...members } = patch;
-  const secure = members.secure ?? current?.secure ?? true;
-  const next: MailboxSettings = {
-    host: members.host ?? current?.host ?? '',
-    port: members.port ?? current?.port ?? (secure ? 993 : 143),
-    secure,
-    user: members.user ?? current?.user ?? '',
-    folder: members.folder ?? current?.folder ?? 'INBOX',
-    moveTo: members.moveTo !== undefined ? members.moveTo : (current?.moveTo ?? null),
-    passwordSet: password !== undefined || (current?.passwordSet ?? false),
-  };
-  if (!next.host) throw errors.invalidField('emailChannel.imap.host', 'The mailbox needs the host of its IMAP server.');
-  if (!next.user) throw errors.invalidField('emailChannel.imap.user', 'The mailbox needs the user name it signs in with.');
-  if (!next.passwordSet) throw errors.invalidField('emailChannel.imap.password', 'The mailbox needs its password or app password.');
-  // The stored password goes only to the server and user it was given for: another host,
-  // port, user or a switch of TLS needs the password again, so no one who may change the
-  // agent can send the owner's password to a server of their choosing.
-  const reaimed = current !== undefined && (next.host !== current.host || next.port !== current.port || next.secure !== current.secure || next.user !== current.user);
-  if (reaimed && password === undefined) throw errors.invalidField('emailChannel.imap.password', 'Another server, port, user or TLS setting needs the password again.');
-  if (next.moveTo !== null && next.moveTo === next.folder) throw errors.invalidField('emailChannel.imap.moveTo', 'Handled mail must move to another folder than the one read.');
-  return { ...rest, imap: next };
 }
 
 /**
