@@ -15,8 +15,8 @@ import { listAuditAsPerson } from '../audit/dashboard.ts';
 import { discardReportAsPerson, listReportsAsPerson, releaseReportAsPerson, reportPdfAsPerson, sendReportNowAsPerson } from '../clients/dashboard.ts';
 import { REPORT_STATUSES } from '../clients/store.ts';
 import { discardHeldDraftAsPerson, heldDraftsAsPerson, sendHeldDraftAsPerson } from '../email-channel/dashboard.ts';
-import { describeWorkspaceAsPerson, updateWorkspaceAsPerson } from '../workspace/dashboard.ts';
 import { notificationsAsPerson, setNotificationsAsPerson } from './notifications.ts';
+import { describeWorkspaceAsPerson, updateWorkspaceAsPerson } from './workspace-settings.ts';
 
 const id = z.string().max(64);
 const personIds = z.array(id).max(200).nullable().optional();

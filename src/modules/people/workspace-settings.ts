@@ -1,7 +1,9 @@
 /**
  * The workspace's settings, usage and plan in the dashboard (docs/people.md,
  * "Workspace settings"): every person reads them; owners and admins change the
- * name and the default language. Plan changes stay the operator's.
+ * name and the default language. Plan changes stay the operator's. It lives in the
+ * people area with the other *AsPerson verbs: the workspace area, the lowest, imports
+ * none of the areas read here (agents, chat, knowledge, people).
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
@@ -9,10 +11,10 @@ import { errors } from '../../domain/errors.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { versionNames } from '../../platform/versions.ts';
 import type { Language } from '../agents/schemas.ts';
-import { audit } from '../people/service.ts';
+import { audit } from './service.ts';
 import { requireRole, type PersonCaller } from '../../domain/principal.ts';
 import { planOf } from '../../domain/plans.ts';
-import { workspaceWithUsage } from './store.ts';
+import { workspaceWithUsage } from '../workspace/store.ts';
 import '../agents/store.ts'; // declares the agents table read below
 import '../chat/store.ts'; // declares the messages table read below
 import '../knowledge/store.ts'; // declares the sources table read below
