@@ -5,7 +5,7 @@
 import type { Context } from '../../context.ts';
 import { isLimitedToAgents, type Principal } from '../../domain/principal.ts';
 import { errors } from '../../domain/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import { iso } from '../../domain/time.ts';
 import { newId } from '../../platform/ids.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { pageQuery, queryTime } from '../../domain/paging.ts';
-import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
+import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../domain/text.ts';
 import { languageSchema } from '../agents/schemas.ts';
 import { listAuditAsPerson } from '../audit/dashboard.ts';
 import { discardReportAsPerson, listReportsAsPerson, releaseReportAsPerson, reportPdfAsPerson, sendReportNowAsPerson } from '../clients/dashboard.ts';
