@@ -171,7 +171,7 @@ describe('Inbox', () => {
 });
 
 describe('Inbox, part 2', () => {
-  test("a held e-mail draft is edited and sent from its ticket's page: the person's text reaches the visitor's mail server threaded, and the draft leaves the page", async () => {
+  test("a held e-mail draft is edited and sent from its ticket's page: the person's text reaches the visitor's mail server threaded, and the draft leaves the page; another is discarded after a confirmation and never mailed", async () => {
     const ws = await dash.service.seedWorkspace({ name: 'Inbox drafts', plan: 'studio' });
     const agentId = await seedAgent(dash.service, ws, 'Werkplaats');
     await seedTexts(dash.service, ws.keys.manage, agentId, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
@@ -212,6 +212,20 @@ describe('Inbox, part 2', () => {
       assert.equal(mail.headers.get('in-reply-to'), `<${visitorMessageId}>`);
       const left = await dash.service.api('GET', `/agents/${agentId}/tickets/${ticket.id}`, { key: ws.keys.read });
       assert.deepEqual(left.body.data.entries.map((entry: { kind: string }) => entry.kind), ['held', 'team']);
+
+      // Another visitor's held draft, discarded after the confirmation: never mailed, gone from the ticket.
+      const second = `discarded-${Date.now()}@visitor.example`;
+      await sendToInbound(inbound.port, { from: second, to: 'review@werkplaats.example', subject: 'Hours', text: 'Are you open on Sunday?' });
+      const secondTicket = (await dash.service.api('GET', `/agents/${agentId}/tickets`, { key: ws.keys.read })).body.data.find((one: { email: string }) => one.email === second);
+      await page.goto(`/app/agents/${agentId}/inbox/tickets/${secondTicket.id}`);
+      await drafts.getByRole('button', { name: 'Discard' }).click();
+      await page.getByRole('dialog', { name: 'Discard this draft?' }).getByRole('button', { name: 'Discard', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'The draft was discarded.' }).waitFor();
+      await drafts.waitFor({ state: 'detached' });
+      const discarded = await dash.service.api('GET', `/agents/${agentId}/tickets/${secondTicket.id}`, { key: ws.keys.read });
+      assert.deepEqual(discarded.body.data.entries, []);
+      // Nothing is queued for that visitor either (the mail job would send it later).
+      assert.equal((await dash.service.ctx.db.selectFrom('mails').select('id').where('recipient', '=', second).execute()).length, 0);
     } finally {
       await inbound.close();
     }
