@@ -702,7 +702,7 @@ export const en = {
   'sources.uploads': 'Files being added',
   'sources.uploadProgress': 'Sending {name}',
   'sources.uploading': '{loaded} of {size} sent',
-  'sources.uploaded': 'Sent; it is being read.',
+  'sources.uploaded': 'Sent.',
   'sources.uploadNetwork': 'The file could not be sent: the connection failed.',
   'sources.actions': 'Actions',
   'sources.delete': 'Delete {name}',

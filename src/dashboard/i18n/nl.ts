@@ -704,7 +704,7 @@ export const nl: Record<MessageKey, string> = {
   'sources.uploads': 'Bestanden die worden toegevoegd',
   'sources.uploadProgress': '{name} versturen',
   'sources.uploading': '{loaded} van {size} verstuurd',
-  'sources.uploaded': 'Verstuurd; het wordt gelezen.',
+  'sources.uploaded': 'Verstuurd.',
   'sources.uploadNetwork': 'Het bestand kon niet worden verstuurd: de verbinding mislukte.',
   'sources.actions': 'Acties',
   'sources.delete': '{name} verwijderen',

@@ -131,7 +131,7 @@ describe('the Sources page: websites, files, Q&A pairs, deleting and retraining 
       const uploads = page.getByRole('list', { name: 'Files being added' });
       await uploads.getByRole('progressbar', { name: 'Sending price-list.pdf' }).waitFor();
       await uploads.getByRole('progressbar', { name: 'Sending notes.txt' }).waitFor();
-      await uploads.getByRole('listitem').filter({ hasText: 'price-list.pdf' }).filter({ hasText: 'Sent; it is being read.' }).waitFor({ timeout: 30_000 });
+      await uploads.getByRole('listitem').filter({ hasText: 'price-list.pdf' }).filter({ hasText: 'Sent.' }).waitFor({ timeout: 30_000 });
       const row = page.getByRole('row').filter({ hasText: 'price-list.pdf' });
       await row.filter({ hasText: 'Ready' }).waitFor({ timeout: 60_000 });
       assert.match((await row.textContent()) ?? '', /File/);
