@@ -151,6 +151,19 @@ describe('what a question asks for', () => {
     assert.deepEqual(heldKinds('The estimate is free of charge.', ['money']), ['money']);
     assert.deepEqual(heldKinds('The fee is 4.95 euros.', ['clock']), [], 'an amount is not a time of day');
   });
+
+  test('an address is held by a postal code or under its label; "e-mail address" asks for an e-mail address only', () => {
+    assert.deepEqual(askedFor('What is your e-mail address?').kinds, ['email']);
+    assert.deepEqual(askedFor('Quelle est votre adresse e-mail ?').kinds, ['email']);
+    assert.deepEqual(askedFor('What is the delivery address?').kinds, ['address']);
+    assert.deepEqual(heldKinds('Oudegracht 214, 3511 NS Utrecht.', ['address']), ['address']);
+    assert.deepEqual(heldKinds('Delivery address: Canal Street 12.', ['address']), ['address']);
+    assert.deepEqual(heldKinds('Afleveradres: Kerkstraat 5.', ['address']), [], 'a Dutch compound is no label of its own');
+    assert.deepEqual(heldKinds('Adresse : 12 rue des Lilas.', ['address']), ['address']);
+    assert.deepEqual(heldKinds('E-mail address: hallo@example.nl.', ['address']), [], 'an e-mail address’s label holds no postal address');
+    assert.deepEqual(heldKinds('Mail us at hallo@example.nl.', ['email']), ['email']);
+    assert.deepEqual(heldKinds('We will send it to your address.', ['address']), []);
+  });
 });
 
 describe('composeOfflineAnswer', () => {
@@ -164,6 +177,13 @@ describe('composeOfflineAnswer', () => {
   test('a question asking for a time is answered by the sentence with the time; the next one joins when it goes on about the question', () => {
     assert.equal(ask('What time do you close on Fridays?', [HOURS, PRICES]).text, `${HOURS.text}\n\nSource: Opening hours`);
     assert.equal(ask('What time do you open?', [HOURS]).text, 'The workshop is open Tuesday to Friday from 8:30 to 18:00.\n\nSource: Opening hours');
+  });
+
+  test('a passage that states the asked-for address or e-mail address answers it, whatever its shape', () => {
+    const file = { sourceName: 'address.txt', title: 'address.txt', text: 'Delivery address: Canal Street 12.', score: 0.9 };
+    assert.equal(ask('What is the delivery address?', [file]).text, 'Delivery address: Canal Street 12.\n\nSource: address.txt');
+    const mail = { sourceName: 'Contact', title: 'Contact', text: 'Mail us at hallo@example.nl any day. We answer within a day.', score: 0.9 };
+    assert.equal(ask('What is your e-mail address?', [mail]).text, 'Mail us at hallo@example.nl any day.\n\nSource: Contact');
   });
 
   test('a sentence that refers back ("It costs…") is quoted with the one before it', () => {

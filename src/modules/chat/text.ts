@@ -278,16 +278,17 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
     // No \b after a currency sign: "4,95 €;" has no word boundary after the sign.
     answer: /\d\s?((euros?|eur|cents?|dollars?|pounds?)\b|[€$£])|[€$£]\s?\d|\b(free|gratis|gratuite?s?|kostenlos|gratuitos?)\b/,
   },
+  // Before the address: "e-mail address" asks for an e-mail address, not a postal one.
+  {
+    kind: 'email',
+    question: /\b(e-?mail( address| adres| adresse)?|mailadres|adresse (e-?mail|mail|electronique)|courriel|correo( electronico)?)\b/g,
+    answer: EMAIL,
+  },
   {
     kind: 'address',
     question:
       /\b(where are you( based)?|where is your|where can i find you|located|location|(postal |street )?address|adres|adresse postale|waar (zit|zitten|zijn|vind) (je|jullie|u)|ou (se trouve|se trouvent|etes|vous trouver)|ou est (situe|votre)|wo (sind|finde ich|befindet sich) (sie|ihr|euch)|anschrift|donde (esta|estan|se encuentra)|direccion postal)\b/g,
     answer: new RegExp(POSTAL_CODES.map((code) => code.source).join('|'), 'u'),
-  },
-  {
-    kind: 'email',
-    question: /\b(e-?mail( address| adres| adresse)?|mailadres|adresse (e-?mail|mail|electronique)|courriel|correo( electronico)?)\b/g,
-    answer: EMAIL,
   },
   {
     kind: 'phone',
@@ -313,5 +314,13 @@ export function askedFor(question: string): { kinds: string[]; rest: string } {
 export function heldKinds(sentence: string, asked: string[]): string[] {
   const folded = fold(sentence);
   // Postal codes are told by their capitals ("3511 NS", "BS7 8AE"): read on the sentence as written.
-  return ASKS.filter((ask) => asked.includes(ask.kind) && ask.answer.test(ask.kind === 'address' ? sentence : folded)).map((ask) => ask.kind);
+  const holds = (ask: (typeof ASKS)[number]) => (ask.kind === 'address' ? ask.answer.test(sentence) || ADDRESS_LABEL.test(folded) : ask.answer.test(folded));
+  return ASKS.filter((ask) => asked.includes(ask.kind) && holds(ask)).map((ask) => ask.kind);
 }
+
+/**
+ * An address given under its label holds the address whatever its shape: "Delivery
+ * address: Canal Street 12." states the delivery address without a postal code (not an
+ * e-mail address's label). Matched on folded text.
+ */
+const ADDRESS_LABEL = /(?<!e-?mail[\s-]?)\b(address|adres|adresse|anschrift|lieferadresse|direccion|domicilio)\s*:\s*\S/;
