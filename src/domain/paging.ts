@@ -35,6 +35,22 @@ export function decodeCursor(cursor: string | undefined): Position | undefined {
 
 /** An ISO 8601 time in UTC, years 0001 to 9999, with up to microseconds. */
 const CURSOR_TIME = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+/**
+ * A time a query filters on (from, to): ISO 8601 in UTC, within the years PostgreSQL
+ * stores (0001 to 9999), with up to microseconds, and a day and hour that exist;
+ * anything else is 400 invalid_request before it reaches SQL.
+ */
+export const queryTime = z
+  .string()
+  .max(40)
+  .refine((value) => CURSOR_TIME.test(value) && isRealTime(value), 'An ISO 8601 time in UTC, years 0001 to 9999, e.g. 2026-01-31T00:00:00Z.');
+
+/** A day or hour that does not exist (February 30th, 24:00) moves when the date is read back. */
+function isRealTime(at: string): boolean {
+  const time = new Date(at);
+  return !Number.isNaN(time.getTime()) && time.toISOString().slice(0, 19) === at.slice(0, 19);
+}
+
 /** A prefix and base62 characters, as platform/ids.ts makes them. */
 const CURSOR_ID = /^[a-z]{1,10}_[0-9A-Za-z]{1,64}$/;
 
@@ -47,10 +63,7 @@ function positionIn(cursor: string): Position | undefined {
   }
   if (!Array.isArray(decoded) || decoded.length !== 2) return undefined;
   const [at, id] = decoded;
-  if (typeof at !== 'string' || typeof id !== 'string' || !CURSOR_TIME.test(at) || !CURSOR_ID.test(id)) return undefined;
-  // A day or hour that does not exist (February 30th, 24:00) moves when the date is read back.
-  const time = new Date(at);
-  if (Number.isNaN(time.getTime()) || time.toISOString().slice(0, 19) !== at.slice(0, 19)) return undefined;
+  if (typeof at !== 'string' || typeof id !== 'string' || !CURSOR_TIME.test(at) || !CURSOR_ID.test(id) || !isRealTime(at)) return undefined;
   return { at, id };
 }
 

@@ -31,10 +31,3 @@ export const commonErrors = {
 };
 
 export const timestamp = z.iso.datetime().describe('ISO 8601 time in UTC');
-
-export function iso(value: Date | string): string;
-export function iso(value: Date | string | null): string | null;
-export function iso(value: Date | string | null): string | null {
-  if (value === null) return null;
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}

@@ -1,11 +1,10 @@
 import type { FastifySchemaCompiler, RouteOptions } from 'fastify';
 import { errors } from '../domain/errors.ts';
+import { unstorableTextReason } from '../domain/text.ts';
 
 /** How an error names each part of a request whose value is itself unstorable text. */
 const PART_NAMES: Record<string, string> = { params: 'path', querystring: 'query', body: 'body' };
 
-const NUL_MESSAGE = 'Text may not contain the NUL character (\\u0000).';
-const SURROGATE_MESSAGE = 'Text may not contain a lone UTF-16 surrogate (\\ud800-\\udfff without its pair).';
 
 /**
  * One rule for every text the API accepts, in path, query and body alike:
@@ -36,13 +35,6 @@ export function requireDeclaredParams(route: RouteOptions): void {
   if (/[:*]/.test(route.url) && !route.schema?.params) throw new Error(`${route.method} ${route.url} has path parameters without a params schema`);
 }
 
-/** Why a text breaks the rule, or undefined when it keeps it. */
-export function unstorableTextReason(text: string): string | undefined {
-  if (text.includes('\0')) return NUL_MESSAGE;
-  if (!text.isWellFormed()) return SURROGATE_MESSAGE;
-  return undefined;
-}
-
 /** The dotted path ('' for the value itself) of the first string or key breaking the rule, walked without recursion. */
 function firstUnstorableText(root: unknown): { path: string; message: string } | undefined {
   const stack: Array<[unknown, string]> = [[root, '']];
@@ -61,31 +53,4 @@ function firstUnstorableText(root: unknown): { path: string; message: string } |
     }
   }
   return undefined;
-}
-
-/** Every line break a mail program or a log reader may honour. */
-const LINE_BREAK = /[\r\n\v\f\u0085\u2028\u2029]/;
-export const ONE_LINE_MESSAGE = 'must be one line: no line breaks (CR, LF)';
-
-/**
- * For a zod refinement of single-line fields (names, company, phone, subjects):
- * such a field is written on one line of a plain-text mail or into a mail
- * header, where a line break would forge lines or headers of the writer's
- * choosing. Refused (400 naming the field) rather than mended: what the visitor
- * sees refused is what is stored.
- */
-export function isOneLine(text: string): boolean {
-  return !LINE_BREAK.test(text);
-}
-
-/** The bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069). */
-const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * A name (a visitor's name or company, a visitor file's name) without
- * bidirectional controls: U+202E shows "invoice\u202Efdp.exe" as "invoiceexe.pdf"
- * to the owner who reads it. Stripped, not refused: the visitor meant the letters.
- */
-export function withoutBidiControls(text: string): string {
-  return text.replace(BIDI_CONTROLS, '');
 }

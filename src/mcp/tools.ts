@@ -12,6 +12,7 @@ import { askerOf, exporterOf, keyQuestion } from '../modules/chat/routes.ts';
 import { answer } from '../modules/chat/service.ts';
 import { cancelLatestCrawl, getLatestCrawl, listLatestCrawlPages } from '../modules/knowledge/crawl/service.ts';
 import { createAgentWithWebsite } from '../modules/knowledge/crawl/agent-creation.ts';
+import { updateAgentWithMailbox } from '../modules/email-channel/agent-update.ts';
 import { sourceView, sourceWithContentView } from '../modules/knowledge/routes.ts';
 import { addSource, deleteSource, getSource, listSources, retrain } from '../modules/knowledge/service.ts';
 import { deleteLead, getLead, listLeads } from '../modules/leads/service.ts';
@@ -129,7 +130,7 @@ export const TOOLS: ToolSpec[] = [
     description:
       'Changes an agent\'s settings; only the fields sent change (also inside branding, proactive, leadCapture and tickets), while languages, allowedOrigins and actions replace their whole list. Returns the updated agent.',
     hints: replace,
-    run: async (ctx, auth, { params, payload }) => single(await agents.updateAgent(ctx, auth, params.id, payload)),
+    run: async (ctx, auth, { params, payload }) => single(await updateAgentWithMailbox(ctx, auth, params.id, payload)),
   },
   {
     name: 'delete_agent',

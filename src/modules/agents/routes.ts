@@ -8,6 +8,7 @@ import { publicImage, removeImage, setImage } from './branding.ts';
 import { agentParams, agentSchema, createAgentBody, createdAgentSchema, embedSchema, imageBody, imageParams, patchAgentBody } from './schemas.ts';
 import * as agents from './service.ts';
 import { createAgentWithWebsite } from '../knowledge/crawl/agent-creation.ts';
+import { updateAgentWithMailbox } from '../email-channel/agent-update.ts';
 
 const tags = ['agents'];
 const imageErrors = { ...commonErrors, 413: errorBody, 415: errorBody, 422: errorBody };
@@ -48,7 +49,7 @@ export async function agentRoutes(parent: FastifyInstance, ctx: Context): Promis
       config: { scope: 'manage', audit: 'agent.update' },
       schema: { tags, summary: 'Change an agent; only what is sent changes', params: agentParams, body: patchAgentBody, response: { 200: single(agentSchema), ...commonErrors } },
     },
-    async (request) => ({ data: await agents.updateAgent(ctx, request.auth, request.params.id, request.body) }),
+    async (request) => ({ data: await updateAgentWithMailbox(ctx, request.auth, request.params.id, request.body) }),
   );
 
   app.delete(

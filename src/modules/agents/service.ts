@@ -5,7 +5,7 @@
 import type { Context } from '../../context.ts';
 import { isLimitedToAgents, type Principal } from '../../domain/principal.ts';
 import { errors } from '../../domain/errors.ts';
-import { iso } from '../../http/schemas.ts';
+import { iso } from '../../domain/time.ts';
 import { newId } from '../../platform/ids.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { HIGH_RISK_USE_CASES } from '../workspace/setup-guide.ts';
@@ -16,7 +16,7 @@ import { normaliseAllowedOrigins } from './origins.ts';
 import { LANGUAGES, type ActionPatch, type Agent, type CreateAgentInput, type Language, type PatchAgentInput } from './schemas.ts';
 import { deepMerge, defaultSettings, orderLanguages, pruneTranslations, withDefaults, type AgentSettings } from './settings.ts';
 import * as store from './store.ts';
-import { saveMailbox, withMailbox } from '../email-channel/mailbox.ts';
+import { withMailbox, type MailboxSettings } from './mailbox-settings.ts';
 
 export type { AgentSettings } from './settings.ts';
 
@@ -126,12 +126,22 @@ function escapeAttribute(text: string): string {
 
 // ---------------------------------------------------------------- change
 
-export async function updateAgent(ctx: Context, auth: Principal, agentId: string, patch: PatchAgentInput): Promise<Agent> {
+/**
+ * Saves the agent's IMAP mailbox (its sealed password, its row) once the patch is checked:
+ * the e-mail channel's part of a PATCH, given by its orchestrating verb
+ * (email-channel/agent-update.ts), so this area never imports the e-mail channel.
+ */
+export type MailboxSaver = (agentId: string, before: MailboxSettings | undefined, after: MailboxSettings | undefined, password: string | undefined) => Promise<void>;
+
+export async function updateAgent(ctx: Context, auth: Principal, agentId: string, patch: PatchAgentInput, saveMailbox?: MailboxSaver): Promise<Agent> {
   const ref = await requireAgent(ctx, auth, agentId, { active: true });
   const current = await loadAgent(ctx, ref);
   const next = applyPatch(ctx, auth.plan, settingsOf(current), patch);
   // The IMAP password is kept sealed beside the agent, never in its settings (docs/email.md, "IMAP").
-  if (patch.emailChannel?.imap !== undefined) await saveMailbox(ctx, ref.id, current.emailChannel.imap, next.emailChannel.imap, patch.emailChannel.imap?.password);
+  if (patch.emailChannel?.imap !== undefined) {
+    if (!saveMailbox) throw new Error('a PATCH with emailChannel.imap goes through updateAgentWithMailbox (email-channel/agent-update.ts)');
+    await saveMailbox(ref.id, current.emailChannel.imap, next.emailChannel.imap, patch.emailChannel.imap?.password);
+  }
   const row = await store.updateAgentSettings(ctx.db, ref.workspaceId, ref.id, next, ctx.clock.now());
   if (!row) throw errors.notFound('agent');
   await agentsChanged(ctx, ref.workspaceId);

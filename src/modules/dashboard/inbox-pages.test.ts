@@ -14,6 +14,9 @@ import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
 import { linkIn, signIn, signInWithToken, tokenOf } from '../people/test-support.ts';
 import { enableTickets, openTicket, visitorCall } from '../tickets/test-support.ts';
+import { seedTexts } from '../chat/test-support.ts';
+import { startMailInbound } from '../email-channel/inbound.ts';
+import { enableEmail, sendToInbound, testResolver } from '../email-channel/test-support.ts';
 
 let smtp: SmtpCapture;
 let dash: DashboardHarness;
@@ -164,6 +167,127 @@ describe('Inbox', () => {
     await page.getByRole('alert').filter({ hasText: /not found|No agent/i }).waitFor();
     await page.goto('/app/keys');
     await page.getByRole('heading', { level: 1, name: 'There is no page at this address.' }).waitFor();
+  });
+});
+
+describe('Inbox, part 2', () => {
+  test("a held e-mail draft is edited and sent from its ticket's page: the person's text reaches the visitor's mail server threaded, and the draft leaves the page; another is discarded after a confirmation and never mailed", async () => {
+    const ws = await dash.service.seedWorkspace({ name: 'Inbox drafts', plan: 'studio' });
+    const agentId = await seedAgent(dash.service, ws, 'Werkplaats');
+    await seedTexts(dash.service, ws.keys.manage, agentId, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
+    await enableEmail(dash.service, ws, agentId, { address: 'review@werkplaats.example', review: true });
+    const inbound = await startMailInbound(dash.service.ctx, { port: 0, host: '127.0.0.1', resolver: testResolver({}) });
+    try {
+      const sender = `held-${Date.now()}@visitor.example`;
+      const { messageId: visitorMessageId } = await sendToInbound(inbound.port, { from: sender, to: 'review@werkplaats.example', subject: 'Hours', text: 'When is the workshop open on Saturday?' });
+      const tickets = (await dash.service.api('GET', `/agents/${agentId}/tickets`, { key: ws.keys.read })).body.data;
+      const ticket = tickets.find((one: { email: string }) => one.email === sender);
+      assert.ok(ticket, JSON.stringify(tickets));
+
+      const page = await dash.newPage();
+      await dash.signInDirectly(page, ws.id);
+      // The tickets list: the count from the list's counts, the ticket on the first page.
+      await page.goto(`/app/agents/${agentId}/inbox/tickets`);
+      await page.getByRole('link', { name: 'Open (1)' }).waitFor();
+      await page.getByRole('link', { name: `Ticket #${ticket.number}` }).click();
+      const drafts = page.getByRole('region', { name: 'Held drafts' });
+      await drafts.getByRole('button', { name: 'Send as it is' }).waitFor();
+      await drafts.getByRole('button', { name: 'Discard' }).waitFor();
+      await checkPage(page, 'a ticket with a held draft');
+
+      await drafts.getByRole('button', { name: 'Edit and send' }).click();
+      const box = drafts.getByRole('textbox', { name: 'The answer to send' });
+      // The box holds the draft and has the focus.
+      await page.waitForFunction(() => ((document.activeElement as HTMLTextAreaElement | null)?.value?.length ?? 0) > 0);
+      assert.ok((await box.inputValue()).length > 0);
+      await box.fill('Saturday 10 to 4. See you at the workshop!');
+      await checkPage(page, 'a held draft being edited');
+      await drafts.getByRole('button', { name: 'Send edited answer' }).click();
+      await page.getByRole('status').filter({ hasText: 'The answer is on its way to the visitor.' }).waitFor();
+      await drafts.waitFor({ state: 'detached' });
+      await page.locator('.inbox-entry-team').filter({ hasText: 'Saturday 10 to 4. See you at the workshop!' }).waitFor();
+
+      const mail = await smtp.waitFor((one) => one.to.includes(sender));
+      assert.match(mail.text, /Saturday 10 to 4\. See you at the workshop!/);
+      assert.equal(mail.headers.get('in-reply-to'), `<${visitorMessageId}>`);
+      const left = await dash.service.api('GET', `/agents/${agentId}/tickets/${ticket.id}`, { key: ws.keys.read });
+      assert.deepEqual(left.body.data.entries.map((entry: { kind: string }) => entry.kind), ['held', 'team']);
+
+      // Another visitor's held draft, discarded after the confirmation: never mailed, gone from the ticket.
+      const second = `discarded-${Date.now()}@visitor.example`;
+      await sendToInbound(inbound.port, { from: second, to: 'review@werkplaats.example', subject: 'Hours', text: 'Are you open on Sunday?' });
+      const secondTicket = (await dash.service.api('GET', `/agents/${agentId}/tickets`, { key: ws.keys.read })).body.data.find((one: { email: string }) => one.email === second);
+      await page.goto(`/app/agents/${agentId}/inbox/tickets/${secondTicket.id}`);
+      await drafts.getByRole('button', { name: 'Discard' }).click();
+      await page.getByRole('dialog', { name: 'Discard this draft?' }).getByRole('button', { name: 'Discard', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'The draft was discarded.' }).waitFor();
+      await drafts.waitFor({ state: 'detached' });
+      const discarded = await dash.service.api('GET', `/agents/${agentId}/tickets/${secondTicket.id}`, { key: ws.keys.read });
+      assert.deepEqual(discarded.body.data.entries, []);
+      // Nothing is queued for that visitor either (the mail job would send it later).
+      assert.equal((await dash.service.ctx.db.selectFrom('mails').select('id').where('recipient', '=', second).execute()).length, 0);
+    } finally {
+      await inbound.close();
+    }
+  });
+
+  test('the text search finds a conversation by a word of its answer and keeps it in the address; ?correct= opens that answer\'s correction with the focus; the leads download as CSV', async () => {
+    const ws = await dash.service.seedWorkspace({ name: 'Inbox search' });
+    const agentId = await seedAgent(dash.service, ws, 'Zoekwinkel');
+    const patched = await dash.service.api('PATCH', `/agents/${agentId}`, { key: ws.keys.manage, body: { leadCapture: { enabled: true, privacyUrl: 'https://zoek.example.com/privacy' } } });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const first = await visitorCall(dash.service, 'POST', `/agents/${agentId}/chat`, { body: { message: 'Do you sell tandem bicycles?' } });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const second = await visitorCall(dash.service, 'POST', `/agents/${agentId}/chat`, { body: { message: 'Quelle heure ferme le magasin?' } });
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    const read = async (id: string) => (await dash.service.api('GET', `/agents/${agentId}/conversations/${id}`, { key: ws.keys.read })).body.data;
+    const one = await read(first.body.data.conversationId);
+    const other = await read(second.body.data.conversationId);
+    const answer = one.messages.find((message: { role: string }) => message.role === 'assistant');
+    assert.ok(answer, JSON.stringify(one));
+    const wordsOf = (text: string) => text.toLowerCase().match(/[a-z]{5,}/g) ?? [];
+    const elsewhere = new Set([...wordsOf(one.messages[0].content), ...other.messages.flatMap((message: { content: string }) => wordsOf(message.content))]);
+    // A word only the first conversation's answer has.
+    const word = wordsOf(answer.content).find((candidate) => !elsewhere.has(candidate));
+    assert.ok(word, `no word of its own in ${answer.content}`);
+    const lead = await visitorCall(dash.service, 'POST', `/agents/${agentId}/leads`, { body: { conversationId: first.body.data.conversationId, moment: 'button', name: 'Kees de Vries', email: 'kees@devries.example', marketing: false }, token: first.body.data.visitorToken });
+    assert.equal(lead.status, 201, JSON.stringify(lead.body));
+
+    const page = await dash.newPage();
+    await dash.signInDirectly(page, ws.id);
+    await page.goto(`/app/agents/${agentId}/inbox/conversations`);
+    const found = page.getByRole('row').filter({ hasText: 'Do you sell tandem bicycles?' });
+    const notFound = page.getByRole('row').filter({ hasText: 'Quelle heure ferme le magasin?' });
+    await notFound.waitFor();
+    await page.getByRole('textbox', { name: 'Search' }).fill(word.toUpperCase());
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp(`[?&]q=${word.toUpperCase()}`));
+    await notFound.waitFor({ state: 'detached' });
+    await found.waitFor();
+    await page.getByRole('combobox', { name: 'Feedback' }).selectOption('up');
+    await page.getByText('No conversations match these filters.').waitFor();
+    assert.match(page.url(), /feedback=up/);
+    await page.getByRole('combobox', { name: 'Feedback' }).selectOption('none');
+    await found.waitFor();
+    await checkPage(page, 'the conversations searched and filtered');
+
+    // The Analytics page's "Correct it" link: the form open under that answer, its first box focused.
+    await page.goto(`/app/agents/${agentId}/inbox/conversations/${one.id}?correct=${answer.id}`);
+    const question = page.getByRole('textbox', { name: 'Question' });
+    await question.waitFor();
+    await page.waitForFunction(() => document.activeElement?.tagName === 'INPUT' || document.activeElement?.tagName === 'TEXTAREA');
+    assert.equal(await question.evaluate((element) => element === document.activeElement), true);
+    assert.equal(await question.inputValue(), 'Do you sell tandem bicycles?');
+    await checkPage(page, 'a conversation opened to correct an answer');
+
+    await page.goto(`/app/agents/${agentId}/inbox/leads`);
+    const csvLink = page.getByRole('link', { name: 'Download CSV' });
+    await csvLink.waitFor();
+    await checkPage(page, 'the leads with Download CSV');
+    const csv = await page.request.get(new URL((await csvLink.getAttribute('href'))!, page.url()).href);
+    assert.equal(csv.status(), 200);
+    assert.match(csv.headers()['content-type']!, /^text\/csv/);
+    assert.match(await csv.text(), /kees@devries\.example/);
   });
 });
 

@@ -98,6 +98,32 @@ describe('held e-mail drafts handled from their ticket in the dashboard (spec 2.
     assert.ok(!smtp.received.some((m) => m.to.includes('owner@example.com') && m.subject.includes(held.sender)), 'the owner, not chosen, is not told');
   });
 
+  test('a discarded draft never comes back: a later draft of the conversation is listed alone, sending the discarded one is 404; discarding one keeps the other’s held entry', async () => {
+    const a = await heldDraft();
+    const reply = async () => {
+      await sendToInbound(inbound.port, { from: a.sender, to: 'review@bikes.example', subject: 'Re: Hours', inReplyTo: `<${a.visitorMessageId}>`, references: [`<${a.visitorMessageId}>`], text: QUESTION });
+      const drafts = (await owner.call('GET', `/api/agents/${agent}/tickets/${a.ticketId}/drafts`)).body.data as Array<{ id: string }>;
+      return drafts.at(-1)!.id;
+    };
+    // A held, then B held while A waits; discarding A leaves B and B's held entry.
+    const b = await reply();
+    assert.notEqual(b, a.messageId);
+    assert.deepEqual(await entryKinds(a.ticketId), ['held', 'held']);
+    assert.equal((await owner.call('POST', `/api/agents/${agent}/tickets/${a.ticketId}/drafts/${a.messageId}/discard`)).status, 200);
+    assert.deepEqual((await owner.call('GET', `/api/agents/${agent}/tickets/${a.ticketId}/drafts`)).body.data.map((d: { id: string }) => d.id), [b]);
+    assert.deepEqual(await entryKinds(a.ticketId), ['held']);
+    // C held after A was discarded: A does not come back, and cannot be sent nor discarded again.
+    const c = await reply();
+    assert.deepEqual((await owner.call('GET', `/api/agents/${agent}/tickets/${a.ticketId}/drafts`)).body.data.map((d: { id: string }) => d.id), [b, c]);
+    assertError(await owner.call('POST', `/api/agents/${agent}/tickets/${a.ticketId}/drafts/${a.messageId}/send`, {}), 404, 'not_found');
+    assertError(await owner.call('POST', `/api/agents/${agent}/tickets/${a.ticketId}/drafts/${a.messageId}/discard`), 404, 'not_found');
+    assert.equal((await service.ctx.db.selectFrom('mails').select('id').where('recipient', '=', a.sender).execute()).length, 0, 'nothing mailed');
+    // Sending B mails B only; C still waits.
+    assert.equal((await owner.call('POST', `/api/agents/${agent}/tickets/${a.ticketId}/drafts/${b}/send`, {})).status, 200);
+    await smtp.waitFor((m) => m.to.includes(a.sender));
+    assert.deepEqual((await owner.call('GET', `/api/agents/${agent}/tickets/${a.ticketId}/drafts`)).body.data.map((d: { id: string }) => d.id), [c]);
+  });
+
   test('discarded: never sent, its held entry leaves the ticket, no longer listed; a member limited to other agents sees 404; a key is 403', async () => {
     const held = await heldDraft();
     const other = await seedAgent(service, ws, 'Other');

@@ -9,8 +9,8 @@ import { errors } from '../../domain/errors.ts';
 import { audit } from '../people/service.ts';
 import { requireAgentReach, type PersonCaller } from '../../domain/principal.ts';
 import * as tickets from '../tickets/store.ts';
-import '../chat/store.ts'; // declares the messages table read below
 import { discardHeldDraft, sendHeldDraft } from './service.ts';
+import { pendingDrafts } from './store.ts';
 
 async function ticketOf(ctx: Context, caller: PersonCaller, agentId: string, ticketId: string) {
   requireAgentReach(caller, agentId);
@@ -20,25 +20,15 @@ async function ticketOf(ctx: Context, caller: PersonCaller, agentId: string, tic
 }
 
 /**
- * The drafts still held on a ticket: the held answers of its conversation while
- * the ticket shows a `held` entry (a discarded draft stays stored as held, but
- * leaves the ticket), oldest first.
+ * The drafts still pending on a ticket: the held answers of its conversation that
+ * were neither sent nor discarded (a discarded draft stays stored as held, but is
+ * never listed nor sent again), oldest first.
  */
 export async function heldDraftsAsPerson(ctx: Context, caller: PersonCaller, agentId: string, ticketId: string) {
   const ticket = await ticketOf(ctx, caller, agentId, ticketId);
   if (!ticket.conversation_id) return [];
-  const shown = await ctx.db.selectFrom('ticket_entries').select('id').where('ticket_id', '=', ticket.id).where('kind', '=', 'held').executeTakeFirst();
-  if (!shown) return [];
-  const rows = await ctx.db
-    .selectFrom('messages')
-    .select(['id', 'content', 'created_at'])
-    .where('conversation_id', '=', ticket.conversation_id)
-    .where('agent_id', '=', agentId)
-    .where('role', '=', 'assistant')
-    .where('held', '=', true)
-    .orderBy('position')
-    .execute();
-  return rows.map((row) => ({ id: row.id, draft: row.content, createdAt: row.created_at.toISOString() }));
+  const rows = await pendingDrafts(ctx.db, agentId, ticket.conversation_id);
+  return rows.map((row) => ({ id: row.id, draft: row.content, createdAt: new Date(row.created_at).toISOString() }));
 }
 
 async function heldDraftOf(ctx: Context, caller: PersonCaller, agentId: string, ticketId: string, messageId: string) {
@@ -54,7 +44,7 @@ export async function sendHeldDraftAsPerson(ctx: Context, caller: PersonCaller, 
   return { id: messageId, sent: true as const, edited: text !== undefined };
 }
 
-/** Discards a held draft: never sent, and its `held` entries leave the ticket. */
+/** Discards a held draft: never listed nor sent again, and its `held` entry leaves the ticket. */
 export async function discardHeldDraftAsPerson(ctx: Context, caller: PersonCaller, agentId: string, ticketId: string, messageId: string, requestId: string) {
   await heldDraftOf(ctx, caller, agentId, ticketId, messageId);
   await discardHeldDraft(ctx, agentId, messageId);

@@ -5,8 +5,9 @@
  * as the SMTP server, then marks it read (and moves it, when moveTo is set).
  *
  * Each mail is taken once, whatever the number of workers and restarts, by three
- * records in the database: a lease on the mailbox (one worker looks at a time), the
- * highest UID handled (written after each mail), and the received mail's claim by its
+ * records in the database: a lease on the mailbox (one worker looks at a time,
+ * renewed after each mail; a look that lost it stops), the highest UID handled
+ * (written after each mail), and the received mail's claim by its
  * Message-ID (a mail handled but not yet recorded as such is not answered twice).
  */
 import { hostname } from 'node:os';
@@ -109,15 +110,24 @@ async function readMailbox(ctx: Context, row: MailboxRow, settings: MailboxSetti
           result.taken++;
         }
         lastUid = uid;
-        await recordProgress(ctx.db, row.agent_id, worker, { uidValidity, lastUid });
+        await progress(ctx, row.agent_id, worker, { uidValidity, lastUid });
       }
-      if (uids.length === 0) await recordProgress(ctx.db, row.agent_id, worker, { uidValidity, lastUid });
+      if (uids.length === 0) await progress(ctx, row.agent_id, worker, { uidValidity, lastUid });
     } finally {
       lock.release();
     }
   } finally {
     await client.logout().catch(() => client.close());
   }
+}
+
+/**
+ * How far the look got, written with the lease renewed for another LEASE_SECONDS; a
+ * worker that lost its lease (it ran out, and another took the mailbox) stops here.
+ */
+async function progress(ctx: Context, agentId: string, worker: string, at: { uidValidity: string; lastUid: number }): Promise<void> {
+  const until = new Date(ctx.clock.now().getTime() + LEASE_SECONDS * 1000);
+  if (!(await recordProgress(ctx.db, agentId, worker, at, until))) throw new Error('the mailbox was taken by another worker (this look outlasted its lease); stopped');
 }
 
 /** One mail to the channel. A mail that must wait (the limits) stops the look; it is taken again at the next. */

@@ -6,14 +6,11 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { errors } from '../../domain/errors.ts';
 import { openSecret, sealSecret, secretKeyOf } from '../../platform/crypto.ts';
 import type { Db } from '../../platform/db.ts';
-import type { AgentSettings } from '../agents/settings.ts';
-import type { PatchAgentInput } from '../agents/schemas.ts';
+import type { MailboxSettings } from '../agents/mailbox-settings.ts';
 
-export type MailboxSettings = NonNullable<AgentSettings['emailChannel']['imap']>;
-type MailboxPatch = NonNullable<PatchAgentInput['emailChannel']>['imap'];
+export type { MailboxSettings };
 
 export interface MailboxRow {
   agent_id: string;
@@ -31,31 +28,6 @@ declare module '../../platform/db.ts' {
   interface Tables {
     email_mailboxes: MailboxRow;
   }
-}
-
-/**
- * The channel's settings with the mailbox patched in: null removes it; otherwise the
- * members sent over the stored ones. A new mailbox needs a host, a user and a password.
- */
-export function withMailbox(channel: AgentSettings['emailChannel'], current: MailboxSettings | undefined, patch: MailboxPatch): AgentSettings['emailChannel'] {
-  const { imap: _merged, ...rest } = channel;
-  if (patch === null || patch === undefined) return patch === null ? rest : channel;
-  const { password, ...members } = patch;
-  const secure = members.secure ?? current?.secure ?? true;
-  const next: MailboxSettings = {
-    host: members.host ?? current?.host ?? '',
-    port: members.port ?? current?.port ?? (secure ? 993 : 143),
-    secure,
-    user: members.user ?? current?.user ?? '',
-    folder: members.folder ?? current?.folder ?? 'INBOX',
-    moveTo: members.moveTo !== undefined ? members.moveTo : (current?.moveTo ?? null),
-    passwordSet: password !== undefined || (current?.passwordSet ?? false),
-  };
-  if (!next.host) throw errors.invalidField('emailChannel.imap.host', 'The mailbox needs the host of its IMAP server.');
-  if (!next.user) throw errors.invalidField('emailChannel.imap.user', 'The mailbox needs the user name it signs in with.');
-  if (!next.passwordSet) throw errors.invalidField('emailChannel.imap.password', 'The mailbox needs its password or app password.');
-  if (next.moveTo !== null && next.moveTo === next.folder) throw errors.invalidField('emailChannel.imap.moveTo', 'Handled mail must move to another folder than the one read.');
-  return { ...rest, imap: next };
 }
 
 /**
@@ -106,14 +78,19 @@ export async function leaseMailbox(db: Db, agentId: string, worker: string, now:
     .executeTakeFirst();
 }
 
-/** How far the mailbox has been handled, written after each mail (held by this worker only). */
-export async function recordProgress(db: Db, agentId: string, worker: string, progress: { uidValidity: string; lastUid: number }): Promise<void> {
-  await db
+/**
+ * How far the mailbox has been handled, written after each mail by the worker that
+ * holds it, whose lease it renews until `until`. False when the worker no longer
+ * holds the mailbox (its lease ran out and another took it): the look must stop.
+ */
+export async function recordProgress(db: Db, agentId: string, worker: string, progress: { uidValidity: string; lastUid: number }, until: Date): Promise<boolean> {
+  const result = await db
     .updateTable('email_mailboxes')
-    .set({ uid_validity: progress.uidValidity, last_uid: progress.lastUid })
+    .set({ uid_validity: progress.uidValidity, last_uid: progress.lastUid, leased_until: until })
     .where('agent_id', '=', agentId)
     .where('leased_by', '=', worker)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function releaseMailbox(db: Db, agentId: string, worker: string, outcome: { at: Date; error: string | null }): Promise<void> {

@@ -17,7 +17,7 @@ import type { Language } from '../agents/schemas.ts';
 import { answerLanguage, PHRASES } from '../chat/language.ts';
 import { answer, type AnswerReply, type QuestionFile } from '../chat/service.ts';
 import { compose, type Block } from '../mail/compose.ts';
-import { addConversationEntry, addHeldDraft, notifyVisitorReply, removeHeldEntries } from '../tickets/service.ts';
+import { addConversationEntry, addHeldDraft, notifyVisitorReply, removeHeldEntry } from '../tickets/service.ts';
 import { errors } from '../../domain/errors.ts';
 import { workspaceOwner } from '../tickets/store.ts';
 import { findVisitorTarget, type Visitor } from '../visitors/access.ts';
@@ -141,7 +141,7 @@ async function handleClaimed(ctx: Context, received: ReceivedMail, mail: Email, 
   const held =
     visitor.settings.emailChannel.review || isWeak(reply, language) || incoming.auth.dmarc === 'fail' || !(await admitMailTo(ctx.db, sender, ctx.clock.now()));
   if (held) {
-    await store.holdAnswer(ctx.db, reply.conversationId, reply.messageId);
+    await store.holdAnswer(ctx.db, reply.conversationId, reply.messageId, incoming.id);
     await addHeldDraft(ctx, { workspaceId: visitor.workspaceId, agentId, conversationId: reply.conversationId, email: sender, question: text, language, draft: reply.answer });
     return done('held', reply.conversationId);
   }
@@ -266,6 +266,7 @@ export async function sendHeldDraft(ctx: Context, agentId: string, messageId: st
   if (!received) throw errors.notFound('message');
   const { visitor } = await findVisitorTarget(ctx, agentId, undefined, '');
   const text = edited?.text.trim() || held.content;
+  if (!(await store.settleDraft(ctx.db, agentId, messageId, 'answered'))) throw errors.notFound('message');
   if (!(await store.releaseAnswer(ctx.db, messageId, text))) throw errors.notFound('message');
   await addConversationEntry(ctx, agentId, held.conversation_id, { kind: 'team', body: text, fromAddress: visitor.settings.emailChannel.address });
   await sendAnswer(ctx, visitor, {
@@ -281,11 +282,16 @@ export async function sendHeldDraft(ctx: Context, agentId: string, messageId: st
   });
 }
 
-/** A held answer discarded: it stays stored as held (never sent), and its `held` entries leave the ticket. */
+/**
+ * A held answer discarded: it stays stored as held, its received mail becomes
+ * `discarded` so it is never listed nor sent again, and its own `held` entry leaves
+ * the ticket (another draft waiting in the conversation keeps its own).
+ */
 export async function discardHeldDraft(ctx: Context, agentId: string, messageId: string): Promise<void> {
   const held = await store.findHeldAnswer(ctx.db, agentId, messageId);
   if (!held) throw errors.notFound('message');
-  await removeHeldEntries(ctx, agentId, held.conversation_id);
+  if (!(await store.settleDraft(ctx.db, agentId, messageId, 'discarded'))) throw errors.notFound('message');
+  await removeHeldEntry(ctx, agentId, held.conversation_id, held.content);
 }
 
 // ---------------------------------------------------------------- the reply

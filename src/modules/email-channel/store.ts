@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db.ts';
 
 export type Direction = 'in' | 'out';
 /** A received mail: answered, held, to_ticket (a reply to a person's mail) or why it was not answered; a sent one: sent (the agent's answer) or team (a person's). */
-export type Outcome = 'answered' | 'held' | 'to_ticket' | 'auto_reply' | 'bounce' | 'own_address' | 'dmarc' | 'limited' | 'empty' | 'paused' | 'sent' | 'team';
+export type Outcome = 'answered' | 'held' | 'discarded' | 'to_ticket' | 'auto_reply' | 'bounce' | 'own_address' | 'dmarc' | 'limited' | 'empty' | 'paused' | 'sent' | 'team';
 
 /** What SPF, DKIM and DMARC said of a received mail. */
 export interface MailAuth {
@@ -100,8 +100,40 @@ export async function recordBounce(db: Db, agentId: string, ids: string[], error
 }
 
 /** An answer kept back for a person (spec 2.8 `held`). */
-export async function holdAnswer(db: Db, conversationId: string, messageId: string): Promise<void> {
+export async function holdAnswer(db: Db, conversationId: string, messageId: string, receivedId: string): Promise<void> {
   await db.updateTable('messages').set({ held: true }).where('conversation_id', '=', conversationId).where('id', '=', messageId).execute();
+  // The received mail names the draft it waits on: its outcome stays `held` while the draft is pending.
+  await db.updateTable('email_messages').set({ chat_message_id: messageId }).where('id', '=', receivedId).execute();
+}
+
+/**
+ * A draft still pending: a held answer whose received mail is still `held`
+ * (not `answered` by a person's send, not `discarded`).
+ */
+const PENDING = sql`exists (select 1 from email_messages e where e.agent_id = a.agent_id and e.direction = 'in' and e.chat_message_id = a.id and e.outcome = 'held')`;
+
+/** The pending drafts of a conversation, oldest first. */
+export async function pendingDrafts(db: Db, agentId: string, conversationId: string): Promise<Array<{ id: string; content: string; created_at: Date }>> {
+  const rows = await sql<{ id: string; content: string; created_at: Date }>`select a.id, a.content, a.created_at from messages a
+    where a.conversation_id = ${conversationId} and a.agent_id = ${agentId} and a.role = 'assistant' and a.held and ${PENDING}
+    order by a.position`.execute(db);
+  return rows.rows;
+}
+
+/**
+ * The pending draft settled (`answered` when a person sends it, `discarded`), once:
+ * false when it was settled already (so of a send and a discard at once one wins).
+ */
+export async function settleDraft(db: Db, agentId: string, messageId: string, outcome: 'answered' | 'discarded'): Promise<boolean> {
+  const result = await db
+    .updateTable('email_messages')
+    .set({ outcome })
+    .where('agent_id', '=', agentId)
+    .where('direction', '=', 'in')
+    .where('chat_message_id', '=', messageId)
+    .where('outcome', '=', 'held')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The enabled agents whose e-mail address is one of these, lower-cased. */
@@ -129,11 +161,11 @@ export interface HeldAnswer {
   question: string;
 }
 
-/** A held answer of the agent, with the question before it; undefined when there is none (sent, or no such answer). */
+/** A pending held answer of the agent, with the question before it; undefined when there is none (sent, discarded, or no such answer). */
 export async function findHeldAnswer(db: Db, agentId: string, messageId: string): Promise<HeldAnswer | undefined> {
   const row = await sql<HeldAnswer>`select a.id, a.conversation_id, a.content, a.sources, coalesce(q.content, '') as question
     from messages a left join messages q on q.conversation_id = a.conversation_id and q.position = a.position - 1
-    where a.id = ${messageId} and a.agent_id = ${agentId} and a.role = 'assistant' and a.held`.execute(db);
+    where a.id = ${messageId} and a.agent_id = ${agentId} and a.role = 'assistant' and a.held and ${PENDING}`.execute(db);
   return row.rows[0];
 }
 

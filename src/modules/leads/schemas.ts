@@ -1,7 +1,7 @@
 /** Leads (spec 2.10, 4.10; the visitor API's POST leads): one zod schema per request and reply. */
 import { z } from 'zod';
 import { timestamp } from '../../http/schemas.ts';
-import { isOneLine, ONE_LINE_MESSAGE } from '../../http/text-guard.ts';
+import { isOneLine, ONE_LINE_MESSAGE } from '../../domain/text.ts';
 import { pageQuery } from '../../domain/paging.ts';
 import { MOMENTS } from './store.ts';
 

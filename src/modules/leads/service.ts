@@ -8,7 +8,7 @@ import providers from 'email-providers/all.json' with { type: 'json' };
 import type { Context } from '../../context.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { errors } from '../../domain/errors.ts';
-import { withoutBidiControls } from '../../http/text-guard.ts';
+import { withoutBidiControls } from '../../domain/text.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordDomainEvent } from '../../platform/domain-events.ts';

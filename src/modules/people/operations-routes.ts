@@ -8,15 +8,15 @@ import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
-import { pageQuery } from '../../domain/paging.ts';
-import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
+import { pageQuery, queryTime } from '../../domain/paging.ts';
+import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../domain/text.ts';
 import { languageSchema } from '../agents/schemas.ts';
 import { listAuditAsPerson } from '../audit/dashboard.ts';
 import { discardReportAsPerson, listReportsAsPerson, releaseReportAsPerson, reportPdfAsPerson, sendReportNowAsPerson } from '../clients/dashboard.ts';
 import { REPORT_STATUSES } from '../clients/store.ts';
 import { discardHeldDraftAsPerson, heldDraftsAsPerson, sendHeldDraftAsPerson } from '../email-channel/dashboard.ts';
-import { describeWorkspaceAsPerson, updateWorkspaceAsPerson } from '../workspace/dashboard.ts';
 import { notificationsAsPerson, setNotificationsAsPerson } from './notifications.ts';
+import { describeWorkspaceAsPerson, updateWorkspaceAsPerson } from './workspace-settings.ts';
 
 const id = z.string().max(64);
 const personIds = z.array(id).max(200).nullable().optional();
@@ -112,8 +112,8 @@ export function operationsRoutes(parent: FastifyInstance, ctx: Context): void {
           personId: id.optional(),
           keyId: id.optional(),
           action: z.string().max(100).optional(),
-          from: z.iso.datetime().optional(),
-          to: z.iso.datetime().optional(),
+          from: queryTime.optional(),
+          to: queryTime.optional(),
           ...pageQuery,
         }),
       },

@@ -146,7 +146,7 @@ describe('who is e-mailed each new lead and ticket, per agent (spec 1.5)', () =>
 });
 
 describe('workspace settings, usage and plan (spec 1.5)', () => {
-  test('every person reads name, language, plan, credits with a per-day series, agents against the limit and storage per agent', async () => {
+  test('every person reads name, language, plan, credits with a per-day series, agents against the limit and storage per agent; a member limited to some agents only their agents’ storage', async () => {
     await startConversation(service, agentId, 'Are you open today?');
     const stored = await seedAgent(service, ws, 'Stored desk');
     await seedTexts(service, ws.keys.manage, stored, [{ title: 'Hours', content: 'We are open from nine to five on weekdays.' }]);
@@ -165,9 +165,15 @@ describe('workspace settings, usage and plan (spec 1.5)', () => {
     assert.equal(data.agents.limit, 25);
     assert.ok(data.agents.count >= 1);
     assert.equal(data.storage.allowancePerAgentBytes, 100 * 1024 * 1024);
-    const limited = await addPerson(service, owner, `storage${++counter}@ops.example`, 'member', [stored]);
-    assert.deepEqual((await limited.call('GET', '/api/workspace')).body.data.storage.agents.map((a: { agentId: string }) => a.agentId), [stored], 'a limited member sees only their agents');
     assert.ok(data.storage.agents.some((a: { agentId: string; usedBytes: number }) => a.agentId === stored && a.usedBytes > 0), JSON.stringify(data.storage));
+    // A member limited to some agents is told nothing about the workspace (as /app/api/v1/workspace tells them {}):
+    // their agents' storage only, no name, plan, credits nor agent count.
+    const limited = await addPerson(service, owner, `storage${++counter}@ops.example`, 'member', [stored]);
+    const theirs = await limited.call('GET', '/api/workspace');
+    assert.equal(theirs.status, 200, JSON.stringify(theirs.body));
+    assert.deepEqual(Object.keys(theirs.body.data), ['storage'], JSON.stringify(theirs.body.data));
+    assert.deepEqual(theirs.body.data.storage.agents.map((a: { agentId: string }) => a.agentId), [stored], 'a limited member sees only their agents');
+    assert.deepEqual((await limited.call('GET', '/api/v1/workspace')).body, { data: {} });
   });
 
   test('owners and admins change the name and default language (GET /workspace with a key follows); a member is 403; a name of two lines is 400', async () => {
@@ -213,6 +219,13 @@ describe('the audit log for owners and admins (spec 1.3)', () => {
     const second = await owner.call('GET', `/api/audit?limit=1&from=${encodeURIComponent(from)}&cursor=${first.body.pagination.nextCursor}`);
     assert.equal(second.body.data[0].id, older.id);
     assertError(await owner.call('GET', '/api/audit?cursor=bogus'), 400, 'invalid_request');
+    // from and to within the years PostgreSQL stores, on days that exist: else 400, never a 500
+    for (const bad of ['from=0000-01-01T00:00:00Z', 'to=0000-12-31T23:59:59Z', 'from=2020-02-30T00:00:00Z', 'to=2026-01-01T24:00:00Z', 'from=yesterday']) {
+      const reply = await owner.call('GET', `/api/audit?${bad}`);
+      assertError(reply, 400, 'invalid_request');
+      assert.ok(reply.body.error.details.some((d: { field: string }) => d.field === bad.split('=')[0]), JSON.stringify(reply.body.error));
+    }
+    assert.equal((await owner.call('GET', '/api/audit?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59.999999Z')).status, 200);
     assertError(await member.call('GET', '/api/audit'), 403, 'forbidden');
   });
 });

@@ -73,6 +73,16 @@ describe('passkeys: registering and managing', () => {
     assert.deepEqual(list.body.data.map((p: { id: string }) => p.id), [second.reply.body.data.id]);
   });
 
+  test('user verification is required: the options ask for it, and a registration answer without it (UV flag unset) is 400', async () => {
+    const person = await addPerson(service, owner, `presence${++counter}@example.org`, 'member');
+    const options = (await person.call('POST', '/api/me/passkeys/options')).body.data;
+    assert.equal(options.authenticatorSelection.userVerification, 'required');
+    const presenceOnly = new SoftPasskey();
+    presenceOnly.verifiesUser = false;
+    assertError(await person.call('POST', '/api/me/passkeys', { response: presenceOnly.register(options, person.origin) }), 400, 'invalid_request');
+    assert.deepEqual((await person.call('GET', '/api/me/passkeys')).body.data, []);
+  });
+
   test('a registration answer is accepted once; one for another origin or relying party, or to a challenge never given, is 400', async () => {
     const person = await addPerson(service, owner, `registrar${++counter}@example.org`, 'member');
     const options = (await person.call('POST', '/api/me/passkeys/options')).body.data;
@@ -148,6 +158,17 @@ describe('passkeys: signing in', () => {
     const options = await signInOptions();
     await service.ctx.db.updateTable('passkey_challenges').set({ expires_at: new Date(service.ctx.clock.now().getTime() - 1) }).where('challenge', '=', options.challenge).execute();
     assertError(await answer(passkey.assert(options, ownOrigin(service))), 401, 'unauthorized');
+  });
+
+  test('user verification is required to sign in: the options ask for it, and an answer without it (UV flag unset) is 401', async () => {
+    const person = await addPerson(service, owner, `unverified${++counter}@example.org`, 'member');
+    const { passkey } = await register(person);
+    const options = await signInOptions();
+    assert.equal((options as { userVerification?: string }).userVerification, 'required');
+    passkey.verifiesUser = false;
+    assertError(await answer(passkey.assert(options, ownOrigin(service))), 401, 'unauthorized');
+    passkey.verifiesUser = true;
+    assert.equal((await answer(passkey.assert(await signInOptions(), ownOrigin(service)))).status, 200);
   });
 
   test('a credential never registered, or one signing as another person, is 401', async () => {

@@ -115,7 +115,7 @@ export async function registrationOptions(ctx: Context, caller: PersonCaller) {
     attestationType: 'none',
     excludeCredentials: existing.map((row) => ({ id: row.credential_id, transports: row.transports ?? undefined })),
     // Discoverable, so that signing in asks for no address.
-    authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
   });
   await newChallenge(ctx, options.challenge, 'register', caller.personId);
   return options;
@@ -133,7 +133,7 @@ export async function registerPasskey(ctx: Context, caller: PersonCaller, input:
       expectedChallenge: (challenge) => useChallenge(ctx.db, now, challenge, 'register', caller.personId),
       expectedOrigin: origin,
       expectedRPID: rpID,
-      requireUserVerification: false,
+      requireUserVerification: true,
     });
   } catch (error) {
     throw registrationRefused(error instanceof Error ? error.message : 'it is malformed');
@@ -201,7 +201,7 @@ export async function removePasskey(ctx: Context, caller: PersonCaller, passkeyI
 export async function signInOptions(ctx: Context, clientAddress: string) {
   await countClient(ctx, clientAddress);
   const { rpID } = relyingParty(ctx);
-  const options = await generateAuthenticationOptions({ rpID, timeout: CHALLENGE_MS, userVerification: 'preferred' });
+  const options = await generateAuthenticationOptions({ rpID, timeout: CHALLENGE_MS, userVerification: 'required' });
   await newChallenge(ctx, options.challenge, 'sign_in', null);
   return options;
 }
@@ -234,7 +234,7 @@ export async function signInWithPasskey(ctx: Context, response: AuthenticationRe
         counter: Number(passkey.sign_count),
         transports: (passkey.transports ?? undefined) as never,
       },
-      requireUserVerification: false,
+      requireUserVerification: true,
     });
   } catch {
     throw SIGN_IN_REFUSED();

@@ -44,6 +44,15 @@ describe('API keys in the dashboard (spec 1.5)', () => {
     assertError(await owner.call('POST', '/api/keys', { name: 'one too many', scope: 'read' }), 409, 'key_limit_reached');
   });
 
+  test('key creations at once cannot pass the 25 live keys: the extra ones are 409 key_limit_reached', async () => {
+    const { owner } = await ownedWorkspace();
+    for (let i = 0; i < 20; i++) assert.equal((await owner.call('POST', '/api/keys', { name: `k${i}`, scope: 'read' })).status, 201);
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => owner.call('POST', '/api/keys', { name: `at once ${i}`, scope: 'read' })));
+    assert.equal(replies.filter((r) => r.status === 201).length, 5, JSON.stringify(replies.map((r) => r.status)));
+    for (const reply of replies.filter((r) => r.status !== 201)) assertError(reply, 409, 'key_limit_reached');
+    assert.equal((await owner.call('GET', '/api/keys')).body.data.length, 25);
+  });
+
   test('below Studio a key is 402 api_not_in_plan, while the dashboard itself works', async () => {
     const { owner } = await ownedWorkspace('starter');
     assertError(await owner.call('POST', '/api/keys', { name: 'No API', scope: 'read' }), 402, 'api_not_in_plan');

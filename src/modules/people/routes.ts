@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
-import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../http/text-guard.ts';
+import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../domain/text.ts';
 import { equalInConstantTime } from '../../platform/crypto.ts';
 import { requireAllowed, requireRole, type PersonCaller } from '../../domain/principal.ts';
 import { setLimitHeaders } from '../../http/auth.ts';

@@ -43,6 +43,8 @@ export class SoftPasskey {
   private readonly publicKey: KeyObject;
   private counter = 0;
   userHandle: string | undefined;
+  /** false: an authenticator that only tests presence (the UV flag unset), as a bare security key does. */
+  verifiesUser = true;
 
   /** keepsCounter: false is an authenticator that always reports 0 (as many synced passkeys do). */
   private readonly keepsCounter: boolean;
@@ -67,7 +69,7 @@ export class SoftPasskey {
   private authenticatorData(rpId: string, attested: boolean): Buffer {
     const count = Buffer.alloc(4);
     if (this.keepsCounter) count.writeUInt32BE(++this.counter);
-    const flags = FLAG_USER_PRESENT | FLAG_USER_VERIFIED | (attested ? FLAG_ATTESTED_DATA : 0);
+    const flags = FLAG_USER_PRESENT | (this.verifiesUser ? FLAG_USER_VERIFIED : 0) | (attested ? FLAG_ATTESTED_DATA : 0);
     const parts: Buffer[] = [sha256(rpId), Buffer.from([flags]), count];
     if (attested) {
       const length = Buffer.alloc(2);

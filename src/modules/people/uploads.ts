@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../domain/errors.ts';
-import { withoutBidiControls } from '../../http/text-guard.ts';
+import { withoutBidiControls } from '../../domain/text.ts';
 import { sourceView } from '../knowledge/routes.ts';
 import { addUploadedFiles, type ReceivedFile } from '../knowledge/service.ts';
 import { cropImageAsPerson, MAX_UPLOADED_IMAGE_BYTES, uploadImageAsPerson, type CropRectangle } from '../agents/branding-dashboard.ts';

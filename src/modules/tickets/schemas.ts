@@ -1,7 +1,7 @@
 /** Tickets (spec 2.11, 4.11; the visitor API's POST tickets): one zod schema per request and reply. */
 import { z } from 'zod';
 import { list, timestamp } from '../../http/schemas.ts';
-import { isOneLine, ONE_LINE_MESSAGE } from '../../http/text-guard.ts';
+import { isOneLine, ONE_LINE_MESSAGE } from '../../domain/text.ts';
 import { pageQuery } from '../../domain/paging.ts';
 import { languageSchema } from '../agents/schemas.ts';
 import { ENTRY_KINDS, TICKET_STATUSES } from './store.ts';

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Context } from '../../context.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { errors } from '../../domain/errors.ts';
-import { withoutBidiControls } from '../../http/text-guard.ts';
+import { withoutBidiControls } from '../../domain/text.ts';
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf } from '../../domain/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { admitMailTo } from '../../platform/mail.ts';
@@ -246,12 +246,19 @@ export async function notifyVisitorReply(ctx: Context, agentId: string, conversa
 }
 
 /** Takes a conversation's `held` entries off its tickets (a held draft discarded); how many. */
-export async function removeHeldEntries(ctx: Context, agentId: string, conversationId: string): Promise<number> {
-  const result = await ctx.db
-    .deleteFrom('ticket_entries')
+/** The `held` entry of one draft (its text) leaves the conversation's ticket; other drafts' entries stay. */
+export async function removeHeldEntry(ctx: Context, agentId: string, conversationId: string, draft: string): Promise<number> {
+  const entry = await ctx.db
+    .selectFrom('ticket_entries')
+    .select('id')
     .where('kind', '=', 'held')
+    .where('body', '=', draft)
     .where('ticket_id', 'in', (eb) => eb.selectFrom('tickets').select('id').where('agent_id', '=', agentId).where('conversation_id', '=', conversationId))
+    .orderBy('created_at')
+    .orderBy('id')
     .executeTakeFirst();
+  if (!entry) return 0;
+  const result = await ctx.db.deleteFrom('ticket_entries').where('id', '=', entry.id).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

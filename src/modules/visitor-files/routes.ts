@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../domain/errors.ts';
 import { commonErrors, errorBody, single } from '../../http/schemas.ts';
-import { withoutBidiControls } from '../../http/text-guard.ts';
+import { withoutBidiControls } from '../../domain/text.ts';
 import { visitorTokenOf } from '../visitors/token.ts';
 import { MAX_FILE_BYTES } from './read.ts';
 import { sentFileSchema, visitorAgentParams, visitorFileParams, visitorFileSchema } from './schemas.ts';

@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
-import { unstorableTextReason } from '../../http/text-guard.ts';
+import { unstorableTextReason } from '../../domain/text.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import type { AgentRef } from '../agents/access.ts';

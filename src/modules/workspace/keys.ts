@@ -116,23 +116,28 @@ export async function issueKey(ctx: Context, workspaceId: string, input: NewKey)
     const agent = await sql`select 1 from agents where id = ${input.agentId} and workspace_id = ${workspaceId}`.execute(ctx.db);
     if (agent.rows.length === 0) throw errors.invalidField('agentId', 'No agent with that id in this workspace.');
   }
-  if ((await countLiveKeys(ctx.db, workspaceId)) >= MAX_KEYS_PER_WORKSPACE) throw errors.keyLimitReached();
   const key = newApiKey();
-  const row = await ctx.db
-    .insertInto('api_keys')
-    .values({
-      id: newId('key'),
-      workspace_id: workspaceId,
-      name: input.name,
-      prefix: key.slice(0, 8),
-      fingerprint: fingerprint(key),
-      scope: input.scope,
-      agent_id: input.agentId ?? null,
-      created_at: ctx.clock.now(),
-      revoked_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  // Counted and inserted in one transaction holding the workspace's row: of two creations at once, the
+  // second counts after the first's insert, so the 26th is refused however the requests interleave.
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
+    if ((await countLiveKeys(trx, workspaceId)) >= MAX_KEYS_PER_WORKSPACE) throw errors.keyLimitReached();
+    return trx
+      .insertInto('api_keys')
+      .values({
+        id: newId('key'),
+        workspace_id: workspaceId,
+        name: input.name,
+        prefix: key.slice(0, 8),
+        fingerprint: fingerprint(key),
+        scope: input.scope,
+        agent_id: input.agentId ?? null,
+        created_at: ctx.clock.now(),
+        revoked_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
   return { id: row.id, key, name: row.name, prefix: row.prefix, scope: input.scope, agentId: row.agent_id, createdAt: row.created_at.toISOString() };
 }
 

@@ -2,8 +2,10 @@
  * One conversation: every message with its page and attachments (a question) or its
  * confidence, grounding, sources and feedback (an answer); an answer corrected in place
  * (POST correction: a Q&A source); a visitor file's text read and the file erased; delete.
+ * Opened with ?correct={messageId} (the Analytics page's "Correct it"), that answer's
+ * correction form is open and has the focus.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, send, type ApiError } from '../../api.ts';
 import { asApiError, flash, useData } from '../../data.ts';
 import { formatBytes, formatDate, formatNumber, t } from '../../i18n/index.ts';
@@ -15,9 +17,10 @@ import type { Attachment, ConversationWithMessages, Message, VisitorFile } from 
 
 const GROUNDING_TONE = { supported: 'good', partial: 'busy', unsupported: 'bad' } as const;
 
-export default function ConversationPage({ params }: PageProps) {
+export default function ConversationPage({ params, query }: PageProps) {
   const agentId = params.agentId!;
   const conversationId = params.conversationId!;
+  const correct = query.get('correct');
   const conversation = useData(() => get<ConversationWithMessages>(agentApi(agentId, `conversations/${encodeURIComponent(conversationId)}`)), [agentId, conversationId]);
   const [deleting, setDeleting] = useState(false);
   const data = conversation.data;
@@ -56,7 +59,7 @@ export default function ConversationPage({ params }: PageProps) {
                 {message.role === 'user' ? (
                   <Question agentId={agentId} message={message} />
                 ) : (
-                  <Answer agentId={agentId} message={message} question={previousQuestion(data.messages, index)} />
+                  <Answer agentId={agentId} message={message} question={previousQuestion(data.messages, index)} startCorrecting={message.id === correct} />
                 )}
               </li>
             ))}
@@ -162,8 +165,8 @@ function AttachmentItem({ agentId, attachment }: { agentId: string; attachment: 
   );
 }
 
-function Answer({ agentId, message, question }: { agentId: string; message: Message; question: string }) {
-  const [correcting, setCorrecting] = useState(false);
+function Answer({ agentId, message, question, startCorrecting }: { agentId: string; message: Message; question: string; startCorrecting: boolean }) {
+  const [correcting, setCorrecting] = useState(startCorrecting);
   const [corrected, setCorrected] = useState(false);
   return (
     <>
@@ -202,6 +205,7 @@ function Answer({ agentId, message, question }: { agentId: string; message: Mess
           agentId={agentId}
           message={message}
           question={question}
+          focus={startCorrecting}
           onDone={(saved) => {
             setCorrecting(false);
             setCorrected(saved);
@@ -213,7 +217,14 @@ function Answer({ agentId, message, question }: { agentId: string; message: Mess
 }
 
 /** What the answer should have said, written in place under it: it becomes a Q&A source; the conversation stays as it was. */
-function Correction({ agentId, message, question, onDone }: { agentId: string; message: Message; question: string; onDone: (saved: boolean) => void }) {
+function Correction({ agentId, message, question, focus, onDone }: { agentId: string; message: Message; question: string; focus: boolean; onDone: (saved: boolean) => void }) {
+  const first = useRef<HTMLInputElement | HTMLTextAreaElement>(null);
+  // Opened from a link (?correct=): the form is brought into view with the focus on its first box.
+  useEffect(() => {
+    if (!focus || !first.current) return;
+    first.current.scrollIntoView({ block: 'center' });
+    first.current.focus();
+  }, []);
   const [asked, setAsked] = useState(question);
   const [answer, setAnswer] = useState(message.content);
   const [error, setError] = useState<ApiError>();
@@ -234,7 +245,7 @@ function Correction({ agentId, message, question, onDone }: { agentId: string; m
   return (
     <form class="inbox-correction" onSubmit={submit} noValidate>
       <ErrorNotice error={error && !error.field('question') && !error.field('answer') ? error : undefined} />
-      <TextField label={t('inbox.correctionQuestion')} value={asked} onInput={setAsked} error={error?.field('question')} />
+      <TextField label={t('inbox.correctionQuestion')} value={asked} onInput={setAsked} error={error?.field('question')} inputRef={first} />
       <TextField label={t('inbox.correctionAnswer')} multiline rows={5} value={answer} onInput={setAnswer} error={error?.field('answer')} hint={t('inbox.correctionHint')} />
       <div class="form-actions">
         <Button kind="primary" type="submit" busy={busy}>

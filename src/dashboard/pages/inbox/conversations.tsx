@@ -1,7 +1,8 @@
 /**
- * The inbox's conversations: filtered by channel and period (the filters live in the address,
- * so a filtered list can be linked), read a page at a time, each a link to its messages;
- * "Export as PDF" asks the export route for a link to the filtered set.
+ * The inbox's conversations: filtered by channel, period, confidence band, feedback and a search
+ * over their text (docs/chat.md, "Filters and search"; the filters live in the address, so a
+ * filtered list can be linked), read a page at a time, each a link to its messages;
+ * "Export as PDF" asks the export route for a link to the filtered set (the same filters).
  */
 import { useId, useState } from 'preact/hooks';
 import { get, type ApiError } from '../../api.ts';
@@ -9,11 +10,13 @@ import { asApiError, takeFlash, type Flash } from '../../data.ts';
 import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
-import { Button, EmptyState, ErrorNotice, Notice, Select, Table } from '../../components/index.ts';
+import { Button, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { agentApi, InboxFrame, inboxPath, ShowMore, usePaged } from './frame.tsx';
 import { CHANNELS, type Conversation } from './types.ts';
 
-const FILTERS = ['channel', 'from', 'to'] as const;
+const FILTERS = ['channel', 'from', 'to', 'confidence', 'feedback', 'q'] as const;
+const BANDS = ['high', 'medium', 'low'] as const;
+const FEEDBACK = ['up', 'down', 'none'] as const;
 
 export default function ConversationsPage({ params, query }: PageProps) {
   const agentId = params.agentId!;
@@ -30,6 +33,7 @@ export default function ConversationsPage({ params, query }: PageProps) {
     const search = next.toString();
     navigate(`${inboxPath(agentId, 'conversations')}${search ? `?${search}` : ''}`, { replace: true });
   };
+  const [search, setSearch] = useState(filters.get('q') ?? '');
   const conversations = usePaged<Conversation>(agentApi(agentId, `conversations?limit=50${filterString ? `&${filterString}` : ''}`));
   const [message] = useState<Flash | undefined>(takeFlash);
   const [exported, setExported] = useState<{ url: string; expiresAt: string }>();
@@ -53,7 +57,19 @@ export default function ConversationsPage({ params, query }: PageProps) {
       <section aria-labelledby="conversations-title">
         <h2 id="conversations-title">{t('inbox.conversations')}</h2>
         <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
-        <form class="inbox-filters" role="search" aria-label={t('inbox.filters')} onSubmit={(event) => event.preventDefault()}>
+        <form
+          class="inbox-filters"
+          role="search"
+          aria-label={t('inbox.filters')}
+          onSubmit={(event) => {
+            event.preventDefault();
+            setFilter('q', search.trim());
+          }}
+        >
+          <div class="inbox2-search">
+            <TextField label={t('inbox2.search')} value={search} onInput={setSearch} hint={t('inbox2.searchHint')} error={conversations.error?.field('q')} />
+            <Button type="submit">{t('inbox2.searchAction')}</Button>
+          </div>
           <Select
             label={t('inbox.channel')}
             value={filters.get('channel') ?? ''}
@@ -62,6 +78,18 @@ export default function ConversationsPage({ params, query }: PageProps) {
           />
           <DateField label={t('inbox.fromDay')} value={filters.get('from') ?? ''} onChange={(value) => setFilter('from', value)} />
           <DateField label={t('inbox.toDay')} value={filters.get('to') ?? ''} onChange={(value) => setFilter('to', value)} />
+          <Select
+            label={t('inbox2.confidence')}
+            value={filters.get('confidence') ?? ''}
+            options={[{ value: '', label: t('inbox2.anyConfidence') }, ...BANDS.map((band) => ({ value: band, label: t(`inbox2.band.${band}`) }))]}
+            onChange={(value) => setFilter('confidence', value)}
+          />
+          <Select
+            label={t('inbox2.feedback')}
+            value={filters.get('feedback') ?? ''}
+            options={[{ value: '', label: t('inbox2.anyFeedback') }, ...FEEDBACK.map((which) => ({ value: which, label: t(`inbox2.feedback.${which}`) }))]}
+            onChange={(value) => setFilter('feedback', value)}
+          />
           <div class="inbox-filters-action">
             <Button busy={exporting} onClick={() => void exportPdf()}>
               {t('inbox.export')}
@@ -80,7 +108,7 @@ export default function ConversationsPage({ params, query }: PageProps) {
             </>
           )}
         </Notice>
-        {conversations.error && <ErrorNotice error={conversations.error} />}
+        {conversations.error && !conversations.error.field('q') && <ErrorNotice error={conversations.error} />}
         {conversations.items && conversations.items.length === 0 && <EmptyState title={filterString ? t('inbox.noConversationsFiltered') : t('inbox.noConversations')} />}
         {conversations.items && conversations.items.length > 0 && (
           <Table

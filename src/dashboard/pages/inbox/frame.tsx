@@ -44,8 +44,10 @@ export function InboxFrame({ agentId, tab, children }: { agentId: string; tab: I
   );
 }
 
-export interface Paged<T> {
+export interface Paged<T, R extends ListReply<T> = ListReply<T>> {
   items: T[] | undefined;
+  /** The first page's whole reply (for what a list gives beside its items, such as the tickets' counts). */
+  first: R | undefined;
   error: ApiError | undefined;
   loading: boolean;
   hasMore: boolean;
@@ -54,17 +56,17 @@ export interface Paged<T> {
 }
 
 /** A list read a page at a time (the API's cursor): the first page at once, the next with "Show more". */
-export function usePaged<T>(path: string): Paged<T> {
-  const [state, setState] = useState<{ items?: T[]; cursor: string | null; error?: ApiError; loading: boolean }>({ cursor: null, loading: true });
+export function usePaged<T, R extends ListReply<T> = ListReply<T>>(path: string): Paged<T, R> {
+  const [state, setState] = useState<{ items?: T[]; first?: R; cursor: string | null; error?: ApiError; loading: boolean }>({ cursor: null, loading: true });
   const generation = useRef(0);
   const fetchPage = async (cursor: string | null) => {
     const mine = ++generation.current;
     setState((before) => ({ ...before, loading: true }));
     try {
       const separator = path.includes('?') ? '&' : '?';
-      const page = await call<ListReply<T>>('GET', cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path);
+      const page = await call<R>('GET', cursor ? `${path}${separator}cursor=${encodeURIComponent(cursor)}` : path);
       if (mine !== generation.current) return;
-      setState((before) => ({ items: cursor ? [...(before.items ?? []), ...page.data] : page.data, cursor: page.pagination?.nextCursor ?? null, loading: false }));
+      setState((before) => ({ items: cursor ? [...(before.items ?? []), ...page.data] : page.data, first: cursor ? before.first : page, cursor: page.pagination?.nextCursor ?? null, loading: false }));
     } catch (caught) {
       if (mine === generation.current) setState((before) => ({ ...before, error: asApiError(caught), loading: false }));
     }
@@ -76,10 +78,10 @@ export function usePaged<T>(path: string): Paged<T> {
       generation.current++;
     };
   }, [path]);
-  return { items: state.items, error: state.error, loading: state.loading, hasMore: state.cursor !== null, more: () => fetchPage(state.cursor), reload: () => fetchPage(null) };
+  return { items: state.items, first: state.first, error: state.error, loading: state.loading, hasMore: state.cursor !== null, more: () => fetchPage(state.cursor), reload: () => fetchPage(null) };
 }
 
-export function ShowMore({ paged }: { paged: Paged<unknown> }) {
+export function ShowMore({ paged }: { paged: Pick<Paged<unknown>, 'hasMore' | 'loading' | 'more'> }) {
   if (!paged.hasMore) return null;
   return (
     <div class="form-actions">

@@ -1,4 +1,7 @@
-/** The inbox's leads: newest first, a page at a time, each a link to every field it has. */
+/**
+ * The inbox's leads: newest first, a page at a time, each a link to every field it has;
+ * "Download CSV" is a plain link to GET /app/api/v1/agents/{id}/leads.csv (every lead, docs/visitors.md).
+ */
 import { useState } from 'preact/hooks';
 import { takeFlash, type Flash } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
@@ -14,7 +17,14 @@ export default function LeadsPage({ params }: PageProps) {
   return (
     <InboxFrame agentId={agentId} tab="leads">
       <section aria-labelledby="leads-title">
-        <h2 id="leads-title">{t('inbox.leads')}</h2>
+        <div class="inbox2-heading">
+          <h2 id="leads-title">{t('inbox.leads')}</h2>
+          {leads.items && leads.items.length > 0 && (
+            <a class="btn btn-secondary" href={`/app/api${agentApi(agentId, 'leads.csv')}`} download>
+              {t('inbox2.downloadCsv')}
+            </a>
+          )}
+        </div>
         <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
         {leads.error && <ErrorNotice error={leads.error} />}
         {leads.items && leads.items.length === 0 && <EmptyState title={t('inbox.noLeads')} />}

@@ -1,10 +1,10 @@
 /**
  * One ticket: its fields and entries oldest first; "Reply" / "Send reply" mails the visitor
  * (POST /app/api/…/replies; a reply that could not be mailed says why in mailError); notes;
- * the status; delete on its own. Held e-mail drafts are shown as they are: the service has
- * no routes yet to send, edit or discard them (docs/dashboard.md).
+ * the status; delete on its own. Held e-mail drafts (GET …/drafts, docs/people.md) are each
+ * "Send as it is", "Edit and send" or "Discard" (after a confirmation).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, get, send, type ApiError } from '../../api.ts';
 import { asApiError, flash, useData } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
@@ -13,13 +13,18 @@ import type { PageProps } from '../../routes.ts';
 import { Badge, Button, ErrorNotice, Notice, Select, TextField } from '../../components/index.ts';
 import { agentApi, ConfirmDialog, Fields, InboxFrame, inboxPath, OutsideLink } from './frame.tsx';
 import { STATUS_TONE } from './tickets.tsx';
-import { TICKET_STATUSES, type TicketEntry, type TicketStatus, type TicketWithEntries } from './types.ts';
+import { TICKET_STATUSES, type HeldDraft, type TicketEntry, type TicketStatus, type TicketWithEntries } from './types.ts';
 
 export default function TicketPage({ params }: PageProps) {
   const agentId = params.agentId!;
   const ticketId = params.ticketId!;
   const path = agentApi(agentId, `tickets/${encodeURIComponent(ticketId)}`);
   const ticket = useData(() => get<TicketWithEntries>(path), [path]);
+  const draftsPath = `/agents/${encodeURIComponent(agentId)}/tickets/${encodeURIComponent(ticketId)}/drafts`;
+  const drafts = useData(() => get<HeldDraft[]>(draftsPath), [draftsPath]);
+  const reloadAll = async () => {
+    await Promise.all([ticket.reload(), drafts.reload()]);
+  };
   const [deleting, setDeleting] = useState(false);
   const [statusError, setStatusError] = useState<ApiError>();
   const [message, setMessage] = useState<string>();
@@ -85,6 +90,26 @@ export default function TicketPage({ params }: PageProps) {
               ))}
             </ol>
           )}
+          {drafts.error && <ErrorNotice error={drafts.error} />}
+          {drafts.data && drafts.data.length > 0 && (
+            <section class="inbox2-drafts" aria-labelledby="held-drafts-title">
+              <h3 id="held-drafts-title">{t('inbox2.heldDrafts')}</h3>
+              <p class="cell-note">{t('inbox2.heldDraftsHint', { email: data.email })}</p>
+              <ul class="inbox2-draft-list">
+                {drafts.data.map((draft) => (
+                  <HeldDraftItem
+                    key={draft.id}
+                    draft={draft}
+                    path={`${draftsPath}/${encodeURIComponent(draft.id)}`}
+                    onDone={async (text) => {
+                      setMessage(text);
+                      await reloadAll();
+                    }}
+                  />
+                ))}
+              </ul>
+            </section>
+          )}
           <Compose
             label={t('inbox.reply')}
             action={t('inbox.sendReply')}
@@ -133,7 +158,7 @@ function Entry({ entry }: { entry: TicketEntry }) {
         <Badge tone={ENTRY_TONE[entry.kind]}>{t(`inbox.entry.${entry.kind}`)}</Badge> {entry.from && <span>{entry.from}</span>} <span class="cell-note">{formatDate(entry.createdAt)}</span>
       </p>
       <p class="inbox-text">{entry.body}</p>
-      {entry.kind === 'held' && <p class="cell-note">{t('inbox.heldReadOnly')}</p>}
+      {entry.kind === 'held' && <p class="cell-note">{t('inbox2.heldEntry')}</p>}
       {entry.mailError && <p class="field-error">{t('inbox.mailError', { reason: entry.mailError })}</p>}
     </li>
   );
@@ -167,5 +192,80 @@ function Compose({ label, action, hint, kind = 'primary', onSend }: { label: str
         </Button>
       </div>
     </form>
+  );
+}
+
+/** One held draft: sent as it is, edited and sent (the person's text instead), or discarded after a confirmation. */
+function HeldDraftItem({ draft, path, onDone }: { draft: HeldDraft; path: string; onDone: (message: string) => Promise<void> }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(draft.draft);
+  const [discarding, setDiscarding] = useState(false);
+  const [busy, setBusy] = useState<'send' | 'edit'>();
+  const [error, setError] = useState<ApiError>();
+  const box = useRef<HTMLInputElement | HTMLTextAreaElement>(null);
+  useEffect(() => {
+    if (editing) box.current?.focus();
+  }, [editing]);
+  const sendDraft = async (edited: boolean) => {
+    setBusy(edited ? 'edit' : 'send');
+    setError(undefined);
+    try {
+      await call('POST', `${path}/send`, edited ? { text } : {});
+      await onDone(t('inbox2.draftSent'));
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  return (
+    <li class="inbox-message inbox-entry-held inbox2-draft">
+      <p class="inbox-message-head">
+        <Badge tone="busy">{t('inbox.entry.held')}</Badge> <span class="cell-note">{formatDate(draft.createdAt)}</span>
+      </p>
+      <ErrorNotice error={error && !error.field('text') ? error : undefined} />
+      {editing ? (
+        <form
+          class="inbox-compose"
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            void sendDraft(true);
+          }}
+        >
+          <TextField label={t('inbox2.draftText')} multiline rows={8} value={text} onInput={setText} error={error?.field('text')} inputRef={box} />
+          <div class="form-actions">
+            <Button kind="primary" type="submit" busy={busy === 'edit'}>
+              {t('inbox2.sendEdited')}
+            </Button>
+            <Button onClick={() => setEditing(false)}>{t('app.cancel')}</Button>
+          </div>
+        </form>
+      ) : (
+        <>
+          <p class="inbox-text">{draft.draft}</p>
+          <div class="form-actions">
+            <Button kind="primary" busy={busy === 'send'} onClick={() => void sendDraft(false)}>
+              {t('inbox2.sendAsItIs')}
+            </Button>
+            <Button onClick={() => setEditing(true)}>{t('inbox2.editAndSend')}</Button>
+            <Button kind="danger" onClick={() => setDiscarding(true)}>
+              {t('inbox2.discard')}
+            </Button>
+          </div>
+        </>
+      )}
+      <ConfirmDialog
+        open={discarding}
+        title={t('inbox2.discardTitle')}
+        text={t('inbox2.discardText')}
+        confirm={t('inbox2.discard')}
+        onClose={() => setDiscarding(false)}
+        onConfirm={async () => {
+          await call('POST', `${path}/discard`);
+          await onDone(t('inbox2.draftDiscarded'));
+        }}
+      />
+    </li>
   );
 }

@@ -1,27 +1,30 @@
 /**
- * The inbox's tickets by status with their counts, most recent activity first (the API's order).
- * The counts need every ticket, so the list is read whole (100 a page) and filtered here;
- * open tickets are shown first.
+ * The inbox's tickets by status with their counts, most recent activity first (the API's order),
+ * 50 a page with "Show more". The counts are the list reply's `counts` (docs/visitors.md): the
+ * agent's tickets per status, whatever the page asks for; open tickets are shown first.
  */
 import { useState } from 'preact/hooks';
-import { list } from '../../api.ts';
-import { takeFlash, useData, type Flash } from '../../data.ts';
+import type { ListReply } from '../../api.ts';
+import { takeFlash, type Flash } from '../../data.ts';
 import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { Badge, EmptyState, ErrorNotice, Notice, Table, TabLinks } from '../../components/index.ts';
-import { agentApi, InboxFrame, inboxPath } from './frame.tsx';
+import { agentApi, InboxFrame, inboxPath, ShowMore, usePaged } from './frame.tsx';
 import { TICKET_STATUSES, type Ticket, type TicketStatus } from './types.ts';
 
 export const STATUS_TONE = { open: 'bad', waiting: 'busy', solved: 'good' } as const;
 
+type TicketList = ListReply<Ticket> & { counts: Record<TicketStatus, number> };
+
 export default function TicketsPage({ params, query }: PageProps) {
   const agentId = params.agentId!;
-  const tickets = useData(() => list<Ticket>(agentApi(agentId, 'tickets?limit=100')), [agentId]);
-  const [message] = useState<Flash | undefined>(takeFlash);
   const asked = query.get('status');
   const status: TicketStatus | 'all' = asked === 'all' || TICKET_STATUSES.includes(asked as TicketStatus) ? (asked as TicketStatus | 'all') : 'open';
-  const count = (which: TicketStatus | 'all') => tickets.data?.filter((ticket) => which === 'all' || ticket.status === which).length ?? 0;
-  const shown = tickets.data?.filter((ticket) => status === 'all' || ticket.status === status);
+  const tickets = usePaged<Ticket, TicketList>(agentApi(agentId, `tickets?limit=50${status === 'all' ? '' : `&status=${status}`}`));
+  const [message] = useState<Flash | undefined>(takeFlash);
+  const counts = tickets.first?.counts;
+  const count = (which: TicketStatus | 'all') => (counts ? (which === 'all' ? counts.open + counts.waiting + counts.solved : counts[which]) : 0);
+  const shown = tickets.items;
   const base = inboxPath(agentId, 'tickets');
   return (
     <InboxFrame agentId={agentId} tab="tickets">
@@ -32,7 +35,7 @@ export default function TicketsPage({ params, query }: PageProps) {
           label={t('inbox.status')}
           links={[...TICKET_STATUSES, 'all' as const].map((which) => ({
             href: `${base}?status=${which}`,
-            label: tickets.data ? t('inbox.statusCount', { status: t(`inbox.ticketStatus.${which}`), count: formatNumber(count(which)) }) : t(`inbox.ticketStatus.${which}`),
+            label: counts ? t('inbox.statusCount', { status: t(`inbox.ticketStatus.${which}`), count: formatNumber(count(which)) }) : t(`inbox.ticketStatus.${which}`),
             current: which === status,
           }))}
         />
@@ -59,7 +62,8 @@ export default function TicketsPage({ params, query }: PageProps) {
             ]}
           />
         )}
-        {!tickets.data && !tickets.error && <p role="status">{t('app.loading')}</p>}
+        {!shown && !tickets.error && <p role="status">{t('app.loading')}</p>}
+        <ShowMore paged={tickets} />
       </section>
     </InboxFrame>
   );

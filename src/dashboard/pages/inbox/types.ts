@@ -101,3 +101,10 @@ export interface TicketEntry {
 export interface TicketWithEntries extends Ticket {
   entries: TicketEntry[];
 }
+
+/** A held e-mail draft on a ticket (GET /app/api/agents/{a}/tickets/{t}/drafts): the message's id. */
+export interface HeldDraft {
+  id: string;
+  draft: string;
+  createdAt: string;
+}

@@ -20,20 +20,24 @@ interface WorkspaceSettings {
   plan: string;
   credits: { usedThisMonth: number; included: number; purchased: number; series: { date: string; credits: number }[] };
   agents: { count: number; limit: number | null };
-  storage: { allowancePerAgentBytes: number; agents: { agentId: string; name: string; usedBytes: number }[] };
+  storage: Storage;
 }
+type Storage = { allowancePerAgentBytes: number; agents: { agentId: string; name: string; usedBytes: number }[] };
+/** A member limited to some agents is told only their agents' storage (docs/people.md). */
+type WorkspaceReply = WorkspaceSettings | { storage: Storage };
+const isWhole = (reply: WorkspaceReply): reply is WorkspaceSettings => 'credits' in reply;
 
 const WORKSPACE_LANGUAGES: Record<string, string> = { en: 'English', nl: 'Nederlands', fr: 'Français', de: 'Deutsch', es: 'Español' };
 
 export default function WorkspaceSettingsPage({ me }: PageProps) {
-  const workspace = useData(() => get<WorkspaceSettings>('/workspace'), []);
+  const workspace = useData(() => get<WorkspaceReply>('/workspace'), []);
   const data = workspace.data;
   const admin = me.role === 'owner' || me.role === 'admin';
   return (
     <SettingsFrame tab="workspace">
       <h2>{t('settings.workspace')}</h2>
       {workspace.error && <ErrorNotice error={workspace.error} />}
-      {data && (admin ? <WorkspaceForm workspace={data} onSaved={workspace.reload} /> : (
+      {data && isWhole(data) && (admin ? <WorkspaceForm workspace={data} onSaved={workspace.reload} /> : (
         <dl class="settings-facts">
           <dt>{t('settings.name')}</dt>
           <dd>{data.name}</dd>
@@ -41,7 +45,7 @@ export default function WorkspaceSettingsPage({ me }: PageProps) {
           <dd>{WORKSPACE_LANGUAGES[data.language] ?? data.language}</dd>
         </dl>
       ))}
-      {data && <Usage workspace={data} />}
+      {data && (isWhole(data) ? <Usage workspace={data} /> : <StorageTable storage={data.storage} />)}
       {data === undefined && !workspace.error && <EmptyState title={t('app.loading')} />}
     </SettingsFrame>
   );
@@ -113,6 +117,14 @@ function Usage({ workspace }: { workspace: WorkspaceSettings }) {
           </ol>
         </figure>
       )}
+      <StorageTable storage={storage} />
+    </section>
+  );
+}
+
+function StorageTable({ storage }: { storage: Storage }) {
+  return (
+    <>
       {storage.agents.length > 0 && (
         <Table
           caption={t('settings.storage')}
@@ -124,6 +136,6 @@ function Usage({ workspace }: { workspace: WorkspaceSettings }) {
           ]}
         />
       )}
-    </section>
+    </>
   );
 }
