@@ -846,7 +846,7 @@ export const nl: Record<MessageKey, string> = {
   'inbox2.editAndSend': 'Bewerken en versturen',
   'inbox2.discard': 'Weggooien',
   'inbox2.discardTitle': 'Dit concept weggooien?',
-  'inbox2.discardText': 'Het concept wordt nooit verstuurd en verdwijnt uit het ticket. U kunt de bezoeker nog steeds met een antwoord helpen.',
+  'inbox2.discardText': 'Het concept wordt nooit verstuurd en verdwijnt uit het ticket. Je kunt de bezoeker nog steeds met een antwoord helpen.',
   'inbox2.draftSent': 'Het antwoord is onderweg naar de bezoeker.',
   'inbox2.draftDiscarded': 'Het concept is weggegooid.',
 };
