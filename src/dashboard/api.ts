@@ -38,6 +38,11 @@ export function startSession(token: string, signedOut: () => void): void {
   onSignedOut = signedOut;
 }
 
+/** The session's CSRF token, for requests the dashboard makes without call() (an upload with progress). */
+export function csrf(): string {
+  return csrfToken;
+}
+
 /** Calls a path under /app/api: '/me', or '/v1/agents' for the public API's verbs. */
 export async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };

@@ -22,7 +22,11 @@ export async function saveClockOffset(db: Db, clock: SettableClock): Promise<voi
 }
 
 async function takeClockOffset(db: Db, clock: SettableClock): Promise<void> {
+  const before = seen.get(clock);
   const row = await db.selectFrom('settings').select('value').where('name', '=', SETTING).executeTakeFirst();
+  // A clock moved in this process while the read was under way: the row read may be the older value,
+  // and taking it would set the clock back until the next look.
+  if (seen.get(clock) !== before) return;
   if (!row || row.value === seen.get(clock)) return;
   seen.set(clock, row.value);
   clock.setOffset(Number(row.value));

@@ -285,12 +285,17 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
   // The files' text comes before the passages found: the question is about them.
   const passages = [...filePassages(input.attachments ?? [], input.message), ...found.passages];
   const used = passages.map((p) => ({ title: p.title, text: p.text, score: p.score }));
+  // The widget offers the forms and the booking link itself: its "Leave your details", "Talk to a person" and "Book a
+  // meeting" buttons, and a form below every weak answer when the ticket form is on or the lead form comes after weak
+  // answers (docs/widget.md). There a decline names only the site's contact details, so it does not repeat what the
+  // widget shows and stays short enough to be read together with the form below it.
+  const inWidget = input.channel === 'widget' || input.channel === 'iframe';
   const offline: OfflineContext = {
     question: input.message,
     followsUp,
     language,
     passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })),
-    nextSteps: { contact: null, ticket: agent.tickets.enabled, lead: agent.leadCapture.enabled, booking: agent.calendlyUrl },
+    nextSteps: { contact: null, ticket: agent.tickets.enabled && !inWidget, lead: agent.leadCapture.enabled && !inWidget, booking: inWidget ? null : agent.calendlyUrl },
   };
   // The offline model's answer is made here, once: its sources are known before it writes (a stream lists them first).
   let offlineAnswer = model.offline ? composeOfflineAnswer(offline) : null;

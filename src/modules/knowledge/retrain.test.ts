@@ -57,6 +57,7 @@ describe('retrain (workers running)', () => {
     for (let i = 0; i < 10; i++) {
       const reply = await service.api('POST', `/agents/${agent}/retrain`, { key: ws.keys.manage });
       assert.equal(reply.status, 202, `retrain ${i + 1}: ${JSON.stringify(reply.body)}`);
+      assert.equal(reply.body.data.retrainsLeft, 9 - i, 'each reply says how many are left this UTC day');
     }
     const eleventh = await service.api('POST', `/agents/${agent}/retrain`, { key: ws.keys.manage });
     assert.equal(eleventh.status, 429);

@@ -133,7 +133,7 @@ export async function knowledgeRoutes(parent: FastifyInstance, ctx: Context): Pr
         tags,
         summary: 'Read every source again from what was stored',
         params: agentParams,
-        response: { 202: single(z.object({ id: z.string(), queued: z.literal(true), sourceCount: z.number().int() })), 409: errorBody, ...commonErrors },
+        response: { 202: single(z.object({ id: z.string(), queued: z.literal(true), sourceCount: z.number().int(), retrainsLeft: z.number().int() })), 409: errorBody, ...commonErrors },
       },
     },
     async (request, reply) => {

@@ -257,10 +257,10 @@ export async function deleteSource(ctx: Context, agent: AgentRef, sourceId: stri
  * text, a file's bytes): nothing is fetched again. Passages stay searchable until
  * their source is read again. At most RETRAINS_PER_DAY per agent per UTC day.
  */
-export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: string; queued: true; sourceCount: number }> {
+export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: string; queued: true; sourceCount: number; retrainsLeft: number }> {
   const now = ctx.clock.now();
   if (await isLearning(ctx, agent.id, now)) throw errors.agentBusy();
-  const queued = await ctx.db.transaction().execute(async (trx) => {
+  const result = await ctx.db.transaction().execute(async (trx) => {
     // The count row is locked until commit, so two retrains of one agent run one after the other.
     const counted = await sql<{ count: number }>`
       insert into retrain_counts (agent_id, day, count) values (${agent.id}, ${utcDay(now)}, 1)
@@ -269,20 +269,22 @@ export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: stri
     if (Number(counted.rows[0].count) > RETRAINS_PER_DAY) throw errors.retrainLimitReached(secondsToNextUtcDay(now));
     const pending = await trx.selectFrom('sources').select('id').where('agent_id', '=', agent.id).where('status', '=', 'pending').executeTakeFirst();
     if (pending) throw errors.agentBusy();
-    return trx
+    const rows = await trx
       .updateTable('sources')
       .set((eb) => ({ status: 'pending', error: null, generation: eb('generation', '+', 1), queued_at: now, worker_id: null }))
       .where('agent_id', '=', agent.id)
       .where('workspace_id', '=', agent.workspaceId)
       .returning(['id', 'generation'])
       .execute();
+    return { rows, left: RETRAINS_PER_DAY - Number(counted.rows[0].count) };
   });
+  const { rows: queued, left } = result;
   if (queued.length === 0) {
     await sql`update agents set last_trained_at = ${now} where id = ${agent.id}`.execute(ctx.db);
     await agentsChanged(ctx, agent.workspaceId);
   }
   await queueReads(ctx, queued);
-  return { id: newId('job'), queued: true, sourceCount: queued.length };
+  return { id: newId('job'), queued: true, sourceCount: queued.length, retrainsLeft: left };
 }
 
 /** Spec 4.6: a source being fetched, waiting or read, or a crawl under way. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { assertError } from '../../../test/support/assertions.ts';
+import { PHRASES } from '../chat/language.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { identityHash, verifyIdentity } from './identity.ts';
 import { networkOf } from './limits.ts';
@@ -89,6 +90,25 @@ describe('the visitor API', () => {
     const conversation = (await conversationOf(agent, reply.body.data.conversationId)).body.data;
     assert.equal(conversation.channel, 'iframe');
     assert.equal(conversation.openedBy, null);
+  });
+
+  test('a decline in the widget names neither the forms nor the booking link (the widget shows them itself), where a decline to a key names them', async () => {
+    const declining = await seedAgent(service, ws, 'Declining agent');
+    const patched = await service.api('PATCH', `/agents/${declining}`, {
+      key: ws.keys.manage,
+      body: { calendlyUrl: 'https://calendly.com/bike-shop/repair', tickets: { enabled: true, privacyUrl: `${SITE}/privacy` }, leadCapture: { enabled: true, privacyUrl: `${SITE}/privacy` } },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const question = { message: 'Do you rent out submarines for weddings?', language: 'en' };
+    const byKey = await service.api('POST', `/agents/${declining}/chat`, { key: ws.keys.chat, body: question });
+    assert.equal(byKey.body.data.answer, `${PHRASES.en.decline}\n\n${PHRASES.en.ticket} ${PHRASES.en.booking.replace('{url}', 'https://calendly.com/bike-shop/repair')}`);
+    for (const channel of ['widget', 'iframe']) {
+      const reply = await chat(declining, { ...question, channel });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+      // The agent's material holds no contact details: the decline alone.
+      assert.equal(reply.body.data.answer, PHRASES.en.decline, channel);
+      assert.deepEqual(reply.body.data.sources, [], channel);
+    }
   });
 
   test('the token continues its own conversation; the reply carries no new token', async () => {

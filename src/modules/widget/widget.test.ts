@@ -681,7 +681,9 @@ describe('the widget in a real browser', () => {
     await patchAgent({ leadCapture: { enabled: false } });
   });
 
-  test('after a weak answer, on a desktop and on a phone: the answer and the form it brings are in view together with one Send button, the thanks and the ticket number come into view, and the ticket form reuses the lead form\'s e-mail and name', async () => {
+  test('after a weak answer, on a desktop and on a phone: the answer and the form it brings are in view together with one Send button, the thanks and the ticket number come into view, and the ticket form reuses the lead form\'s e-mail and name', async (t) => {
+    // Put back even when an assertion fails, so the tests after this one do not meet its lead form.
+    t.after(() => patchAgent({ leadCapture: { enabled: false }, tickets: { enabled: false } }));
     await patchAgent({
       leadCapture: { enabled: true, timing: 'during_chat', afterQuestions: 20, afterWeakAnswer: true, skippable: true, privacyUrl: 'https://shop.example.com/privacy', fields: [{ name: 'email', required: true }, { name: 'name' }], intro: '', thanks: 'Thanks, we will write soon.', button: '' },
       tickets: { enabled: true, privacyUrl: 'https://shop.example.com/privacy' },
@@ -721,8 +723,7 @@ describe('the widget in a real browser', () => {
       assert.equal(await page.locator('[data-parley] form.compose').isVisible(), true, `${size}: back to the chat`);
     }
     const tickets = (await service.api('GET', `/agents/${agent}/tickets`, { key: ws.keys.read })).body.data as Array<{ email: string }>;
-    assert.equal(tickets.filter((t) => t.email === 'hal@bikes.example').length, 2);
-    await patchAgent({ leadCapture: { enabled: false }, tickets: { enabled: false } });
+    assert.equal(tickets.filter((ticket) => ticket.email === 'hal@bikes.example').length, 2);
   });
 
   test('asking for a person in words, in each of the five languages, brings the ticket form (with the last question) instead of an answer', async () => {

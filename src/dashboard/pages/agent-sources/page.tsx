@@ -3,16 +3,18 @@
  * size and passages, followed while any is being read; "Add text"; the preset's sources to gather.
  */
 import { useState } from 'preact/hooks';
-import { get, list } from '../../api.ts';
-import { takeFlash, useData, type Flash, usePolling } from '../../data.ts';
+import { get, list, send, type ApiError } from '../../api.ts';
+import { asApiError, takeFlash, useData, type Flash, usePolling } from '../../data.ts';
 import { formatBytes, formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, SetupGuide, Source } from '../../types.ts';
-import { Badge, Button, EmptyState, ErrorNotice, Notice, Table } from '../../components/index.ts';
+import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, Table } from '../../components/index.ts';
 import { AgentFrame } from '../agent/frame.tsx';
 import { SourcesToGather } from '../agents/first-run.tsx';
 import { AddTextDialog } from './add-text.tsx';
 import { CrawlProgress } from './crawl.tsx';
+import { AddSourceDialog, type AddKind } from './add-source.tsx';
+import { UploadFiles } from './upload.tsx';
 
 const STATUS_TONE = { pending: 'busy', ready: 'good', failed: 'bad' } as const;
 
@@ -24,11 +26,14 @@ export default function SourcesPage({ params }: PageProps) {
 function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined }) {
   const sources = useData(() => list<Source>(`/v1/agents/${encodeURIComponent(agentId)}/sources`), [agentId]);
   const [adding, setAdding] = useState(false);
+  const [addingKind, setAddingKind] = useState<AddKind>();
+  const [deleting, setDeleting] = useState<Source>();
+  const [crawlKey, setCrawlKey] = useState(0);
   const [message, setMessage] = useState<Flash | undefined>(takeFlash);
   usePolling(sources.data?.some((source) => source.status === 'pending') ?? false, sources.reload);
 
   return (
-    <section aria-labelledby="sources-title">
+    <section class="sources" aria-labelledby="sources-title">
       <div class="page-header">
         <div class="page-header-text">
           <h2 id="sources-title">{t('sources.title')}</h2>
@@ -38,10 +43,15 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
           <Button kind="primary" onClick={() => setAdding(true)}>
             {t('sources.addText')}
           </Button>
+          <Button onClick={() => setAddingKind('qa')}>{t('sources.addQa')}</Button>
+          <Button onClick={() => setAddingKind('website')}>{t('sources.addWebsite')}</Button>
+          <Button onClick={() => setAddingKind('file')}>{t('sources.addFileUrl')}</Button>
         </div>
       </div>
       <Notice kind={message?.kind ?? 'success'}>{message?.text}</Notice>
-      <CrawlProgress agentId={agentId} onProgress={() => void sources.reload()} />
+      <CrawlProgress key={crawlKey} agentId={agentId} onProgress={() => void sources.reload()} />
+      <UploadFiles agentId={agentId} onUploaded={() => void sources.reload()} />
+      <Retrain agentId={agentId} onRetrained={() => void sources.reload()} />
       {sources.error && <ErrorNotice error={sources.error} />}
       {sources.data && sources.data.length === 0 && <EmptyState title={t('sources.empty')} />}
       {sources.data && sources.data.length > 0 && (
@@ -73,6 +83,14 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
             { label: t('sources.size'), numeric: true, cell: (source) => formatBytes(source.sizeBytes) },
             { label: t('sources.passages'), numeric: true, cell: (source) => formatNumber(source.chunkCount) },
             { label: t('sources.updated'), cell: (source) => formatDate(source.processedAt) },
+            {
+              label: t('sources.actions'),
+              cell: (source) => (
+                <Button kind="quiet" onClick={() => setDeleting(source)}>
+                  {t('sources.delete', { name: source.name || source.url || '' })}
+                </Button>
+              ),
+            },
           ]}
         />
       )}
@@ -86,7 +104,94 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
           void sources.reload();
         }}
       />
+      <AddSourceDialog
+        agentId={agentId}
+        kind={addingKind}
+        onClose={() => setAddingKind(undefined)}
+        onAdded={(text) => {
+          setMessage({ kind: 'success', text });
+          if (addingKind === 'website') setCrawlKey((key) => key + 1);
+          void sources.reload();
+        }}
+      />
+      <DeleteSource
+        agentId={agentId}
+        source={deleting}
+        onClose={() => setDeleting(undefined)}
+        onDeleted={(name) => {
+          setMessage({ kind: 'success', text: t('sources.deleted', { name }) });
+          void sources.reload();
+        }}
+      />
     </section>
+  );
+}
+
+/** Delete a source, after asking (DELETE /agents/{id}/sources/{sourceId}). */
+function DeleteSource({ agentId, source, onClose, onDeleted }: { agentId: string; source: Source | undefined; onClose: () => void; onDeleted: (name: string) => void }) {
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const name = source ? source.name || source.url || '' : '';
+  const confirm = async () => {
+    if (!source) return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await send('DELETE', `/v1/agents/${encodeURIComponent(agentId)}/sources/${encodeURIComponent(source.id)}`);
+      onClose();
+      onDeleted(name);
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog open={source !== undefined} title={t('sources.deleteTitle', { name })} onClose={onClose}>
+      <ErrorNotice error={error} />
+      <p>{t('sources.deleteExplain')}</p>
+      <div class="form-actions">
+        <Button kind="danger" busy={busy} onClick={confirm}>
+          {t('sources.deleteConfirm')}
+        </Button>
+        <Button onClick={onClose}>{t('app.cancel')}</Button>
+      </div>
+    </Dialog>
+  );
+}
+
+/**
+ * "Retrain": every source read again from what was stored (POST /agents/{id}/retrain). Ten a day;
+ * the reply says how many are left today, and the API's 409 (busy) and 429 (limit) messages show.
+ */
+function Retrain({ agentId, onRetrained }: { agentId: string; onRetrained: () => void }) {
+  const [left, setLeft] = useState<number>();
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const retrain = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const reply = await send<{ retrainsLeft: number }>('POST', `/v1/agents/${encodeURIComponent(agentId)}/retrain`);
+      setLeft(reply.retrainsLeft);
+      onRetrained();
+    } catch (caught) {
+      setError(asApiError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="card sources-retrain">
+      <div>
+        <p>{t('sources.retrainExplain')}</p>
+        <p class="field-hint">{left === undefined ? t('sources.retrainsPerDay') : t('sources.retrainsLeft', { count: formatNumber(left) })}</p>
+      </div>
+      <Button busy={busy} onClick={retrain}>
+        {t('sources.retrain')}
+      </Button>
+      <ErrorNotice error={error} />
+    </div>
   );
 }
 
