@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     const admin = (method: string, path: string, body?: unknown) => call(method, `/admin/v1${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` });
 
     // The workspace, its owner and a manage key (the operator's part).
-    const workspace = await admin('POST', '/workspaces', { name: 'Bike shop Utrecht', plan: 'studio', ownerEmail: OWNER });
+    const workspace = await admin('POST', '/workspaces', { name: 'Bike shop Utrecht', plan: 'agency', ownerEmail: OWNER });
     const { key } = await admin('POST', `/workspaces/${workspace.id}/keys`, { name: 'Website', scope: 'manage' });
     const api = (method: string, path: string, body?: unknown) => call(method, `/api/v1${path}`, body, { authorization: `Bearer ${key}` });
     const visitor = (method: string, path: string, body?: unknown, token?: string) => call(method, `/visitor/v1${path}`, body, token ? { 'x-visitor-token': token } : {});
@@ -99,6 +99,7 @@ async function main(): Promise<void> {
         { method, path, body },
       );
     await dashboard('POST', '/api/invitations', { email: 'joost@bikeshop.example', role: 'member' }).catch((error) => console.warn(`invitation: ${error.message}`));
+    await api('PUT', `/agents/${agent.id}/client`, { name: 'Fietsen Bakker', email: 'info@fietsenbakker.example', language: 'nl' }).catch((error) => console.warn(`client: ${error.message}`));
     await dashboard('POST', `/api/agents/${agent.id}/tickets/${ticket.id}/replies`, { body: 'Hello Sanne, yes: your bike is ready to be picked up. Kind regards, Anna' }).catch((error) => console.warn(`reply: ${error.message}`));
 
     const conversationId = conversations[0]!.conversationId;
