@@ -166,6 +166,8 @@ async function ask(page: Page): Promise<void> {
 
 /** A 1280x800 viewport picture, reduced to a palette; the English one also for docs/dashboard.md. */
 async function shoot(page: Page, language: string, name: string, folder: string): Promise<void> {
+  // A page's picture shows its top (focus moved to a field lower down may have scrolled it).
+  if (name !== 'playground') await page.evaluate(() => window.scrollTo(0, 0));
   const raw = await page.screenshot({ animations: 'disabled', caret: 'hide' });
   const small = await sharp(raw).png({ palette: true, quality: 90, effort: 10, compressionLevel: 9 }).toBuffer();
   const target = `${folder}/${name}.png`;
