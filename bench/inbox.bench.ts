@@ -13,8 +13,8 @@ import pg from 'pg';
 import { manageApi, printTable, scratchDatabase, startParley, type RunningService } from './support.ts';
 
 const RUNS = Number(process.env.BENCH_INBOX_RUNS ?? 60);
-const CONVERSATIONS = Number(process.env.BENCH_INBOX_CONVERSATIONS ?? 10_000);
-const TICKETS = 1_000;
+export const CONVERSATIONS = Number(process.env.BENCH_INBOX_CONVERSATIONS ?? 10_000);
+export const TICKETS = 1_000;
 const WARM_UP = 5;
 
 export async function run(): Promise<void> {
@@ -38,16 +38,8 @@ async function measureStore(store: string, env: Record<string, string>, database
     const api = manageApi(service);
     const workspaceId = (await api('GET', '/workspace')).workspace.id as string;
     const agentId = (await api('POST', '/agents', { name: 'Inbox', useCase: 'general' })).id as string;
-    const started = performance.now();
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
-      await client.query(seedSql(workspaceId, agentId));
-      await client.query('vacuum analyze');
-    } finally {
-      await client.end();
-    }
-    console.log(`${store}: ${CONVERSATIONS} conversations and ${TICKETS} tickets written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const seconds = await seedInbox(databaseUrl, workspaceId, agentId);
+    console.log(`${store}: ${CONVERSATIONS} conversations and ${TICKETS} tickets written in ${seconds.toFixed(1)} s`);
 
     const base = `/agents/${agentId}`;
     const reads = [...Array(20).keys()].map((i) => `${base}/conversations/conv_i${String(1 + ((i * 487) % CONVERSATIONS)).padStart(6, '0')}`);
@@ -82,6 +74,23 @@ async function measureStore(store: string, env: Record<string, string>, database
   } finally {
     await service.stop();
   }
+}
+
+/**
+ * Writes the inbox's data set (seedSql below) for one agent straight into its PostgreSQL
+ * database, then vacuums and analyzes; also used by the dashboard bench. Answers the seconds taken.
+ */
+export async function seedInbox(databaseUrl: string, workspaceId: string, agentId: string): Promise<number> {
+  const started = performance.now();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(seedSql(workspaceId, agentId));
+    await client.query('vacuum analyze');
+  } finally {
+    await client.end();
+  }
+  return (performance.now() - started) / 1000;
 }
 
 /** Sequential GETs over the paths in turn: p50 and p95 in ms, and the items of the first reply. */

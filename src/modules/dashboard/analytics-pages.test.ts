@@ -2,7 +2,9 @@
  * The dashboard's Analytics page and one agent's Client page (docs/dashboard.md), in Chromium:
  * the page shows the figures GET /agents/{id}/analytics gives for the same period, a period
  * longer than the API allows shows its message beside the field; the client is saved and the
- * archive link renewed; below the agency plan the page explains; axe and 375 px on each; Dutch.
+ * archive link renewed; a held report is previewed as its PDF, released (mailed with the PDF to a
+ * real SMTP server) or discarded (never mailed); below the agency plan the page explains; axe and
+ * 375 px on each; Dutch.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,14 +13,19 @@ import { expectFitsPhoneWidth, expectNoSeriousAxeViolations, startDashboard, typ
 import type { SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { seedTexts } from '../chat/test-support.ts';
-import { addPerson, signIn } from '../people/test-support.ts';
+import { linkIn, signIn, signInWithToken, tokenOf } from '../people/test-support.ts';
+import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
+import { sweepReports } from '../clients/jobs.ts';
+import { attachmentsOf } from '../clients/test-support.ts';
 
+let smtp: SmtpCapture;
 let dash: DashboardHarness;
 let ws: SeededWorkspace;
 let agentId: string;
 
 before(async () => {
-  dash = await startDashboard({ env: { PARLEY_RATE_LIMIT_PER_MINUTE: '100000' } });
+  smtp = await startSmtpCapture();
+  dash = await startDashboard({ env: { SMTP_URL: smtp.url, PARLEY_RATE_LIMIT_PER_MINUTE: '100000' } });
   ws = await dash.service.seedWorkspace({ plan: 'agency' });
   agentId = await seedAgent(dash.service, ws, 'Shop helper');
   await seedTexts(dash.service, ws.keys.manage, agentId, [{ title: 'Opening hours', content: 'The shop is open on Saturday from 10:00 to 16:00. It is closed on Sundays.' }]);
@@ -27,7 +34,10 @@ before(async () => {
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
   }
 });
-after(() => dash?.close());
+after(async () => {
+  await dash?.close();
+  await smtp?.close();
+});
 
 const figure = (page: Page, label: string) => page.locator('.analytics-figure').filter({ has: page.getByText(label, { exact: true }) }).locator('dd');
 
@@ -85,7 +95,10 @@ describe('the Analytics page', () => {
   test('a member limited to one agent is offered only that agent', async () => {
     const other = await seedAgent(dash.service, ws, 'Other agent');
     const email = `member-${Date.now()}@example.org`;
-    await addPerson(dash.service, await signIn(dash.service, ws.id), email, 'member', [other]);
+    // The invitation goes to this file's SMTP server (SMTP_URL is set, so the outbox stays empty).
+    const invited = await (await signIn(dash.service, ws.id)).call('POST', '/api/invitations', { email, role: 'member', agentIds: [other] });
+    assert.equal(invited.status, 201, JSON.stringify(invited.body));
+    await signInWithToken(dash.service, tokenOf(linkIn((await smtp.waitFor((mail) => mail.to.includes(email), 60_000)).text)));
     const page = await dash.newPage();
     await dash.signInDirectly(page, ws.id, email);
     await page.goto('/app/analytics');
@@ -141,6 +154,69 @@ describe('the Client page', () => {
     await page.getByRole('status').filter({ hasText: 'mailed to the client' }).waitFor({ timeout: 60_000 });
     await page.getByRole('table', { name: 'Reports' }).getByText('Sent', { exact: true }).waitFor();
     await expectNoSeriousAxeViolations(page, 'the client page with a report sent');
+  });
+
+  test('a held report is listed with its PDF; "Release" mails it to the client with the PDF attached and it shows as sent; another is discarded and never mailed; axe', async () => {
+    const { service } = dash;
+    // Two clients whose reports are held for review; the clock moves to the next 1st (their report day).
+    const clients = [
+      { email: 'released@clients.example', agent: await seedAgent(service, ws, 'Garage Peters') },
+      { email: 'discarded@clients.example', agent: await seedAgent(service, ws, 'Florist Bos') },
+    ];
+    for (const { email, agent } of clients) {
+      const reply = await service.api('PUT', `/agents/${agent}/client`, { key: ws.keys.manage, body: { name: `Client ${email}`, email, reportsEnabled: true, holdForReview: true, reportDay: 1 } });
+      assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    }
+    const now = new Date((await service.admin('GET', '/clock')).body.data.now);
+    const month = now.toISOString().slice(0, 7);
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 0, 30));
+    assert.equal((await service.admin('POST', '/clock', { now: first.toISOString() })).status, 200);
+    await sweepReports(service.ctx);
+    const agents = clients.map((c) => c.agent);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const held = await service.ctx.db.selectFrom('client_reports').select(['agent_id']).where('agent_id', 'in', agents).where('status', '=', 'held').execute();
+      if (held.length === 2) break;
+      assert.ok(Date.now() < deadline, 'both reports are made and held within a minute');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+
+    const page = await dash.newPage();
+    await dash.signInDirectly(page, ws.id);
+    const [released, discarded] = clients as [(typeof clients)[0], (typeof clients)[0]];
+    await page.goto(`/app/agents/${released.agent}/client`);
+    const reports = page.getByRole('table', { name: 'Reports' });
+    await reports.getByText('Held for review', { exact: true }).waitFor();
+    const pdfLink = reports.getByRole('link', { name: `PDF of ${month}` });
+    const pdf = await page.request.get(new URL((await pdfLink.getAttribute('href'))!, dash.service.url).toString());
+    assert.equal(pdf.status(), 200);
+    assert.match(pdf.headers()['content-type'] ?? '', /^application\/pdf/);
+    assert.equal((await pdf.body()).subarray(0, 5).toString(), '%PDF-');
+    await expectNoSeriousAxeViolations(page, 'the client page with a held report');
+    assert.equal(smtp.received.filter((m) => m.to.includes(released.email)).length, 0, 'held: not mailed yet');
+
+    await reports.getByRole('button', { name: `Release ${month}` }).click();
+    await page.getByRole('status').filter({ hasText: 'The report is mailed to the client and in the archive.' }).waitFor();
+    await reports.getByText('Sent', { exact: true }).waitFor();
+    assert.equal(await reports.getByRole('button', { name: `Release ${month}` }).count(), 0);
+    const mail = await smtp.waitFor((m) => m.to.includes(released.email), 60_000);
+    const attached = attachmentsOf(mail.raw).filter((a) => a.contentType.startsWith('application/pdf'));
+    assert.ok(attached.length >= 1, `a PDF is attached: ${JSON.stringify(attachmentsOf(mail.raw).map((a) => a.contentType))}`);
+    assert.equal(attached[0]!.content.subarray(0, 5).toString(), '%PDF-');
+
+    await page.goto(`/app/agents/${discarded.agent}/client`);
+    await reports.getByText('Held for review', { exact: true }).waitFor();
+    await reports.getByRole('button', { name: `Discard ${month}` }).click();
+    await page.getByRole('status').filter({ hasText: 'The report is discarded: it is not mailed.' }).waitFor();
+    await reports.getByText('Discarded', { exact: true }).waitFor();
+    assert.equal(await reports.getByRole('button', { name: `Release ${month}` }).count(), 0);
+    await expectNoSeriousAxeViolations(page, 'the client page with a report discarded');
+    // A sweep later in the month makes no new report; no mail (queued or handed over) goes to the client.
+    await sweepReports(service.ctx);
+    const statuses = await service.ctx.db.selectFrom('client_reports').select('status').where('agent_id', '=', discarded.agent).execute();
+    assert.deepEqual(statuses.map((r) => r.status), ['discarded']);
+    assert.equal((await service.ctx.db.selectFrom('mails').select('id').where('recipient', '=', discarded.email).execute()).length, 0);
+    assert.equal(smtp.received.filter((m) => m.to.includes(discarded.email)).length, 0);
   });
 
   test('below the agency plan the page says clients come with it (402 clients_not_in_plan)', async () => {
