@@ -5,8 +5,7 @@
  * every other surface, and the answer mailed back threaded from the agent's
  * address, or held for a person (review on, or a weak answer).
  */
-import PostalMime, { type Email } from 'postal-mime';
-import { authenticate } from 'mailauth';
+import type { Email } from 'postal-mime';
 import type { Context } from '../../context.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
@@ -60,6 +59,8 @@ export async function takesAddress(ctx: Context, address: string): Promise<boole
 }
 
 export async function receiveMail(ctx: Context, received: ReceivedMail, resolver?: Resolver): Promise<Handled> {
+  // Loaded with the first mail: mailauth brings nodemailer, which an idle process must not hold (test/lean-start.test.ts).
+  const { default: PostalMime } = await import('postal-mime');
   const mail = await PostalMime.parse(received.raw);
   if (received.mailbox) received = { ...received, envelopeFrom: returnPathOf(mail) ?? mail.from?.address ?? '' };
   const agentId = received.mailbox ? received.mailbox.agentId : await agentOf(ctx, received, mail);
@@ -209,6 +210,7 @@ async function bounce(ctx: Context, agentId: string, raw: Buffer): Promise<'boun
 
 async function checkSender(ctx: Context, received: ReceivedMail, resolver: Resolver | undefined): Promise<store.MailAuth> {
   try {
+    const { authenticate } = await import('mailauth');
     const result = await authenticate(received.raw, {
       // A mail from a mailbox: the client and HELO of the newest Received header (the mailbox's own server wrote it).
       ...(received.mailbox ? { trustReceived: true } : { ip: received.ip, helo: received.helo }),
