@@ -45,13 +45,23 @@ export function useLocation(): string {
 /** The route for a path, with the values of its :params. */
 export function matchRoute(pathname: string): Match | undefined {
   const parts = pathname.replace(/\/+$/, '').split('/');
+  // A malformed escape (a cut-off or hand-typed address) is "not found", not a blank page.
+  const decode = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return undefined;
+    }
+  };
   for (const route of routes) {
     const pattern = route.path.split('/');
     if (pattern.length !== parts.length) continue;
     const params: Record<string, string> = {};
     const matches = pattern.every((segment, i) => {
       if (segment.startsWith(':')) {
-        params[segment.slice(1)] = decodeURIComponent(parts[i]!);
+        const value = decode(parts[i]!);
+        if (value === undefined) return false;
+        params[segment.slice(1)] = value;
         return parts[i] !== '';
       }
       return segment === parts[i];

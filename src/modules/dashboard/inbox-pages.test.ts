@@ -310,6 +310,7 @@ describe('API keys', () => {
     await box.waitFor();
     const key = await box.inputValue();
     assert.match(key, /^cl_[0-9A-Za-z]{48}$/);
+    assert.ok((await page.locator('main').innerText()).includes(key), 'the key is in the page as text too, not only as a text box value');
     await page.getByRole('row').filter({ hasText: 'Reporting script' }).waitFor();
     await checkPage(page, 'the new key shown');
 

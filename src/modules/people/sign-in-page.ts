@@ -16,6 +16,17 @@ export const SIGN_IN_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
+/** A link cut off before its token (or a bookmark of the page) submits nothing: it would only fail. */
+const NO_TOKEN = '<p>This sign-in link is incomplete. <a href="/app">Ask for a new one</a>.</p>';
+
+function withToken(token: string): string {
+  return `<form method="post" action="/app/sign-in">
+<input type="hidden" name="token" value="${escapeHtml(token)}">
+<button type="submit">Sign in</button>
+</form>
+<script>${SIGN_IN_SCRIPT}</script>`;
+}
+
 /**
  * The page a sign-in or invitation link opens: a form with one button that posts
  * the token, submitted at once by the page's script. Fetching the page changes
@@ -39,11 +50,7 @@ button { font: inherit; padding: 10px 20px; border: 0; border-radius: 6px; backg
 <body>
 <main>
 <h1>Sign in to Parley</h1>
-<form method="post" action="/app/sign-in">
-<input type="hidden" name="token" value="${escapeHtml(token)}">
-<button type="submit">Sign in</button>
-</form>
-<script>${SIGN_IN_SCRIPT}</script>
+${token === '' ? NO_TOKEN : withToken(token)}
 </main>
 </body>
 </html>

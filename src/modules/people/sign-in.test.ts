@@ -84,6 +84,12 @@ describe('sign-in links: one click, single use, limited in time', () => {
     assert.equal(signed.headers.get('location'), '/app');
   });
 
+  test('the page opened without a token (a link cut off) submits nothing and leads to the sign-in page', async () => {
+    const html = await (await fetch(`${service.url}/app/sign-in`)).text();
+    assert.doesNotMatch(html, /<form|<script/);
+    assert.match(html, /<a href="\/app">/);
+  });
+
   test('a link works once: the second use is 401 unauthorized and opens no session', async () => {
     const ws = await workspaceOwnedBy();
     const token = tokenOf(await operatorLink(ws.id));

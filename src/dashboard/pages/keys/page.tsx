@@ -129,6 +129,9 @@ function NewKeyShown({ created, onDone }: { created: NewKey; onDone: () => void 
     <section class="card keys-new" aria-labelledby="keys-new-title">
       <h2 id="keys-new-title">{t('keys.newTitle', { name: created.name })}</h2>
       <p>{t('keys.newOnce')}</p>
+      <p class="keys-new-plain">
+        <code>{created.key}</code>
+      </p>
       <div class="keys-new-value">
         <label for="keys-new-key" class="visually-hidden">
           {t('keys.newKey')}
