@@ -23,8 +23,6 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     }
   }, deps);
   useEffect(() => {
-    // Other deps ask for other data (another agent, period): the old data is not shown under them.
-    setState({ loading: true });
     void reload();
     return () => {
       generation.current++;
