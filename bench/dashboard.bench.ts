@@ -16,7 +16,7 @@
  *   Target (issue 24): under 300 ms p95 each.
  */
 import { gzipSync } from 'node:zlib';
-import type { BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { launchChromium } from '../src/modules/widget/browser.ts';
 import { buildDashboard } from '../src/dashboard/build.ts';
 import { manageApi, printTable, scratchDatabase, startParley } from './support.ts';
@@ -71,14 +71,7 @@ export async function run(): Promise<void> {
       ['Agents', '/app/agents', USABLE],
       ['Analytics', '/app/analytics', USABLE_ANALYTICS],
     ] as const) {
-      const cold: Timing[] = [];
-      const warm: Timing[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const context = await browser.newContext({ storageState: state });
-        cold.push(await timeToUsable(context, `${origin}${path}`, usable));
-        warm.push(await timeToUsable(context, `${origin}${path}`, usable));
-        await context.close();
-      }
+      const { cold, warm } = await coldAndWarm(browser, state, `${origin}${path}`, usable);
       printTable(`${name} page, ms from navigation start: the HTML, the last asset and the last API reply received, and usable (its data shown)`, [
         row('cold (empty cache)', cold),
         row('warm (cached assets)', warm),
@@ -128,14 +121,7 @@ async function runPostgres(): Promise<void> {
       ['Inbox tickets', `${inbox}/tickets`, USABLE_LIST],
       ['Analytics', `/app/analytics`, USABLE_ANALYTICS],
     ] as const) {
-      const cold: Timing[] = [];
-      const warm: Timing[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const context = await browser.newContext({ storageState: state });
-        cold.push(await timeToUsable(context, `${origin}${path}`, usable));
-        warm.push(await timeToUsable(context, `${origin}${path}`, usable));
-        await context.close();
-      }
+      const { cold, warm } = await coldAndWarm(browser, state, `${origin}${path}`, usable);
       for (const [load, timings] of [['cold', cold], ['warm', warm]] as const) {
         const times = timings.map((t) => t.usable);
         rows.push({
@@ -196,6 +182,19 @@ interface Timing {
   assets: number;
   api: number;
   usable: number;
+}
+
+/** ROUNDS of a page opened in a new browser context (cold: empty cache), then again in it (warm). */
+async function coldAndWarm(browser: Browser, state: Awaited<ReturnType<BrowserContext['storageState']>>, url: string, usable: string): Promise<{ cold: Timing[]; warm: Timing[] }> {
+  const cold: Timing[] = [];
+  const warm: Timing[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const context = await browser.newContext({ storageState: state });
+    cold.push(await timeToUsable(context, url, usable));
+    warm.push(await timeToUsable(context, url, usable));
+    await context.close();
+  }
+  return { cold, warm };
 }
 
 async function timeToUsable(context: BrowserContext, url: string, usable: string): Promise<Timing> {
