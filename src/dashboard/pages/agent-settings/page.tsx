@@ -4,6 +4,7 @@
  * fields (details), and the widget's preview beside the form showing the unsaved settings.
  * Data: the agent (the frame's request) and GET /models, side by side.
  */
+import type { Settings as WidgetSettings } from '../../../widget/shared.ts';
 import { useEffect, useId, useMemo, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import type { Language } from '../../../modules/agents/schemas.ts';
@@ -60,25 +61,8 @@ export interface Draft {
   allowedOrigins: string[];
   calendlyUrl: string | null;
   attachmentsEnabled: boolean;
-  branding: {
-    color: string;
-    textColor: string;
-    position: 'right' | 'left';
-    title: string;
-    messagePlaceholder: string;
-    launcherLabel: string;
-    logoUrl: string | null;
-    iconUrl: string | null;
-    removeBranding: boolean;
-    translations: Partial<Record<Language, Translation>>;
-  };
-  proactive: {
-    greeting: { enabled: boolean; text: string; delaySeconds: number };
-    nudge: { enabled: boolean; text: string; afterSeconds: number };
-    pages: 'all' | 'only' | 'except';
-    paths: string[];
-    mobile: boolean;
-  };
+  branding: WidgetSettings['branding'];
+  proactive: WidgetSettings['proactive'];
   leadCapture: {
     enabled: boolean;
     fields: { name: (typeof LEAD_FIELDS)[number]; required: boolean }[];
