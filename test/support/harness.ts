@@ -135,3 +135,17 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
   return service;
 }
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * Moves the service's test clock to the start of the next window (a rate limit's minute,
+ * or the clock hour mails to one address are counted in), so a test's counts are not
+ * split by the window's end, whatever the hour the suite runs at.
+ */
+export async function clockToStartOfNext(service: Service, windowMs: number): Promise<void> {
+  const now = Date.parse((await service.admin('GET', '/clock')).body.data.now);
+  const moved = await service.admin('POST', '/clock', { now: new Date(Math.ceil((now + 1) / windowMs) * windowMs).toISOString() });
+  if (moved.status !== 200) throw new Error(`the test clock did not move: ${moved.status}`);
+}

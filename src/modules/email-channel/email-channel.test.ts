@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
+import { clockToStartOfNext, HOUR_MS, startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { seedTexts } from '../chat/test-support.ts';
 import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
@@ -356,6 +356,7 @@ describe('the e-mail channel, over real SMTP both ways', () => {
     await seedTexts(service, ws.keys.manage, second, [{ title: 'Opening hours', content: 'Our workshop is open on Saturday from 10:00 to 16:00.' }]);
     await enableEmail(service, ws, second, { address: 'second@bikes.example' });
     const sender = 'many@visitor.example';
+    await clockToStartOfNext(service, HOUR_MS);
     for (let i = 0; i < MAILS_PER_RECIPIENT_PER_HOUR; i++) await sendToInbound(inbound.port, { from: sender, to: AGENT_ADDRESS, subject: `Hours ${i}`, text: STRONG_QUESTION });
     assert.equal(await mailsTo(sender), MAILS_PER_RECIPIENT_PER_HOUR);
     const { messageId } = await sendToInbound(inbound.port, { from: sender, to: 'second@bikes.example', subject: 'Hours again', text: STRONG_QUESTION });

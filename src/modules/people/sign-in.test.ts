@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { startService, type Service } from '../../../test/support/harness.ts';
+import { clockToStartOfNext, HOUR_MS, MINUTE_MS, startService, type Service } from '../../../test/support/harness.ts';
 import { assertError } from '../../../test/support/assertions.ts';
 import { appCall, latestMailTo, linkIn, ownOrigin, sessionCookieOf, signedInAs, signIn, signInWithToken, tokenOf } from './test-support.ts';
 
@@ -18,11 +18,6 @@ async function workspaceOwnedBy(email = `owner${++counter}@example.org`) {
   return { id: created.body.data.id as string, email };
 }
 
-/** Moves the service's clock to the start of the next minute, so the counts of one minute's window are not split by its end. */
-async function startOfNextMinute(): Promise<void> {
-  const now = Date.parse((await service.admin('GET', '/clock')).body.data.now);
-  await service.admin('POST', '/clock', { now: new Date(Math.ceil((now + 1) / 60_000) * 60_000).toISOString() });
-}
 
 async function operatorLink(workspaceId: string, email?: string): Promise<string> {
   const reply = await service.admin('POST', `/workspaces/${workspaceId}/sign-in-links`, email ? { email } : {});
@@ -150,7 +145,7 @@ describe('sign-in link by mail', () => {
   test('links to one address are 5 an hour: asking again is 429 rate_limited with Retry-After, for an address with or without an account', async () => {
     const email = `flood${++counter}@example.org`;
     const replies = [];
-    await startOfNextMinute();
+    await clockToStartOfNext(service, HOUR_MS);
     for (let i = 0; i < 6; i++) {
       replies.push(await appCall(service, 'POST', '/api/sign-in/links', { body: { email } }));
       await service.admin('POST', '/clock', { advanceSeconds: 61 });
@@ -213,7 +208,7 @@ describe('passwords (argon2id)', () => {
     const owner = await signIn(service, ws.id);
     await owner.call('PUT', '/api/me/password', { password: 'the real password' });
     const statuses = [];
-    await startOfNextMinute();
+    await clockToStartOfNext(service, MINUTE_MS);
     for (let i = 0; i < 5; i++) statuses.push((await passwordFrom(OTHER_CLIENT, ws.email, `guess ${i}`)).status);
     assert.deepEqual(statuses, [401, 401, 401, 401, 401]);
     assert.equal((await passwordFrom(OTHER_CLIENT, ws.email, 'the real password')).status, 429);
