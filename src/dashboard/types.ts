@@ -1,7 +1,20 @@
-/** The shapes the dashboard reads (spec api-v1 section 2, docs/people.md). */
+/**
+ * The shapes the dashboard reads (spec api-v1 section 2, docs/people.md): the API's own zod
+ * schemas' types, imported as types only (esbuild drops them; the bundle holds no schema).
+ */
+import type { z } from 'zod';
+import type { agentSchema, embedSchema } from '../modules/agents/schemas.ts';
+import type { analyticsSchema } from '../modules/analytics/schemas.ts';
+import type { crawlPageSchema, crawlSchema } from '../modules/knowledge/crawl/schemas.ts';
+import type { sourceSchema } from '../modules/knowledge/routes.ts';
+import type { webhookSchema } from '../modules/webhooks/schemas.ts';
+import type { modelSchema } from '../modules/workspace/schemas.ts';
+import type { presetSchema, setupGuideReply } from '../modules/workspace/setup-guide.ts';
+
 export type Role = 'owner' | 'admin' | 'member';
 export type Language = 'en' | 'nl';
 
+/** GET /app/api/me: the route has no reply schema (people's describeMe), so its shape is written here. */
 export interface Me {
   person: { id: string; email: string; name: string; language: string; hasPassword: boolean };
   workspace: { id: string; name: string; plan: string };
@@ -11,53 +24,17 @@ export interface Me {
   csrfToken: string;
 }
 
-export type UseCase = 'general' | 'support' | 'sales' | 'docs';
+export type Agent = z.infer<typeof agentSchema>;
+export type Source = z.infer<typeof sourceSchema>;
+export type Preset = z.infer<typeof presetSchema>;
+export type SetupGuide = z.infer<typeof setupGuideReply>['data'];
+export type Crawl = z.infer<typeof crawlSchema>;
+export type CrawlPage = z.infer<typeof crawlPageSchema>;
+export type Embed = z.infer<typeof embedSchema>;
+export type Model = z.infer<typeof modelSchema>;
+export type Webhook = z.infer<typeof webhookSchema>;
+export type Analytics = z.infer<typeof analyticsSchema>;
+
+/** The use cases a new agent is made for in the dashboard: the presets' (the setup guide's standard ones). */
+export type UseCase = Preset['useCase'];
 export const USE_CASES: UseCase[] = ['general', 'support', 'sales', 'docs'];
-
-export interface Agent {
-  id: string;
-  name: string;
-  description: string;
-  useCase: string | null;
-  language: string;
-  status: 'active' | 'paused';
-  lastTrainedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  [field: string]: unknown;
-}
-
-export interface Source {
-  id: string;
-  type: 'website' | 'file' | 'text' | 'qa';
-  name: string;
-  url: string | null;
-  status: 'pending' | 'ready' | 'failed';
-  error: string | null;
-  turnedAway: string | null;
-  sizeBytes: number;
-  chunkCount: number;
-  createdAt: string;
-  processedAt: string | null;
-}
-
-export interface Advice {
-  recommendation: 'recommended' | 'optional' | 'not_needed';
-  reason: string;
-}
-
-export interface Preset {
-  useCase: UseCase;
-  purpose: string;
-  instructions: string;
-  welcomeMessage: string;
-  features: { booking: Advice; visitorFiles: Advice };
-  sources: { type: Source['type']; what: string; why: string }[];
-  testQuestions: string[];
-  checks: { check: string; passWhen: string }[];
-}
-
-export interface SetupGuide {
-  presets: Preset[];
-  plan?: { id: string; agents: { count: number; limit: number | null; left: number | null } };
-}

@@ -8,18 +8,8 @@ import { list, send, type ApiError } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
 import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent } from '../../types.ts';
+import type { Agent, Webhook } from '../../types.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
-
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  agentId: string | null;
-  active: boolean;
-  disabledAt: string | null;
-  createdAt: string;
-}
 
 interface Delivery {
   id: string;
