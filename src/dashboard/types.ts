@@ -5,6 +5,8 @@
 import type { z } from 'zod';
 import type { agentSchema, embedSchema } from '../modules/agents/schemas.ts';
 import type { analyticsSchema } from '../modules/analytics/schemas.ts';
+import type { chatReply } from '../modules/chat/schemas.ts';
+import type { clientReply } from '../modules/clients/schemas.ts';
 import type { crawlPageSchema, crawlSchema } from '../modules/knowledge/crawl/schemas.ts';
 import type { sourceSchema } from '../modules/knowledge/routes.ts';
 import type { webhookSchema } from '../modules/webhooks/schemas.ts';
@@ -34,6 +36,8 @@ export type Embed = z.infer<typeof embedSchema>;
 export type Model = z.infer<typeof modelSchema>;
 export type Webhook = z.infer<typeof webhookSchema>;
 export type Analytics = z.infer<typeof analyticsSchema>;
+export type ClientReply = z.infer<typeof clientReply>;
+export type ChatAnswer = z.infer<typeof chatReply>;
 
 /** The use cases a new agent is made for in the dashboard: the presets' (the setup guide's standard ones). */
 export type UseCase = Preset['useCase'];
