@@ -3,6 +3,7 @@ export { Button, ButtonLink, type ButtonKind } from './Button.tsx';
 export { TextField } from './TextField.tsx';
 export { Select } from './Select.tsx';
 export { Dialog } from './Dialog.tsx';
+export { ConfirmDialog } from './ConfirmDialog.tsx';
 export { TabLinks, Badge, type TabLink } from './Tabs.tsx';
 export { Table, type Column } from './Table.tsx';
 export { Notice } from './Notice.tsx';

@@ -11,8 +11,8 @@ import { asApiError, flash, useData } from '../../data.ts';
 import { formatBytes, formatDate, formatNumber, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
-import { Badge, Button, ErrorNotice, Notice, TextField } from '../../components/index.ts';
-import { agentApi, ConfirmDialog, Fields, InboxFrame, inboxPath, OutsideLink, PageLink } from './frame.tsx';
+import { Badge, Button, ConfirmDialog, ErrorNotice, Notice, TextField } from '../../components/index.ts';
+import { agentApi, Fields, InboxFrame, inboxPath, OutsideLink, PageLink } from './frame.tsx';
 import type { Attachment, ConversationWithMessages, Message, VisitorFile } from './types.ts';
 
 const GROUNDING_TONE = { supported: 'good', partial: 'busy', unsupported: 'bad' } as const;

@@ -10,8 +10,8 @@ import { asApiError, flash, useData } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
-import { Badge, Button, ErrorNotice, Notice, Select, TextField } from '../../components/index.ts';
-import { agentApi, ConfirmDialog, Fields, InboxFrame, inboxPath, OutsideLink } from './frame.tsx';
+import { Badge, Button, ConfirmDialog, ErrorNotice, Notice, Select, TextField } from '../../components/index.ts';
+import { agentApi, Fields, InboxFrame, inboxPath, OutsideLink } from './frame.tsx';
 import { STATUS_TONE } from './tickets.tsx';
 import { TICKET_STATUSES, type HeldDraft, type TicketEntry, type TicketStatus, type TicketWithEntries } from './types.ts';
 

@@ -9,7 +9,7 @@ import { asApiError, useData } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent } from '../../types.ts';
-import { Button, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
+import { Button, ConfirmDialog, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
 
 interface Key {
   id: string;
@@ -101,10 +101,15 @@ export default function KeysPage({ me }: PageProps) {
           void keys.reload();
         }}
       />
-      <RevokeDialog
-        apiKey={revoking}
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={revoking ? t('keys.revokeTitle', { name: revoking.name }) : ''}
+        text={t('keys.revokeText')}
+        confirm={t('keys.revoke')}
         onClose={() => setRevoking(undefined)}
-        onRevoked={(key) => {
+        onConfirm={async () => {
+          const key = revoking!;
+          await send('DELETE', `/keys/${encodeURIComponent(key.id)}`);
           setMessage(t('keys.revoked', { name: key.name }));
           void keys.reload();
         }}
@@ -194,43 +199,6 @@ function CreateKeyDialog({ open, agents, onClose, onCreated, onNotInPlan }: { op
         <div class="form-actions">
           <Button kind="primary" type="submit" busy={busy}>
             {t('keys.createButton')}
-          </Button>
-          <Button onClick={close}>{t('app.cancel')}</Button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
-
-function RevokeDialog({ apiKey, onClose, onRevoked }: { apiKey: Key | undefined; onClose: () => void; onRevoked: (key: Key) => void }) {
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError(undefined);
-    onClose();
-  };
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (!apiKey) return;
-    setBusy(true);
-    try {
-      await send('DELETE', `/keys/${encodeURIComponent(apiKey.id)}`);
-      close();
-      onRevoked(apiKey);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog open={apiKey !== undefined} title={apiKey ? t('keys.revokeTitle', { name: apiKey.name }) : ''} onClose={close}>
-      <form onSubmit={submit}>
-        <p>{t('keys.revokeText')}</p>
-        <ErrorNotice error={error} />
-        <div class="form-actions">
-          <Button kind="danger" type="submit" busy={busy}>
-            {t('keys.revoke')}
           </Button>
           <Button onClick={close}>{t('app.cancel')}</Button>
         </div>
