@@ -2,31 +2,36 @@ import { useState } from 'preact/hooks';
 import type { ApiError } from './api.ts';
 import { asApiError } from './data.ts';
 
-export interface Submit {
-  /** True while the action runs: the submit button shows it and takes no second press. */
+export interface Submit<Args extends unknown[]> {
+  /** True while the action runs: its button shows it and takes no second press. */
   busy: boolean;
-  /** The last try's error, cleared when the next try starts. */
+  /** The last run's error, cleared when the next run starts. */
   error: ApiError | undefined;
   setError: (error: ApiError | undefined) => void;
-  /** Runs the action once: a form's onSubmit (the page is not reloaded) or a button's onClick. */
-  submit: (event?: Event) => Promise<void>;
+  /** Runs the action once (a button's onClick). */
+  run: (...args: Args) => Promise<void>;
+  /** A form's onSubmit: the page is not reloaded, the action runs without arguments. */
+  submit: (event: Event) => Promise<void>;
 }
 
-/** A form's or a button's action against the API: busy while it runs, its error kept to show. */
-export function useSubmit(action: () => Promise<void>): Submit {
+/** An action against the API from a form or a button: busy while it runs, its error kept to show. */
+export function useSubmit<Args extends unknown[] = []>(action: (...args: Args) => Promise<void>): Submit<Args> {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
-  const submit = async (event?: Event) => {
-    event?.preventDefault();
+  const run = async (...args: Args) => {
     setBusy(true);
     setError(undefined);
     try {
-      await action();
+      await action(...args);
     } catch (caught) {
       setError(asApiError(caught));
     } finally {
       setBusy(false);
     }
   };
-  return { busy, error, setError, submit };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    return (run as () => Promise<void>)();
+  };
+  return { busy, error, setError, run, submit };
 }

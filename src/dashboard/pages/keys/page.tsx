@@ -4,8 +4,9 @@
  * Studio keys cannot be made (the API answers 402 api_not_in_plan): a plain explanation instead.
  */
 import { useRef, useState } from 'preact/hooks';
-import { call, list, send, type ApiError } from '../../api.ts';
+import { call, list, send } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent } from '../../types.ts';
@@ -154,16 +155,7 @@ function CreateKeyDialog({ open, agents, onClose, onCreated, onNotInPlan }: { op
   const [name, setName] = useState('');
   const [scope, setScope] = useState<string>('read');
   const [agentId, setAgentId] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError(undefined);
-    onClose();
-  };
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  const { busy, error, setError, submit } = useSubmit(async () => {
     try {
       const key = await send<NewKey>('POST', '/keys', { name, scope, ...(agentId ? { agentId } : {}) });
       setName('');
@@ -172,14 +164,14 @@ function CreateKeyDialog({ open, agents, onClose, onCreated, onNotInPlan }: { op
       close();
       onCreated(key);
     } catch (caught) {
-      const apiError = asApiError(caught);
-      if (apiError.code === 'api_not_in_plan') {
-        close();
-        onNotInPlan();
-      } else setError(apiError);
-    } finally {
-      setBusy(false);
+      if (asApiError(caught).code !== 'api_not_in_plan') throw caught;
+      close();
+      onNotInPlan();
     }
+  });
+  const close = () => {
+    setError(undefined);
+    onClose();
   };
   const fieldErrors = ['name', 'scope', 'agentId'];
   return (

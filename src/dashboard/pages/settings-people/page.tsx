@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks';
 import { list, send, type ApiError } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, Role } from '../../types.ts';
@@ -196,9 +197,11 @@ function RoleDialog({ open, title, agents, initial, withEmail, submitLabel, onCl
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'admin' | 'member'>('member');
   const [limited, setLimited] = useState<string[]>([]);
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const [opened, setOpened] = useState(false);
+  const { busy, error, setError, submit } = useSubmit(async () => {
+    await onSubmit({ email, role, agentIds: limited.length ? limited : null });
+    onClose();
+  });
   if (open !== opened) {
     setOpened(open);
     if (open) {
@@ -208,19 +211,6 @@ function RoleDialog({ open, title, agents, initial, withEmail, submitLabel, onCl
       setError(undefined);
     }
   }
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onSubmit({ email, role, agentIds: limited.length ? limited : null });
-      onClose();
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <Dialog open={open} title={title} onClose={onClose}>
       <form onSubmit={submit} noValidate>
