@@ -12,7 +12,8 @@ import { useSubmit } from '../../submit.ts';
 import { formatBytes, formatDate, formatNumber, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
-import { Badge, Button, ConfirmDialog, ErrorNotice, Notice, TextField } from '../../components/index.ts';
+import { Badge, Button, ErrorNotice, Notice, TextField } from '../../components/index.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { agentApi, Fields, InboxFrame, inboxPath, OutsideLink, PageLink } from './frame.tsx';
 import type { Attachment, ConversationWithMessages, Message, VisitorFile } from './types.ts';
 

@@ -5,7 +5,8 @@ import { flash, useData } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
-import { Button, ConfirmDialog, ErrorNotice } from '../../components/index.ts';
+import { Button, ErrorNotice } from '../../components/index.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { agentApi, Fields, InboxFrame, inboxPath, OutsideLink, PageLink } from './frame.tsx';
 import type { Lead } from './types.ts';
 

@@ -10,7 +10,8 @@ import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent } from '../../types.ts';
-import { Button, ConfirmDialog, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
+import { Button, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 
 interface Key {
   id: string;

@@ -10,7 +10,8 @@ import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, Role } from '../../types.ts';
-import { Badge, Button, ConfirmDialog, Dialog, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
+import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { SettingsFrame } from '../settings/frame.tsx';
 import { Notifications } from './notifications.tsx';
 
