@@ -1,27 +1,19 @@
 /**
- * The shapes the inbox pages read (spec api-v1 2.8-2.11): the API's zod schemas' types,
- * imported as types only (esbuild drops them; the bundle holds no schema).
+ * The shapes the inbox pages read (spec api-v1 2.8-2.11): the types of the API's zod schemas,
+ * re-exported as types only (esbuild drops them; the bundle holds no schema).
  */
-import type { z } from 'zod';
-import type { attachmentSchema, conversationSchema, conversationWithMessagesSchema, messageSchema } from '../../../modules/chat/schemas.ts';
-import type { leadSchema } from '../../../modules/leads/schemas.ts';
-import type { entrySchema, ticketSchema, ticketWithEntriesSchema } from '../../../modules/tickets/schemas.ts';
-import type { visitorFileSchema } from '../../../modules/visitor-files/schemas.ts';
+import type { ConversationView } from '../../../modules/chat/schemas.ts';
+import type { TicketView } from '../../../modules/tickets/service.ts';
 
-export type Conversation = z.infer<typeof conversationSchema>;
-export type Attachment = z.infer<typeof attachmentSchema>;
-export type Message = z.infer<typeof messageSchema>;
-export type ConversationWithMessages = z.infer<typeof conversationWithMessagesSchema>;
-export type VisitorFile = z.infer<typeof visitorFileSchema>;
-export type Lead = z.infer<typeof leadSchema>;
-export type Ticket = z.infer<typeof ticketSchema>;
-export type TicketEntry = z.infer<typeof entrySchema>;
-export type TicketWithEntries = z.infer<typeof ticketWithEntriesSchema>;
+export type { ConversationView as Conversation, ConversationWithMessagesView as ConversationWithMessages, MessageView as Message } from '../../../modules/chat/schemas.ts';
+export type { LeadView as Lead } from '../../../modules/leads/schemas.ts';
+export type { EntryView as TicketEntry, TicketView as Ticket, TicketWithEntries } from '../../../modules/tickets/service.ts';
+export type { AttachmentView as Attachment, VisitorFileView as VisitorFile } from '../../../modules/visitor-files/schemas.ts';
 
-export type Channel = Conversation['channel'];
+export type Channel = ConversationView['channel'];
 export const CHANNELS: Channel[] = ['widget', 'iframe', 'api', 'playground', 'email'];
 
-export type TicketStatus = Ticket['status'];
+export type TicketStatus = TicketView['status'];
 export const TICKET_STATUSES: TicketStatus[] = ['open', 'waiting', 'solved'];
 
 /**
