@@ -1,7 +1,23 @@
-/** The shapes the dashboard reads (spec api-v1 section 2, docs/people.md). */
+/**
+ * The shapes the dashboard reads (spec api-v1 section 2, docs/people.md): the types of the API's
+ * own zod schemas, re-exported as types only (esbuild drops them; the bundle holds no schema).
+ */
+import type { Preset } from '../modules/workspace/setup-guide.ts';
+
+export type { Agent, Embed } from '../modules/agents/schemas.ts';
+export type { Analytics } from '../modules/analytics/schemas.ts';
+export type { ChatAnswer } from '../modules/chat/schemas.ts';
+export type { ClientReply } from '../modules/clients/service.ts';
+export type { CrawlPageView as CrawlPage, CrawlView as Crawl } from '../modules/knowledge/crawl/schemas.ts';
+export type { SourceView as Source } from '../modules/knowledge/routes.ts';
+export type { WebhookView as Webhook } from '../modules/webhooks/schemas.ts';
+export type { ModelView as Model } from '../modules/workspace/schemas.ts';
+export type { Preset, SetupGuide } from '../modules/workspace/setup-guide.ts';
+
 export type Role = 'owner' | 'admin' | 'member';
 export type Language = 'en' | 'nl';
 
+/** GET /app/api/me: the route has no reply schema (people's describeMe), so its shape is written here. */
 export interface Me {
   person: { id: string; email: string; name: string; language: string; hasPassword: boolean };
   workspace: { id: string; name: string; plan: string };
@@ -11,53 +27,6 @@ export interface Me {
   csrfToken: string;
 }
 
-export type UseCase = 'general' | 'support' | 'sales' | 'docs';
+/** The use cases a new agent is made for in the dashboard: the presets' (the setup guide's standard ones). */
+export type UseCase = Preset['useCase'];
 export const USE_CASES: UseCase[] = ['general', 'support', 'sales', 'docs'];
-
-export interface Agent {
-  id: string;
-  name: string;
-  description: string;
-  useCase: string | null;
-  language: string;
-  status: 'active' | 'paused';
-  lastTrainedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  [field: string]: unknown;
-}
-
-export interface Source {
-  id: string;
-  type: 'website' | 'file' | 'text' | 'qa';
-  name: string;
-  url: string | null;
-  status: 'pending' | 'ready' | 'failed';
-  error: string | null;
-  turnedAway: string | null;
-  sizeBytes: number;
-  chunkCount: number;
-  createdAt: string;
-  processedAt: string | null;
-}
-
-export interface Advice {
-  recommendation: 'recommended' | 'optional' | 'not_needed';
-  reason: string;
-}
-
-export interface Preset {
-  useCase: UseCase;
-  purpose: string;
-  instructions: string;
-  welcomeMessage: string;
-  features: { booking: Advice; visitorFiles: Advice };
-  sources: { type: Source['type']; what: string; why: string }[];
-  testQuestions: string[];
-  checks: { check: string; passWhen: string }[];
-}
-
-export interface SetupGuide {
-  presets: Preset[];
-  plan?: { id: string; agents: { count: number; limit: number | null; left: number | null } };
-}

@@ -10,3 +10,5 @@ export { EmptyState } from './EmptyState.tsx';
 export { PageHeader } from './PageHeader.tsx';
 export { Nav } from './Nav.tsx';
 export { ErrorNotice } from './ErrorNotice.tsx';
+// ConfirmDialog (./ConfirmDialog.tsx) is imported from its own file: only lazily loaded pages use it,
+// and through this index it would join the first load's chunk.

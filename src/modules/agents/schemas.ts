@@ -167,6 +167,7 @@ export const embedSchema = z.object({
   iframe: z.string(),
   allowedOrigins: z.array(z.string()),
 });
+export type Embed = z.infer<typeof embedSchema>;
 
 // ---------------------------------------------------------------- requests
 

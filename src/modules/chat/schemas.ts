@@ -48,6 +48,7 @@ export const chatReply = z
     credits: z.number().int().describe('credits this answer cost'),
   })
   .meta({ id: 'ChatAnswer' });
+export type ChatAnswer = z.infer<typeof chatReply>;
 
 const day = z.iso.date().describe('YYYY-MM-DD, a UTC day');
 const channel = z.enum(CHANNELS);
@@ -98,6 +99,7 @@ const conversationFields = {
 };
 
 export const conversationSchema = z.object(conversationFields).meta({ id: 'Conversation' });
+export type ConversationView = z.infer<typeof conversationSchema>;
 
 export const attachmentSchema = z
   .object({
@@ -128,8 +130,10 @@ export const messageSchema = z
     held: z.boolean(),
   })
   .meta({ id: 'Message' });
+export type MessageView = z.infer<typeof messageSchema>;
 
 export const conversationWithMessagesSchema = z.object({ ...conversationFields, messages: z.array(messageSchema) }).meta({ id: 'ConversationWithMessages' });
+export type ConversationWithMessagesView = z.infer<typeof conversationWithMessagesSchema>;
 
 export const exportReply = z.object({ url: z.string(), expiresAt: timestamp });
 

@@ -40,6 +40,7 @@ const sourceFields = {
   processedAt: timestamp.nullable(),
 };
 export const sourceSchema = z.object(sourceFields).meta({ id: 'Source' });
+export type SourceView = z.infer<typeof sourceSchema>;
 export const sourceWithContentSchema = z.object({ ...sourceFields, content: z.string() }).meta({ id: 'SourceWithContent' });
 
 export function sourceView(row: SourceSummary) {

@@ -43,3 +43,4 @@ export const modelSchema = z
     available: z.boolean().optional().describe("whether the workspace's plan can use the model; left out for a key tied to one agent unless its scope is manage"),
   })
   .meta({ id: 'Model' });
+export type ModelView = z.infer<typeof modelSchema>;

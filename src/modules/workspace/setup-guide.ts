@@ -45,6 +45,7 @@ export const setupGuideQuery = z.strictObject({ useCase: z.string().optional() }
 export const setupGuideReply = z.object({
   data: z.object({ presets: z.array(presetSchema), plan: setupPlanSchema.optional().describe('left out for a key tied to one agent') }),
 });
+export type SetupGuide = z.infer<typeof setupGuideReply>['data'];
 
 /** GET /setup-guide (spec 4.4). */
 export async function setupGuide(ctx: Context, auth: Principal, useCase: string | undefined) {

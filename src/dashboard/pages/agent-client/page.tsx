@@ -9,13 +9,9 @@ import { ApiError, call, get, send } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
+import type { ClientReply } from '../../types.ts';
 import { Badge, Button, Dialog, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { AgentFrame } from '../agent/frame.tsx';
-
-interface ClientReply {
-  client: { name: string; email: string; language: string; since: string; serviceFeeEur?: number | null; setupFeeEur?: number | null } | null;
-  report: { link: string | null; enabled: boolean; day: number; transcripts: boolean; holdForReview: boolean; intro: string; signature: string };
-}
 
 const LANGUAGES = ['en', 'nl', 'fr', 'de', 'es'] as const;
 
@@ -109,7 +105,7 @@ function ClientForm({ path, reply, showFees, onSaved }: { path: string; reply: C
       <h3>{t('client.record')}</h3>
       <TextField label={t('client.name')} value={form.name} onInput={set('name')} error={error?.field('name')} />
       <TextField label={t('client.email')} type="email" value={form.email} onInput={set('email')} error={error?.field('email')} />
-      <Select label={t('client.language')} value={form.language} options={LANGUAGES.map((l) => ({ value: l, label: t(`client.lang.${l}`) }))} onChange={set('language')} error={error?.field('language')} />
+      <Select label={t('client.language')} value={form.language} options={LANGUAGES.map((l) => ({ value: l, label: t(`client.lang.${l}`) }))} onChange={(value) => set('language')(value as (typeof LANGUAGES)[number])} error={error?.field('language')} />
       {showFees && (
         <>
           <TextField label={t('client.serviceFee')} value={form.serviceFeeEur} onInput={set('serviceFeeEur')} optional error={error?.field('serviceFeeEur')} />

@@ -9,14 +9,9 @@ import { get } from '../../api.ts';
 import { useData } from '../../data.ts';
 import { t, type MessageKey } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
+import type { Embed } from '../../types.ts';
 import { ButtonLink, ErrorNotice, Notice } from '../../components/index.ts';
 import { AgentFrame } from '../agent/frame.tsx';
-
-interface Embed {
-  script: string;
-  iframe: string;
-  allowedOrigins: string[];
-}
 
 const PLATFORMS = ['html', 'wordpress', 'shopify', 'wix', 'squarespace', 'webflow', 'gtm'] as const;
 const STEPS: Record<(typeof PLATFORMS)[number], number> = { html: 2, wordpress: 3, shopify: 4, wix: 4, squarespace: 3, webflow: 4, gtm: 5 };

@@ -12,17 +12,12 @@ import { ApiError, get, send } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
 import { formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent, SetupGuide, Source } from '../../types.ts';
+import type { Agent, ChatAnswer, SetupGuide, Source } from '../../types.ts';
 import { Badge, Button, ErrorNotice, Notice, TextField } from '../../components/index.ts';
 import { AgentFrame } from '../agent/frame.tsx';
 import { readParts } from '../../../widget/stream.ts';
 
-interface AnswerSource {
-  id: string;
-  name: string;
-  similarity: number;
-  url: string | null;
-}
+type AnswerSource = ChatAnswer['sources'][number];
 
 interface Turn {
   key: number;
@@ -30,7 +25,7 @@ interface Turn {
   answer: string;
   messageId?: string;
   confidence?: number;
-  grounding?: 'supported' | 'partial' | 'unsupported' | null;
+  grounding?: ChatAnswer['grounding'];
   sources: AnswerSource[];
   done: boolean;
   error?: ApiError;

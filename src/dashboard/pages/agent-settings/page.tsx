@@ -12,7 +12,7 @@ import { ApiError, call, get, send } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
 import { formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent } from '../../types.ts';
+import type { Agent, Model } from '../../types.ts';
 import { Button, ErrorNotice, Notice, Select, TextField } from '../../components/index.ts';
 import { AgentFrame } from '../agent/frame.tsx';
 import { WidgetPreview } from './preview.tsx';
@@ -130,13 +130,6 @@ export function patchOf(saved: Draft, draft: Draft): Record<string, unknown> {
 export default function SettingsPage({ params, me }: PageProps) {
   const agentId = params.agentId!;
   return <AgentFrame agentId={agentId} tab="settings">{(agent) => agent.data && <Settings agent={agent.data} csrfToken={me.csrfToken} onSaved={() => void agent.reload()} />}</AgentFrame>;
-}
-
-interface Model {
-  id: string;
-  provider: string;
-  creditsPerAnswer: number;
-  available?: boolean;
 }
 
 function Settings({ agent: loaded, csrfToken, onSaved }: { agent: Agent; csrfToken: string; onSaved: () => void }) {

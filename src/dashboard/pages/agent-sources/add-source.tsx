@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { send, type ApiError } from '../../api.ts';
-import { asApiError } from '../../data.ts';
+import { send } from '../../api.ts';
+import { useSubmit } from '../../submit.ts';
 import { t } from '../../i18n/index.ts';
 import { Button, Dialog, ErrorNotice, Select, TextField } from '../../components/index.ts';
 
@@ -13,8 +13,6 @@ export type AddKind = 'website' | 'qa' | 'file';
  */
 export function AddSourceDialog({ agentId, kind, onClose, onAdded }: { agentId: string; kind: AddKind | undefined; onClose: () => void; onAdded: (what: string) => void }) {
   const [fields, setFields] = useState<Record<string, string>>({ mode: 'links' });
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const set = (name: string) => (value: string) => setFields((before) => ({ ...before, [name]: value }));
   const close = () => {
     setError(undefined);
@@ -28,21 +26,12 @@ export function AddSourceDialog({ agentId, kind, onClose, onAdded }: { agentId: 
     if (kind === 'qa') return { type: 'qa', question: fields.question ?? '', answer: fields.answer ?? '' };
     return { type: 'file', url: fields.url ?? '', ...(fields.name ? { name: fields.name } : {}) };
   };
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const made = await send<{ name?: string }>('POST', `/v1/agents/${encodeURIComponent(agentId)}/sources`, body());
-      setFields({ mode: 'links' });
-      close();
-      onAdded(kind === 'website' ? t('sources.crawlStarted') : t('sources.added', { name: made.name ?? '' }));
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, setError, submit } = useSubmit(async () => {
+    const made = await send<{ name?: string }>('POST', `/v1/agents/${encodeURIComponent(agentId)}/sources`, body());
+    setFields({ mode: 'links' });
+    close();
+    onAdded(kind === 'website' ? t('sources.crawlStarted') : t('sources.added', { name: made.name ?? '' }));
+  });
   const named = ['url', 'mode', 'excludePaths', 'question', 'answer', 'name'];
   const title = kind === 'website' ? t('sources.addWebsite') : kind === 'qa' ? t('sources.addQa') : t('sources.addFileUrl');
   return (

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { send, type ApiError } from '../../api.ts';
-import { asApiError } from '../../data.ts';
+import { send } from '../../api.ts';
+import { useSubmit } from '../../submit.ts';
 import { t } from '../../i18n/index.ts';
 import type { Source } from '../../types.ts';
 import { Button, Dialog, ErrorNotice, TextField } from '../../components/index.ts';
@@ -9,24 +9,13 @@ import { Button, Dialog, ErrorNotice, TextField } from '../../components/index.t
 export function AddTextDialog({ agentId, open, onClose, onAdded }: { agentId: string; open: boolean; onClose: () => void; onAdded: (source: Source) => void }) {
   const [title, setTitle] = useState('');
   const [content, setContent] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const source = await send<Source>('POST', `/v1/agents/${encodeURIComponent(agentId)}/sources`, { type: 'text', title, content });
-      setTitle('');
-      setContent('');
-      onClose();
-      onAdded(source);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const source = await send<Source>('POST', `/v1/agents/${encodeURIComponent(agentId)}/sources`, { type: 'text', title, content });
+    setTitle('');
+    setContent('');
+    onClose();
+    onAdded(source);
+  });
   return (
     <Dialog open={open} title={t('sources.addText')} onClose={onClose}>
       <form onSubmit={submit} noValidate>

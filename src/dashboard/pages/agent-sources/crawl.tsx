@@ -2,24 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get, list, send } from '../../api.ts';
 import { asApiError, useData, usePolling } from '../../data.ts';
 import { formatNumber, t } from '../../i18n/index.ts';
+import type { Crawl, CrawlPage } from '../../types.ts';
 import { Button, ErrorNotice, Notice } from '../../components/index.ts';
-
-export interface Crawl {
-  id: string;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  processed: number;
-  discovered: number;
-  pending: number;
-  failed: number;
-  stopReason: string | null;
-  turnedAway?: number;
-}
-
-interface CrawlPage {
-  url: string;
-  status: string;
-  reason: string | null;
-}
 
 /**
  * The latest crawl's progress (GET /agents/{id}/crawl; none when the agent was never crawled),

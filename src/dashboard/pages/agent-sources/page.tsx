@@ -3,8 +3,9 @@
  * size and passages, followed while any is being read; "Add text"; the preset's sources to gather.
  */
 import { useState } from 'preact/hooks';
-import { get, list, send, type ApiError } from '../../api.ts';
-import { asApiError, takeFlash, useData, type Flash, usePolling } from '../../data.ts';
+import { get, list, send } from '../../api.ts';
+import { takeFlash, useData, type Flash, usePolling } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatBytes, formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, SetupGuide, Source } from '../../types.ts';
@@ -129,23 +130,13 @@ function Sources({ agentId, agent }: { agentId: string; agent: Agent | undefined
 
 /** Delete a source, after asking (DELETE /agents/{id}/sources/{sourceId}). */
 function DeleteSource({ agentId, source, onClose, onDeleted }: { agentId: string; source: Source | undefined; onClose: () => void; onDeleted: (name: string) => void }) {
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const name = source ? source.name || source.url || '' : '';
-  const confirm = async () => {
+  const { busy, error, run: confirm } = useSubmit(async () => {
     if (!source) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      await send('DELETE', `/v1/agents/${encodeURIComponent(agentId)}/sources/${encodeURIComponent(source.id)}`);
-      onClose();
-      onDeleted(name);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    await send('DELETE', `/v1/agents/${encodeURIComponent(agentId)}/sources/${encodeURIComponent(source.id)}`);
+    onClose();
+    onDeleted(name);
+  });
   return (
     <Dialog open={source !== undefined} title={t('sources.deleteTitle', { name })} onClose={onClose}>
       <ErrorNotice error={error} />
@@ -166,21 +157,11 @@ function DeleteSource({ agentId, source, onClose, onDeleted }: { agentId: string
  */
 function Retrain({ agentId, onRetrained }: { agentId: string; onRetrained: () => void }) {
   const [left, setLeft] = useState<number>();
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const retrain = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const reply = await send<{ retrainsLeft: number }>('POST', `/v1/agents/${encodeURIComponent(agentId)}/retrain`);
-      setLeft(reply.retrainsLeft);
-      onRetrained();
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run: retrain } = useSubmit(async () => {
+    const reply = await send<{ retrainsLeft: number }>('POST', `/v1/agents/${encodeURIComponent(agentId)}/retrain`);
+    setLeft(reply.retrainsLeft);
+    onRetrained();
+  });
   return (
     <div class="card sources-retrain">
       <div>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import { send, type ApiError } from '../../api.ts';
-import { asApiError, flash } from '../../data.ts';
+import { send } from '../../api.ts';
+import { flash } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import { USE_CASES, type Agent, type UseCase } from '../../types.ts';
@@ -11,9 +12,15 @@ export function NewAgentDialog({ open, useCase: initialUseCase = 'general', onCl
   const [name, setName] = useState('');
   const [useCase, setUseCase] = useState<UseCase>(initialUseCase);
   const [website, setWebsite] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const [opened, setOpened] = useState(open);
+  const { busy, error, setError, submit } = useSubmit(async () => {
+    const agent = await send<Agent & { crawlError?: { message: string } }>('POST', '/v1/agents', { name, useCase, ...(website.trim() ? { website: website.trim() } : {}) });
+    if (agent.crawlError) flash(t('agents.crawlError', { message: agent.crawlError.message }), 'error');
+    setName('');
+    setWebsite('');
+    onClose();
+    navigate(`/app/agents/${encodeURIComponent(agent.id)}/sources`);
+  });
   if (open !== opened) {
     // Each opening starts with the use case it was opened for.
     setOpened(open);
@@ -22,24 +29,6 @@ export function NewAgentDialog({ open, useCase: initialUseCase = 'general', onCl
       setError(undefined);
     }
   }
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const agent = await send<Agent & { crawlError?: { message: string } }>('POST', '/v1/agents', { name, useCase, ...(website.trim() ? { website: website.trim() } : {}) });
-      if (agent.crawlError) flash(t('agents.crawlError', { message: agent.crawlError.message }), 'error');
-      setName('');
-      setWebsite('');
-      onClose();
-      navigate(`/app/agents/${encodeURIComponent(agent.id)}/sources`);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
 
   return (
     <Dialog open={open} title={t('agents.new')} onClose={onClose}>

@@ -10,28 +10,9 @@ import { get, list } from '../../api.ts';
 import { useData } from '../../data.ts';
 import { currentLanguage, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent } from '../../types.ts';
+import type { Agent, Analytics } from '../../types.ts';
 import { EmptyState, ErrorNotice, PageHeader, Select, Table } from '../../components/index.ts';
 import { DailyChart } from './chart.tsx';
-
-interface Opener { launcher: number; greeting: number; nudge: number }
-interface Band { min: number; max: number; answers: number }
-export interface Figures {
-  from: string;
-  to: string;
-  conversations: number;
-  questions: number;
-  answers: number;
-  helpful: number;
-  notHelpful: number;
-  averageConfidence: number | null;
-  weakShare: number | null;
-  series: { date: string; conversations: number; questions: number }[];
-  bands: { high: Band; medium: Band; low: Band };
-  topQuestions: { text: string; count: number }[];
-  weakest: { messageId: string; conversationId: string; question: string | null; answer: string; confidence: number; createdAt: string }[];
-  widget: { opened: number; conversations: number; openedBy: Opener; conversationsBy: Opener; leads: number; leadFormsDeclined: number; startPages: { url: string; title: string | null; conversations: number }[] };
-}
 
 type PeriodKind = '7' | '30' | '90' | 'month' | 'custom';
 const DAY_MS = 86_400_000;
@@ -109,7 +90,7 @@ interface CustomPeriod {
 
 function Figures({ agentId, period, custom }: { agentId: string; period: { from: string; to: string }; custom?: CustomPeriod }) {
   const figures = useData(
-    () => get<Figures>(`/v1/agents/${encodeURIComponent(agentId)}/analytics?from=${encodeURIComponent(period.from)}&to=${encodeURIComponent(period.to)}`),
+    () => get<Analytics>(`/v1/agents/${encodeURIComponent(agentId)}/analytics?from=${encodeURIComponent(period.from)}&to=${encodeURIComponent(period.to)}`),
     [agentId, period.from, period.to],
   );
   const error = figures.error;
@@ -145,7 +126,7 @@ function DateField({ label, value, onChange, error }: { label: string; value: st
   );
 }
 
-function Report({ agentId, data }: { agentId: string; data: Figures }) {
+function Report({ agentId, data }: { agentId: string; data: Analytics }) {
   const days = useMemo(() => data.series.map((d) => d.date), [data]);
   const series = useMemo(
     () => [

@@ -8,11 +8,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, send, type ApiError } from '../../api.ts';
 import { asApiError, flash, useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatBytes, formatDate, formatNumber, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import { Badge, Button, ErrorNotice, Notice, TextField } from '../../components/index.ts';
-import { agentApi, ConfirmDialog, Fields, InboxFrame, inboxPath, OutsideLink, PageLink } from './frame.tsx';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { agentApi, Fields, InboxFrame, inboxPath, OutsideLink, PageLink } from './frame.tsx';
 import type { Attachment, ConversationWithMessages, Message, VisitorFile } from './types.ts';
 
 const GROUNDING_TONE = { supported: 'good', partial: 'busy', unsupported: 'bad' } as const;
@@ -227,21 +229,10 @@ function Correction({ agentId, message, question, focus, onDone }: { agentId: st
   }, []);
   const [asked, setAsked] = useState(question);
   const [answer, setAnswer] = useState(message.content);
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await send('POST', agentApi(agentId, `messages/${encodeURIComponent(message.id)}/correction`), { question: asked, answer });
-      onDone(true);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await send('POST', agentApi(agentId, `messages/${encodeURIComponent(message.id)}/correction`), { question: asked, answer });
+    onDone(true);
+  });
   return (
     <form class="inbox-correction" onSubmit={submit} noValidate>
       <ErrorNotice error={error && !error.field('question') && !error.field('answer') ? error : undefined} />

@@ -1,8 +1,7 @@
 /**
  * The inbox's frame (docs/dashboard.md, "Inbox"): the heading, the choice of agent (a member
  * limited to some agents is given only theirs by GET /agents), the links "Conversations",
- * "Leads", "Tickets"; and what its pages share: a list read page by page, a confirmation
- * dialog, a list of fields.
+ * "Leads", "Tickets"; and what its pages share: a list read page by page, a list of fields.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -11,7 +10,7 @@ import { asApiError, useData } from '../../data.ts';
 import { t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { Agent } from '../../types.ts';
-import { Button, Dialog, ErrorNotice, PageHeader, Select, TabLinks } from '../../components/index.ts';
+import { Button, ErrorNotice, PageHeader, Select, TabLinks } from '../../components/index.ts';
 
 export type InboxTab = 'conversations' | 'leads' | 'tickets';
 const TABS: InboxTab[] = ['conversations', 'leads', 'tickets'];
@@ -89,43 +88,6 @@ export function ShowMore({ paged }: { paged: Pick<Paged<unknown>, 'hasMore' | 'l
         {t('inbox.showMore')}
       </Button>
     </div>
-  );
-}
-
-/** Asks before something irreversible; the API's error stays in the dialog. */
-export function ConfirmDialog({ open, title, text, confirm, onClose, onConfirm }: { open: boolean; title: string; text: string; confirm: string; onClose: () => void; onConfirm: () => Promise<void> }) {
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError(undefined);
-    onClose();
-  };
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onConfirm();
-      close();
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog open={open} title={title} onClose={close}>
-      <form onSubmit={submit}>
-        <p>{text}</p>
-        <ErrorNotice error={error} />
-        <div class="form-actions">
-          <Button kind="danger" type="submit" busy={busy}>
-            {confirm}
-          </Button>
-          <Button onClick={close}>{t('app.cancel')}</Button>
-        </div>
-      </form>
-    </Dialog>
   );
 }
 

@@ -6,7 +6,8 @@ import { formatDate, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import { Button, ErrorNotice } from '../../components/index.ts';
-import { agentApi, ConfirmDialog, Fields, InboxFrame, inboxPath, OutsideLink, PageLink } from './frame.tsx';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { agentApi, Fields, InboxFrame, inboxPath, OutsideLink, PageLink } from './frame.tsx';
 import type { Lead } from './types.ts';
 
 export default function LeadPage({ params }: PageProps) {

@@ -7,11 +7,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, get, send, type ApiError } from '../../api.ts';
 import { asApiError, flash, useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import { Badge, Button, ErrorNotice, Notice, Select, TextField } from '../../components/index.ts';
-import { agentApi, ConfirmDialog, Fields, InboxFrame, inboxPath, OutsideLink } from './frame.tsx';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
+import { agentApi, Fields, InboxFrame, inboxPath, OutsideLink } from './frame.tsx';
 import { STATUS_TONE } from './tickets.tsx';
 import { TICKET_STATUSES, type HeldDraft, type TicketEntry, type TicketStatus, type TicketWithEntries } from './types.ts';
 
@@ -167,21 +169,10 @@ function Entry({ entry }: { entry: TicketEntry }) {
 /** A text box and its button: a reply mailed to the visitor, or a note. */
 function Compose({ label, action, hint, kind = 'primary', onSend }: { label: string; action: string; hint: string; kind?: 'primary' | 'secondary'; onSend: (body: string) => Promise<void> }) {
   const [body, setBody] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onSend(body);
-      setBody('');
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await onSend(body);
+    setBody('');
+  });
   return (
     <form class="inbox-compose" onSubmit={submit} noValidate>
       <ErrorNotice error={error && !error.field('body') ? error : undefined} />

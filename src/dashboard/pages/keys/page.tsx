@@ -4,12 +4,14 @@
  * Studio keys cannot be made (the API answers 402 api_not_in_plan): a plain explanation instead.
  */
 import { useRef, useState } from 'preact/hooks';
-import { call, list, send, type ApiError } from '../../api.ts';
+import { call, list, send } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent } from '../../types.ts';
 import { Button, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 
 interface Key {
   id: string;
@@ -101,10 +103,15 @@ export default function KeysPage({ me }: PageProps) {
           void keys.reload();
         }}
       />
-      <RevokeDialog
-        apiKey={revoking}
+      <ConfirmDialog
+        open={revoking !== undefined}
+        title={revoking ? t('keys.revokeTitle', { name: revoking.name }) : ''}
+        text={t('keys.revokeText')}
+        confirm={t('keys.revoke')}
         onClose={() => setRevoking(undefined)}
-        onRevoked={(key) => {
+        onConfirm={async () => {
+          const key = revoking!;
+          await send('DELETE', `/keys/${encodeURIComponent(key.id)}`);
           setMessage(t('keys.revoked', { name: key.name }));
           void keys.reload();
         }}
@@ -149,16 +156,7 @@ function CreateKeyDialog({ open, agents, onClose, onCreated, onNotInPlan }: { op
   const [name, setName] = useState('');
   const [scope, setScope] = useState<string>('read');
   const [agentId, setAgentId] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError(undefined);
-    onClose();
-  };
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  const { busy, error, setError, submit } = useSubmit(async () => {
     try {
       const key = await send<NewKey>('POST', '/keys', { name, scope, ...(agentId ? { agentId } : {}) });
       setName('');
@@ -167,14 +165,14 @@ function CreateKeyDialog({ open, agents, onClose, onCreated, onNotInPlan }: { op
       close();
       onCreated(key);
     } catch (caught) {
-      const apiError = asApiError(caught);
-      if (apiError.code === 'api_not_in_plan') {
-        close();
-        onNotInPlan();
-      } else setError(apiError);
-    } finally {
-      setBusy(false);
+      if (asApiError(caught).code !== 'api_not_in_plan') throw caught;
+      close();
+      onNotInPlan();
     }
+  });
+  const close = () => {
+    setError(undefined);
+    onClose();
   };
   const fieldErrors = ['name', 'scope', 'agentId'];
   return (
@@ -194,43 +192,6 @@ function CreateKeyDialog({ open, agents, onClose, onCreated, onNotInPlan }: { op
         <div class="form-actions">
           <Button kind="primary" type="submit" busy={busy}>
             {t('keys.createButton')}
-          </Button>
-          <Button onClick={close}>{t('app.cancel')}</Button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
-
-function RevokeDialog({ apiKey, onClose, onRevoked }: { apiKey: Key | undefined; onClose: () => void; onRevoked: (key: Key) => void }) {
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError(undefined);
-    onClose();
-  };
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (!apiKey) return;
-    setBusy(true);
-    try {
-      await send('DELETE', `/keys/${encodeURIComponent(apiKey.id)}`);
-      close();
-      onRevoked(apiKey);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog open={apiKey !== undefined} title={apiKey ? t('keys.revokeTitle', { name: apiKey.name }) : ''} onClose={close}>
-      <form onSubmit={submit}>
-        <p>{t('keys.revokeText')}</p>
-        <ErrorNotice error={error} />
-        <div class="form-actions">
-          <Button kind="danger" type="submit" busy={busy}>
-            {t('keys.revoke')}
           </Button>
           <Button onClick={close}>{t('app.cancel')}</Button>
         </div>

@@ -5,8 +5,9 @@
  * ended). docs/people.md, "Signing in" and "Sessions".
  */
 import { useState } from 'preact/hooks';
-import { list, send, type ApiError } from '../../api.ts';
+import { list, send } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatDate, LANGUAGES, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { useSession } from '../../session.ts';
@@ -49,23 +50,12 @@ function Profile({ me }: { me: Me }) {
   const session = useSession();
   const [name, setName] = useState(me.person.name);
   const [language, setLanguage] = useState(me.person.language === 'nl' ? 'nl' : 'en');
-  const [error, setError] = useState<ApiError>();
   const [saved, setSaved] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  const { busy, error, submit } = useSubmit(async () => {
     setSaved(undefined);
-    try {
-      session.refresh(await send<Me>('PATCH', '/me', { name, language }));
-      setSaved(t('account.saved'));
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    session.refresh(await send<Me>('PATCH', '/me', { name, language }));
+    setSaved(t('account.saved'));
+  });
   return (
     <section class="card" aria-labelledby="account-profile">
       <h3 id="account-profile">{t('account.profile')}</h3>
@@ -89,26 +79,15 @@ function Password({ hasPassword }: { hasPassword: boolean }) {
   const session = useSession();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [error, setError] = useState<ApiError>();
   const [saved, setSaved] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  const { busy, error, submit } = useSubmit(async () => {
     setSaved(undefined);
-    try {
-      await send('PUT', '/me/password', { password: next, ...(hasPassword ? { currentPassword: current } : {}) });
-      setCurrent('');
-      setNext('');
-      setSaved(t('account.passwordSaved'));
-      session.refresh({ ...session.me, person: { ...session.me.person, hasPassword: true } });
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    await send('PUT', '/me/password', { password: next, ...(hasPassword ? { currentPassword: current } : {}) });
+    setCurrent('');
+    setNext('');
+    setSaved(t('account.passwordSaved'));
+    session.refresh({ ...session.me, person: { ...session.me.person, hasPassword: true } });
+  });
   return (
     <section class="card" aria-labelledby="account-password">
       <h3 id="account-password">{t('account.password')}</h3>
@@ -130,30 +109,19 @@ function Password({ hasPassword }: { hasPassword: boolean }) {
 function Passkeys() {
   const passkeys = useData(() => list<Passkey>('/me/passkeys'), []);
   const [name, setName] = useState('');
-  const [error, setError] = useState<ApiError>();
   const [message, setMessage] = useState<string>();
-  const [busy, setBusy] = useState(false);
   const [renaming, setRenaming] = useState<Passkey>();
   const supported = webAuthnSupported();
-  const add = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  const { busy, error, setError, submit: add } = useSubmit(async () => {
     setMessage(undefined);
-    try {
-      const options = await send<unknown>('POST', '/me/passkeys/options');
-      const response = await createPasskey(options);
-      if (!response) return setMessage(t('account.passkeyCancelled'));
-      const added = await send<Passkey>('POST', '/me/passkeys', { response, ...(name.trim() ? { name: name.trim() } : {}) });
-      setName('');
-      setMessage(t('account.passkeyAdded', { name: added.name }));
-      void passkeys.reload();
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    const options = await send<unknown>('POST', '/me/passkeys/options');
+    const response = await createPasskey(options);
+    if (!response) return setMessage(t('account.passkeyCancelled'));
+    const added = await send<Passkey>('POST', '/me/passkeys', { response, ...(name.trim() ? { name: name.trim() } : {}) });
+    setName('');
+    setMessage(t('account.passkeyAdded', { name: added.name }));
+    void passkeys.reload();
+  });
   const remove = async (passkey: Passkey) => {
     setError(undefined);
     try {
@@ -214,9 +182,12 @@ function Passkeys() {
 
 function RenameDialog({ passkey, onClose, onRenamed }: { passkey: Passkey | undefined; onClose: () => void; onRenamed: () => void }) {
   const [name, setName] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const [opened, setOpened] = useState<Passkey>();
+  const { busy, error, setError, submit } = useSubmit(async () => {
+    await send('PATCH', `/me/passkeys/${encodeURIComponent(passkey!.id)}`, { name });
+    onClose();
+    onRenamed();
+  });
   if (passkey !== opened) {
     setOpened(passkey);
     if (passkey) {
@@ -224,19 +195,6 @@ function RenameDialog({ passkey, onClose, onRenamed }: { passkey: Passkey | unde
       setError(undefined);
     }
   }
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      await send('PATCH', `/me/passkeys/${encodeURIComponent(passkey!.id)}`, { name });
-      onClose();
-      onRenamed();
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <Dialog open={passkey !== undefined} title={passkey ? t('account.renameNamed', { name: passkey.name }) : ''} onClose={onClose}>
       <form onSubmit={submit} noValidate>
@@ -255,22 +213,12 @@ function RenameDialog({ passkey, onClose, onRenamed }: { passkey: Passkey | unde
 
 function Sessions() {
   const sessions = useData(() => list<SessionRow>('/sessions'), []);
-  const [error, setError] = useState<ApiError>();
   const [message, setMessage] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const end = async (ids: string[]) => {
-    setError(undefined);
-    setBusy(true);
-    try {
-      for (const id of ids) await send('DELETE', `/sessions/${encodeURIComponent(id)}`);
-      setMessage(t('account.sessionsEnded', { count: ids.length }));
-      void sessions.reload();
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run: end } = useSubmit(async (ids: string[]) => {
+    for (const id of ids) await send('DELETE', `/sessions/${encodeURIComponent(id)}`);
+    setMessage(t('account.sessionsEnded', { count: ids.length }));
+    void sessions.reload();
+  });
   const others = sessions.data?.filter((s) => !s.current) ?? [];
   return (
     <section class="card" aria-labelledby="account-sessions">

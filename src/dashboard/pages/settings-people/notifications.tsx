@@ -3,8 +3,9 @@
  * docs/people.md "Notifications"): the people chosen, or the default (the owner).
  */
 import { useState } from 'preact/hooks';
-import { get, send, type ApiError } from '../../api.ts';
-import { asApiError, useData } from '../../data.ts';
+import { get, send } from '../../api.ts';
+import { useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { t } from '../../i18n/index.ts';
 import type { Agent } from '../../types.ts';
 import { Button, Dialog, ErrorNotice, Notice, Table } from '../../components/index.ts';
@@ -82,9 +83,12 @@ function RecipientsDialog({ editing, people, onClose, onSaved }: {
   onSaved: (agent: Agent) => void;
 }) {
   const [choice, setChoice] = useState<Record<Kind, string[] | null>>({ leads: null, tickets: null });
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const [opened, setOpened] = useState<typeof editing>();
+  const { busy, error, setError, submit } = useSubmit(async () => {
+    await send('PUT', `/agents/${encodeURIComponent(editing!.agent.id)}/notifications`, choice);
+    onClose();
+    onSaved(editing!.agent);
+  });
   if (editing !== opened) {
     setOpened(editing);
     if (editing) {
@@ -95,20 +99,6 @@ function RecipientsDialog({ editing, people, onClose, onSaved }: {
       setError(undefined);
     }
   }
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await send('PUT', `/agents/${encodeURIComponent(editing!.agent.id)}/notifications`, choice);
-      onClose();
-      onSaved(editing!.agent);
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <Dialog open={editing !== undefined} title={editing ? t('notify.changeFor', { name: editing.agent.name }) : ''} onClose={onClose}>
       <form onSubmit={submit} noValidate>

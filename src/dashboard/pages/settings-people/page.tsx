@@ -6,10 +6,12 @@
 import { useState } from 'preact/hooks';
 import { list, send, type ApiError } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, Role } from '../../types.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
+import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { SettingsFrame } from '../settings/frame.tsx';
 import { Notifications } from './notifications.tsx';
 
@@ -148,25 +150,26 @@ export default function PeoplePage({ me }: PageProps) {
         }}
       />
       <ConfirmDialog
-        person={removing}
-        title={(p) => t('people.removeNamed', { name: p.name || p.email })}
-        body={t('people.removeWarning')}
-        action={t('people.remove')}
+        open={removing !== undefined}
+        title={removing ? t('people.removeNamed', { name: removing.name || removing.email }) : ''}
+        text={t('people.removeWarning')}
+        confirm={t('people.remove')}
         onClose={() => setRemoving(undefined)}
-        onConfirm={async (p) => {
+        onConfirm={async () => {
+          const p = removing!;
           await send('DELETE', `/people/${encodeURIComponent(p.id)}`);
           setMessage(t('people.removed', { name: p.name || p.email }));
           void people.reload();
         }}
       />
       <ConfirmDialog
-        person={handing}
-        title={(p) => t('people.handOverTo', { name: p.name || p.email })}
-        body={t('people.handOverWarning')}
-        action={t('people.handOver')}
+        open={handing !== undefined}
+        title={handing ? t('people.handOverTo', { name: handing.name || handing.email }) : ''}
+        text={t('people.handOverWarning')}
+        confirm={t('people.handOver')}
         onClose={() => setHanding(undefined)}
-        onConfirm={async (p) => {
-          await send('POST', '/ownership', { personId: p.id });
+        onConfirm={async () => {
+          await send('POST', '/ownership', { personId: handing!.id });
           // The owner is an admin now: their session's role changed with it.
           location.reload();
         }}
@@ -195,9 +198,11 @@ function RoleDialog({ open, title, agents, initial, withEmail, submitLabel, onCl
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'admin' | 'member'>('member');
   const [limited, setLimited] = useState<string[]>([]);
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const [opened, setOpened] = useState(false);
+  const { busy, error, setError, submit } = useSubmit(async () => {
+    await onSubmit({ email, role, agentIds: limited.length ? limited : null });
+    onClose();
+  });
   if (open !== opened) {
     setOpened(open);
     if (open) {
@@ -207,19 +212,6 @@ function RoleDialog({ open, title, agents, initial, withEmail, submitLabel, onCl
       setError(undefined);
     }
   }
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onSubmit({ email, role, agentIds: limited.length ? limited : null });
-      onClose();
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <Dialog open={open} title={title} onClose={onClose}>
       <form onSubmit={submit} noValidate>
@@ -250,48 +242,6 @@ function RoleDialog({ open, title, agents, initial, withEmail, submitLabel, onCl
           <Button onClick={onClose}>{t('app.cancel')}</Button>
         </div>
       </form>
-    </Dialog>
-  );
-}
-
-function ConfirmDialog({ person, title, body, action, onClose, onConfirm }: {
-  person: Person | undefined;
-  title: (person: Person) => string;
-  body: string;
-  action: string;
-  onClose: () => void;
-  onConfirm: (person: Person) => Promise<void>;
-}) {
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const close = () => {
-    setError(undefined);
-    onClose();
-  };
-  return (
-    <Dialog open={person !== undefined} title={person ? title(person) : ''} onClose={close}>
-      <p>{body}</p>
-      <ErrorNotice error={error} />
-      <div class="form-actions">
-        <Button
-          kind="danger"
-          busy={busy}
-          onClick={async () => {
-            setBusy(true);
-            try {
-              await onConfirm(person!);
-              close();
-            } catch (caught) {
-              setError(asApiError(caught));
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
-          {action}
-        </Button>
-        <Button onClick={close}>{t('app.cancel')}</Button>
-      </div>
     </Dialog>
   );
 }

@@ -4,8 +4,9 @@
  * only: credits of the month with a chart per day, agents against the limit, storage per agent.
  */
 import { useState } from 'preact/hooks';
-import { get, send, type ApiError } from '../../api.ts';
-import { asApiError, useData } from '../../data.ts';
+import { get, send } from '../../api.ts';
+import { useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatBytes, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { useSession } from '../../session.ts';
@@ -55,26 +56,15 @@ function WorkspaceForm({ workspace, onSaved }: { workspace: WorkspaceSettings; o
   const session = useSession();
   const [name, setName] = useState(workspace.name);
   const [language, setLanguage] = useState(workspace.language);
-  const [error, setError] = useState<ApiError>();
   const [saved, setSaved] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  const { busy, error, submit } = useSubmit(async () => {
     setSaved(undefined);
-    try {
-      await send('PATCH', '/workspace', { name, language });
-      setSaved(t('account.saved'));
-      // The top bar shows the workspace's name: me again.
-      session.refresh(await get<Me>('/me'));
-      await onSaved();
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    await send('PATCH', '/workspace', { name, language });
+    setSaved(t('account.saved'));
+    // The top bar shows the workspace's name: me again.
+    session.refresh(await get<Me>('/me'));
+    await onSaved();
+  });
   return (
     <form class="card" onSubmit={submit} noValidate>
       <Notice kind="success">{saved}</Notice>

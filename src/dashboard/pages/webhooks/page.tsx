@@ -6,20 +6,11 @@
 import { useState } from 'preact/hooks';
 import { list, send, type ApiError } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
+import { useSubmit } from '../../submit.ts';
 import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent } from '../../types.ts';
+import type { Agent, Webhook } from '../../types.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
-
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  agentId: string | null;
-  active: boolean;
-  disabledAt: string | null;
-  createdAt: string;
-}
 
 interface Delivery {
   id: string;
@@ -194,23 +185,12 @@ function AddWebhookDialog({ open, agents, onClose, onAdded }: { open: boolean; a
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(EVENTS);
   const [agentId, setAgentId] = useState('');
-  const [error, setError] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const added = await send<Webhook & { secret: string }>('POST', '/v1/webhooks', { url: url.trim(), events, ...(agentId ? { agentId } : {}) });
-      setUrl('');
-      onClose();
-      onAdded({ url: added.url, secret: added.secret });
-    } catch (caught) {
-      setError(asApiError(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const added = await send<Webhook & { secret: string }>('POST', '/v1/webhooks', { url: url.trim(), events, ...(agentId ? { agentId } : {}) });
+    setUrl('');
+    onClose();
+    onAdded({ url: added.url, secret: added.secret });
+  });
   return (
     <Dialog open={open} title={t('webhooks.add')} onClose={onClose}>
       <form onSubmit={submit} noValidate>

@@ -14,6 +14,7 @@ export const crawlSchema = z
     stopReason: z.enum(['page_limit', 'storage_limit']).nullable(),
   })
   .meta({ id: 'Crawl' });
+export type CrawlView = z.infer<typeof crawlSchema>;
 
 export const crawlCancelledSchema = z.object({ id: z.string(), cancelled: z.literal(true), processed: z.number().int() });
 
@@ -24,5 +25,6 @@ export const crawlPageSchema = z
     reason: z.string().nullable(),
   })
   .meta({ id: 'CrawlPage' });
+export type CrawlPageView = z.infer<typeof crawlPageSchema>;
 
 export const crawlPagesQuery = z.strictObject({ status: z.enum(LISTED_STATUSES).optional(), ...pageQuery });
