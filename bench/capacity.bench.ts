@@ -349,6 +349,3 @@ export async function run(): Promise<void> {
   if (scaling.length) printTable('A second API process on PostgreSQL + Redis (target: adds >= 0.60 of the first)', scaling);
   printTable('Bench runtime', [{ seconds: ((performance.now() - started) / 1000).toFixed(0) }]);
 }
-
-/** For a scratch probe while working on this bench. */
-export const prepareAgentForProbe = prepareAgent;
