@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -76,6 +76,42 @@ export function eventLoopCpuMicros(pid: number): number | undefined {
   }
 }
 
+/** CPU time (user and system, in µs) of a whole process, all its threads (garbage collection, the embedded database's work), from /proc. */
+export function processCpuMicros(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (µs) of each process whose command line holds `marker`, by pid: on a local
+ * PostgreSQL server, the backends serving one database (their title names it).
+ */
+export function processesCpu(marker: string): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(marker)) continue;
+      const micros = processCpuMicros(Number(entry));
+      if (micros !== undefined) cpu.set(Number(entry), micros);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return cpu;
+}
+
+/** The CPU (µs) processesCpu's processes used between two readings (a process gone meanwhile is not counted; one new, from its start). */
+export function processesCpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, micros] of after) total += micros - (before.get(pid) ?? 0);
+  return total;
+}
+
 const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString()) || 100;
 
 export async function freePort(): Promise<number> {
@@ -144,6 +180,44 @@ export async function startParley(env: Record<string, string> = {}): Promise<Run
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One more process of a deployment whose database another already set up (a second
+ * API process, a worker): started as startParley starts one, ready once it says it
+ * listens (or, as a worker, runs); there is no first-start key to read.
+ */
+export async function startParleyProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [...NPM_START_FLAGS, 'src/main.ts'], {
+    env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT_PER_MINUTE: '100000000', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`Parley did not start: ${output}`)), 180_000);
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      if (/Parley (listening|worker)/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`Parley exited with ${code}: ${output}`)));
+  });
+  child.stdout!.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
       await rm(dataDir, { recursive: true, force: true });
     },
   };
