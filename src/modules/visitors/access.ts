@@ -9,6 +9,7 @@ import { unstorableTextReason } from '../../domain/text.ts';
 import { equalInConstantTime, fingerprint } from '../../platform/crypto.ts';
 import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import type { AgentRef } from '../agents/access.ts';
+import type { AgentRecord } from '../agents/store.ts';
 import type { Agent } from '../agents/schemas.ts';
 import { presentAgent } from '../agents/service.ts';
 import type { Conversation } from '../chat/store.ts';
@@ -54,8 +55,7 @@ export interface VisitorTarget {
 export async function findVisitorTarget(ctx: Context, agentId: string, origin: string | undefined, address: string): Promise<VisitorTarget> {
   // The path is read here before its schema is checked: an id no agent can have is not looked up.
   if (agentId.length > MAX_AGENT_ID_LENGTH || unstorableTextReason(agentId) !== undefined) throw errors.notFound('agent');
-  const row = await findAgentById(ctx.db, agentId);
-  const workspace = row && (await workspaceStateOf(ctx, row.workspace_id));
+  const { row, workspace } = await agentAndWorkspaceOf(ctx, agentId);
   if (!row || !workspace) throw errors.notFound('agent');
   const settings = presentAgent(ctx, row);
   if (origin !== undefined && !originAdmitted(settings.allowedOrigins, origin)) {
@@ -74,21 +74,53 @@ export async function findVisitorTarget(ctx: Context, agentId: string, origin: s
   };
 }
 
+const agentCaches = new WeakMap<Context, VersionedCache<AgentRecord>>();
 const workspaceCaches = new WeakMap<Context, VersionedCache<WorkspaceState>>();
+/** The stamp of a row kept only for the workspace it names: no version has it, so it is never current. */
+const WORKSPACE_HINT_ONLY = '';
+
+function cacheOf<T>(caches: WeakMap<Context, VersionedCache<T>>, ctx: Context): VersionedCache<T> {
+  return caches.get(ctx) ?? caches.set(ctx, new VersionedCache<T>()).get(ctx)!;
+}
 
 /**
- * The workspace's plan and state, kept per process while the auth version is
- * unchanged: moving a workspace to another plan or stopping it bumps that
- * version (platform/versions.ts), so the next visitor request sees the change.
+ * The agent's row and its workspace's plan and state, kept per process while the
+ * workspace's agents version (bumped by every write to an agents row) and the auth
+ * version (bumped when a workspace changes plan or stops) are unchanged: both are read
+ * in one call before the rows, so a write between the two reads makes the next request
+ * read again. The first request for an agent learns its workspace from the row, which
+ * is kept as a hint only (an agent never changes workspace).
  */
-async function workspaceStateOf(ctx: Context, workspaceId: string): Promise<WorkspaceState | undefined> {
-  let cache = workspaceCaches.get(ctx);
-  if (!cache) workspaceCaches.set(ctx, (cache = new VersionedCache<WorkspaceState>()));
-  const [stamp] = await ctx.versions.read([versionNames.auth]);
-  const known = cache.current(workspaceId, stamp!);
+async function agentAndWorkspaceOf(ctx: Context, agentId: string): Promise<{ row?: AgentRecord; workspace?: WorkspaceState }> {
+  const agents = cacheOf(agentCaches, ctx);
+  const hint = agents.peek(agentId);
+  if (!hint) {
+    const row = await findAgentById(ctx.db, agentId);
+    if (!row) return {};
+    agents.set(agentId, WORKSPACE_HINT_ONLY, row);
+    const [authStamp] = await ctx.versions.read([versionNames.auth]);
+    return { row, workspace: await workspaceStateOf(ctx, row.workspace_id, authStamp!) };
+  }
+  const [authStamp, agentsStamp] = await ctx.versions.read([versionNames.auth, versionNames.agents(hint.workspace_id)]);
+  let row = agents.current(agentId, agentsStamp!);
+  if (!row) {
+    row = await findAgentById(ctx.db, agentId);
+    if (!row) {
+      agents.delete(agentId);
+      return {};
+    }
+    agents.set(agentId, agentsStamp!, row);
+  }
+  return { row, workspace: await workspaceStateOf(ctx, row.workspace_id, authStamp!) };
+}
+
+/** The workspace's plan and state, kept per process while the auth version is unchanged. */
+async function workspaceStateOf(ctx: Context, workspaceId: string, authStamp: string): Promise<WorkspaceState | undefined> {
+  const cache = cacheOf(workspaceCaches, ctx);
+  const known = cache.current(workspaceId, authStamp);
   if (known) return known;
   const state = await findWorkspaceState(ctx.db, workspaceId);
-  if (state) cache.set(workspaceId, stamp!, state);
+  if (state) cache.set(workspaceId, authStamp, state);
   return state;
 }
 

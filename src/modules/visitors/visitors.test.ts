@@ -335,6 +335,16 @@ describe('the visitor API', () => {
       assert.equal(reply.headers.get('access-control-allow-origin'), 'https://anyone.example.net');
     });
 
+    test('a change of allowedOrigins applies to the very next visitor request (the agent kept per process is read again)', async () => {
+      const changing = await seedAgent(service, ws, 'Changing origins');
+      for (let i = 0; i < 2; i++) assert.equal((await call('GET', `/agents/${changing}`, { origin: 'https://anyone.example.net' })).status, 200);
+      assert.equal((await service.api('PATCH', `/agents/${changing}`, { key: ws.keys.manage, body: { allowedOrigins: [SITE] } })).status, 200);
+      assertError(await call('GET', `/agents/${changing}`, { origin: 'https://anyone.example.net' }), 403, 'forbidden');
+      assert.equal((await call('GET', `/agents/${changing}`, { origin: SITE })).status, 200);
+      assert.equal((await service.api('DELETE', `/agents/${changing}`, { key: ws.keys.manage })).status, 200);
+      assertError(await call('GET', `/agents/${changing}`, { origin: SITE }), 404, 'not_found');
+    });
+
     test('a preflight from an admitted origin is 204 with the methods and headers; from another origin 403 without CORS headers', async () => {
       const preflight = (origin: string, path = '/chat') =>
         call('OPTIONS', `/agents/${guarded}${path}`, { origin, headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-visitor-token' } });
