@@ -6,8 +6,8 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preac
 import type { ComponentType } from 'preact';
 import { ApiError, get, send, startSession } from './api.ts';
 import { currentLanguage, languageFor, LANGUAGES, setLanguage, t } from './i18n/index.ts';
-import { matchRoute, navigate, useLocation } from './router.ts';
-import type { PageProps, Route } from './routes.ts';
+import { navigate, useLocation } from './router.ts';
+import { matchRoute, type PageProps, type Route } from './routes.ts';
 import { SessionContext, type Session } from './session.ts';
 import type { Language, Me } from './types.ts';
 import { Button, EmptyState, ErrorNotice, Nav, PageHeader, Select } from './components/index.ts';
@@ -15,10 +15,17 @@ import { SignInPage } from './pages/sign-in/page.tsx';
 
 type State = { kind: 'loading' } | { kind: 'signedOut' } | { kind: 'signedIn'; me: Me } | { kind: 'failed'; error: ApiError };
 
-export function App() {
-  const [state, setState] = useState<State>({ kind: 'loading' });
+/** inlinedMe: GET /app/api/me's data when the page brought it (signed in), so the app starts without asking. */
+export function App({ inlinedMe }: { inlinedMe?: Me }) {
+  const [state, setState] = useState<State>(() => {
+    if (!inlinedMe) return { kind: 'loading' };
+    // Before the first render, so it is in the person's language; the session starts in the effect below.
+    setLanguage(languageFor(inlinedMe.person.language));
+    return { kind: 'signedIn', me: inlinedMe };
+  });
+  const startSessionOf = useCallback((me: Me) => startSession(me.csrfToken, () => setState({ kind: 'signedOut' })), []);
   const signedIn = useCallback((me: Me) => {
-    startSession(me.csrfToken, () => setState({ kind: 'signedOut' }));
+    startSessionOf(me);
     setLanguage(languageFor(me.person.language));
     setState({ kind: 'signedIn', me });
   }, []);
@@ -30,7 +37,10 @@ export function App() {
       else setState({ kind: 'failed', error: error as ApiError });
     }
   }, [signedIn]);
-  useEffect(() => void load(), [load]);
+  useEffect(() => {
+    if (inlinedMe) startSessionOf(inlinedMe);
+    else void load();
+  }, []);
 
   if (state.kind === 'loading') return <p class="app-loading">{t('app.loading')}</p>;
   if (state.kind === 'failed') {

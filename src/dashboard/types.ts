@@ -11,6 +11,9 @@ export interface Me {
   csrfToken: string;
 }
 
+/** The id of the page's JSON element holding GET /app/api/me's data for a signed-in person (src/modules/dashboard/routes.ts). */
+export const ME_ELEMENT_ID = 'parley-me';
+
 export type UseCase = 'general' | 'support' | 'sales' | 'docs';
 export const USE_CASES: UseCase[] = ['general', 'support', 'sales', 'docs'];
 
