@@ -3,19 +3,32 @@ import { render } from 'preact';
 import './styles/tokens.css';
 import './styles/base.css';
 import './styles/components.css';
-import { App } from './app.tsx';
+import { App, pageLoaded } from './app.tsx';
 import { installLinkHandling } from './router.ts';
 import { pageRouteOf } from './routes.ts';
 import { ME_ELEMENT_ID, type Me } from './types.ts';
 
 installLinkHandling();
-preloadPage(location.pathname);
+const me = inlinedMe();
+const opened = loadPage(location.pathname);
+// Signed in, the HTML preloaded the opened page's chunks: waiting for its module (a moment) lets the
+// first render be the page itself, its requests starting at once. Signed out, the sign-in page is here.
+if (me) void opened.then(start);
+else start();
 
-render(<App inlinedMe={inlinedMe()} />, document.getElementById('app')!);
+function start(): void {
+  render(<App inlinedMe={me} />, document.getElementById('app')!);
+}
 
-/** Starts loading the opened page's module at once, not once the app has rendered (the HTML preloads its chunks). */
-function preloadPage(pathname: string): void {
-  pageRouteOf(pathname)?.load?.().catch(() => {});
+/** Starts loading the opened page's module at once, not once the app has rendered; settles when it is in (or failed: PageHost tries again). */
+async function loadPage(pathname: string): Promise<void> {
+  const route = pageRouteOf(pathname);
+  if (!route?.load) return;
+  try {
+    pageLoaded(route, (await route.load()).default);
+  } catch {
+    // PageHost loads it again and says so if it fails.
+  }
 }
 
 /**
