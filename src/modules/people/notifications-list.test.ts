@@ -20,7 +20,7 @@ let second: string;
 before(async () => {
   service = await startService();
   ws = await service.seedWorkspace({ name: 'Listing', plan: 'agency' });
-  owner = await signIn(service, ws.id, 'owner@list.example');
+  owner = await signIn(service, ws.id);
   member = await addPerson(service, owner, 'member@list.example', 'member');
   first = await seedAgent(service, ws, 'First desk');
   second = await seedAgent(service, ws, 'Second desk');
