@@ -2,6 +2,7 @@
  * The page a signed-in person opens (docs/dashboard.md, "First load"): it preloads the opened
  * page's chunks beside the entry's and carries GET /app/api/me's data in a JSON element, so the
  * application starts without waiting for either; never cached; signed out, the page is as before.
+ * And the top bar's switches, which replace that data: a failed one says so and keeps the old choice.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -102,5 +103,21 @@ describe('in Chromium', () => {
     await page.getByRole('combobox', { name: 'Taal', exact: true }).selectOption('en');
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     assert.equal((await owner.call('GET', '/api/me')).body.data.person.language, 'en');
+  });
+});
+
+describe('the top bar', () => {
+  test('a language switch that fails says so and the choice shows the language still in use', async () => {
+    assert.equal((await owner.call('PATCH', '/api/me', { language: 'en' })).status, 200);
+    const page = await dash.newPage();
+    const [cookieName, value] = owner.cookie.split('=') as [string, string];
+    await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
+    await page.route('**/app/api/me', (route) => (route.request().method() === 'PATCH' ? route.abort('connectionfailed') : route.continue()));
+    await page.goto('/app/agents');
+    const language = page.getByRole('combobox', { name: 'Language', exact: true });
+    await language.selectOption('nl');
+    await page.getByRole('alert').filter({ hasText: /network|connection/i }).waitFor();
+    assert.equal(await language.inputValue(), 'en');
+    assert.equal(await page.getAttribute('html', 'lang'), 'en');
   });
 });
