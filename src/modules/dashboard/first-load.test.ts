@@ -66,11 +66,19 @@ describe('the page for a signed-in person starts without round trips it can spar
     for (const route of routes.filter((r) => r.load)) assert.ok(build.pageChunks.get(pageModuleOf(route)!)?.length, route.path);
   });
 
-  test('without a session, or with an ended one, the page is the same as for anyone: no person\'s data', async () => {
+  test('without a session the page is the same as for anyone; with an ended one it carries no person\'s data', async () => {
     const anyone = (await pageOf('/app/agents')).html;
     assert.equal(meIn(anyone), undefined);
     assert.doesNotMatch(anyone, /application\/json/);
-    assert.equal((await pageOf('/app/agents', 'parley_session=not-a-session')).html, anyone);
+    assert.equal((await pageOf('/app/agents', 'other=cookie')).html, anyone);
+    const ended = await pageOf('/app/agents', 'parley_session=not-a-session');
+    assert.equal(ended.reply.status, 200);
+    assert.equal(ended.reply.headers.get('cache-control'), 'no-store');
+    assert.doesNotMatch(ended.html, /application\/json/);
+    assert.match(ended.html, /<\/html>\n$/);
+    const head = await fetch(`${dash.service.url}/app/agents`, { method: 'HEAD', headers: { cookie: owner.cookie } });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), '');
   });
 
   test('a name with </script> and <!-- stays inside the JSON element and reads back whole', async () => {

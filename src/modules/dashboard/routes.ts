@@ -7,6 +7,7 @@
  * and /app/sign-in belong to the people module (./people/routes.ts) and are left to it: an
  * unknown path there is the API's 404, not the page.
  */
+import { Readable } from 'node:stream';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -54,14 +55,17 @@ export async function dashboardRoutes(parent: FastifyInstance, ctx: Context): Pr
     const pathname = request.url.split('?')[0]!;
     if (!PAGE_METHODS.has(request.method) || NOT_PAGES.test(pathname)) return notFound(request, reply);
     const build = await buildDashboard();
-    const me = await meOf(ctx, request);
-    return reply
+    const token = request.cookies[sessionCookieName(ctx)];
+    reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('content-security-policy', DASHBOARD_POLICY)
       .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'same-origin')
-      .send(me ? pageHtml(build, { me, pageChunks: pageChunksFor(build, pathname) }) : pageHtml(build));
+      .header('referrer-policy', 'same-origin');
+    if (!token) return reply.send(signedOutPage(build));
+    // The head, with the opened page's chunks to preload, goes out at once: the browser fetches
+    // them while the session is read; the person's data follows in the body.
+    return reply.send(Readable.from(signedInPage(build, pathname, meOf(ctx, request, token))));
   };
   app.get('/', { schema: hidden }, page);
   // Every other path under /app is the page too, as this prefix's not-found handler rather than
@@ -71,13 +75,10 @@ export async function dashboardRoutes(parent: FastifyInstance, ctx: Context): Pr
 }
 
 /**
- * GET /app/api/me's data for the request's session (the same verbs), or undefined: no session,
- * an ended one, or a failure (a stopped workspace), which the application's own GET /app/api/me
- * then reports as the API does.
+ * GET /app/api/me's data for the session (the same verbs), or undefined: an ended session, or a
+ * failure (a stopped workspace), which the application's own GET /app/api/me then reports as the API does.
  */
-async function meOf(ctx: Context, request: FastifyRequest): Promise<Awaited<ReturnType<typeof people.describeMe>> | undefined> {
-  const token = request.cookies[sessionCookieName(ctx)];
-  if (!token) return undefined;
+async function meOf(ctx: Context, request: FastifyRequest, token: string): Promise<Awaited<ReturnType<typeof people.describeMe>> | undefined> {
   try {
     const person = await people.personOfSession(ctx, token);
     return person && (await people.describeMe(ctx, person, token));
@@ -95,32 +96,43 @@ export function jsonInScript(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-let signedOutHtml: { build: DashboardBuild; text: string } | undefined;
+let signedOut: { build: DashboardBuild; text: string } | undefined;
+
+/** The application's one page as anyone gets it: the style sheet, the entry module and the chunks it needs at once, preloaded. */
+function signedOutPage(build: DashboardBuild): string {
+  if (signedOut?.build !== build) signedOut = { build, text: pageHead(build, []) + pageBody(undefined) };
+  return signedOut.text;
+}
 
 /**
- * The application's one page: the style sheet, the entry module and the chunks it needs at once,
- * preloaded. Signed in, also the opened page's own chunks (preloaded beside the entry's) and the
- * person's GET /app/api/me data in a JSON element (data, not a script: the policy is unchanged).
+ * With a session cookie: the head also preloads the opened page's own chunks, beside the entry's;
+ * the body carries the person's GET /app/api/me data in a JSON element (data, never run: the
+ * policy is unchanged), or nothing when the session is not live.
  */
-function pageHtml(build: DashboardBuild, signedIn?: { me: unknown; pageChunks: string[] }): string {
-  if (!signedIn && signedOutHtml?.build === build) return signedOutHtml.text;
+async function* signedInPage(build: DashboardBuild, pathname: string, me: Promise<unknown>): AsyncGenerator<string> {
+  yield pageHead(build, pageChunksFor(build, pathname));
+  yield pageBody(await me);
+}
+
+function pageHead(build: DashboardBuild, pageChunks: string[]): string {
   const { script, style, preload } = build.entry;
-  const preloads = [...preload, ...(signedIn?.pageChunks ?? [])];
-  const text = `<!doctype html>
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>Parley</title>
-${style ? `<link rel="stylesheet" href="${style}">\n` : ''}${preloads.map((chunk) => `<link rel="modulepreload" href="${chunk}">\n`).join('')}<script type="module" src="${script}"></script>
+${style ? `<link rel="stylesheet" href="${style}">\n` : ''}${[...preload, ...pageChunks].map((chunk) => `<link rel="modulepreload" href="${chunk}">\n`).join('')}<script type="module" src="${script}"></script>
 </head>
-<body>
+`;
+}
+
+function pageBody(me: unknown): string {
+  return `<body>
 <div id="app"></div>
-${signedIn ? `<script type="application/json" id="${ME_ELEMENT_ID}">${jsonInScript(signedIn.me)}</script>\n` : ''}<noscript><p>The Parley dashboard needs JavaScript. Everything it does can also be done with the API: see <a href="/docs">/docs</a>.</p></noscript>
+${me ? `<script type="application/json" id="${ME_ELEMENT_ID}">${jsonInScript(me)}</script>\n` : ''}<noscript><p>The Parley dashboard needs JavaScript. Everything it does can also be done with the API: see <a href="/docs">/docs</a>.</p></noscript>
 </body>
 </html>
 `;
-  if (!signedIn) signedOutHtml = { build, text };
-  return text;
 }
