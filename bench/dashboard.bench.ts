@@ -14,6 +14,8 @@
  *   tickets page and Analytics page, p50 and p95 of BENCH_ROUNDS loads cold and warm, and the
  *   conversation search (a word typed, Enter pressed, until the filtered list shows) p95.
  *   Target (issue 24): under 300 ms p95 each.
+ * The HTML's time is the page received whole: signed in, its head (the assets to fetch) comes
+ * first and the person's data (GET /app/api/me's) after, so the assets may end before it.
  */
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext } from 'playwright-core';

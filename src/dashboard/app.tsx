@@ -6,19 +6,27 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preac
 import type { ComponentType } from 'preact';
 import { ApiError, get, send, startSession } from './api.ts';
 import { currentLanguage, languageFor, LANGUAGES, setLanguage, t } from './i18n/index.ts';
-import { matchRoute, navigate, useLocation } from './router.ts';
-import type { PageProps, Route } from './routes.ts';
+import { navigate, useLocation } from './router.ts';
+import { matchRoute, type PageProps, type Route } from './routes.ts';
 import { SessionContext, type Session } from './session.ts';
+import { asApiError } from './data.ts';
 import type { Language, Me } from './types.ts';
 import { Button, EmptyState, ErrorNotice, Nav, PageHeader, Select } from './components/index.ts';
 import { SignInPage } from './pages/sign-in/page.tsx';
 
 type State = { kind: 'loading' } | { kind: 'signedOut' } | { kind: 'signedIn'; me: Me } | { kind: 'failed'; error: ApiError };
 
-export function App() {
-  const [state, setState] = useState<State>({ kind: 'loading' });
+/** inlinedMe: GET /app/api/me's data when the page brought it (signed in), so the app starts without asking. */
+export function App({ inlinedMe }: { inlinedMe?: Me }) {
+  const [state, setState] = useState<State>(() => {
+    if (!inlinedMe) return { kind: 'loading' };
+    // Before the first render, so it is in the person's language; the session starts in the effect below.
+    setLanguage(languageFor(inlinedMe.person.language));
+    return { kind: 'signedIn', me: inlinedMe };
+  });
+  const startSessionOf = useCallback((me: Me) => startSession(me.csrfToken, () => setState({ kind: 'signedOut' })), []);
   const signedIn = useCallback((me: Me) => {
-    startSession(me.csrfToken, () => setState({ kind: 'signedOut' }));
+    startSessionOf(me);
     setLanguage(languageFor(me.person.language));
     setState({ kind: 'signedIn', me });
   }, []);
@@ -30,7 +38,10 @@ export function App() {
       else setState({ kind: 'failed', error: error as ApiError });
     }
   }, [signedIn]);
-  useEffect(() => void load(), [load]);
+  useEffect(() => {
+    if (inlinedMe) startSessionOf(inlinedMe);
+    else void load();
+  }, []);
 
   if (state.kind === 'loading') return <p class="app-loading">{t('app.loading')}</p>;
   if (state.kind === 'failed') {
@@ -63,13 +74,25 @@ function Layout({ session }: { session: Session }) {
   const [pathname, search] = location.split('?');
   const match = matchRoute(pathname!);
   const { me } = session;
-  const switchWorkspace = async (workspaceId: string) => {
-    session.refresh(await send<Me>('PUT', '/me/workspace', { workspaceId }));
-    navigate('/app/agents');
+  // A failed switch says why, and the choice shows the workspace or language still in use again
+  // (the re-render sets the select back to its value).
+  const [switchError, setSwitchError] = useState<ApiError>();
+  const pagePath = pathname!;
+  useEffect(() => setSwitchError(undefined), [pagePath]);
+  const trySwitch = async (change: () => Promise<void>) => {
+    try {
+      await change();
+      setSwitchError(undefined);
+    } catch (error) {
+      setSwitchError(asApiError(error));
+    }
   };
-  const switchLanguage = async (language: string) => {
-    session.refresh(await send<Me>('PATCH', '/me', { language }));
-  };
+  const switchWorkspace = (workspaceId: string) =>
+    trySwitch(async () => {
+      session.refresh(await send<Me>('PUT', '/me/workspace', { workspaceId }));
+      navigate('/app/agents');
+    });
+  const switchLanguage = (language: string) => trySwitch(async () => session.refresh(await send<Me>('PATCH', '/me', { language })));
   return (
     <div class="layout">
       <a class="skip-link" href="#main">
@@ -99,6 +122,7 @@ function Layout({ session }: { session: Session }) {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <ErrorNotice error={switchError} />
         <PageHost key={me.workspace.id} location={location} route={match?.route} params={match?.params ?? {}} query={new URLSearchParams(search ?? '')} me={me} />
       </main>
     </div>
@@ -106,6 +130,11 @@ function Layout({ session }: { session: Session }) {
 }
 
 const loaded = new Map<Route, ComponentType<PageProps>>();
+
+/** A page's module loaded before the app rendered (main.tsx), so PageHost renders it at once. */
+export function pageLoaded(route: Route, page: ComponentType<PageProps>): void {
+  loaded.set(route, page);
+}
 
 /** Loads the page's module the first time it is opened, renders it, sets the title and moves focus to its heading after a navigation. */
 function PageHost({ location, route, params, query, me }: { location: string; route: Route | undefined; params: Record<string, string>; query: URLSearchParams; me: Me }) {
@@ -138,10 +167,11 @@ function PageHost({ location, route, params, query, me }: { location: string; ro
       first.current = false;
       return;
     }
-    // After a navigation, focus moves to the new page's heading (or its main region).
+    // After a navigation, focus moves to the new page's heading (or its main region); a change of the
+    // query alone (a filter, the agent chosen on Analytics) stays on the same page and leaves focus where it is.
     const target = document.querySelector<HTMLElement>('main h1') ?? document.getElementById('main');
     target?.focus();
-  }, [location, Page]);
+  }, [location.split('?')[0], Page]);
 
   if (!route || !allowed) {
     return (

@@ -5,7 +5,9 @@
  * content-hashed name below /app/assets/ (cached for a year), and the HTML page that loads them.
  */
 import path from 'node:path';
+import type * as Esbuild from 'esbuild';
 import { BROWSER_BUNDLE, buildOncePerProcess, builtAsset, CONTENT_TYPES, type BuiltAsset, type EsbuildBuild } from '../platform/bundle.ts';
+import { pageRouteOf, type Route } from './routes.ts';
 
 export const ASSETS_PREFIX = '/app/assets/';
 
@@ -16,6 +18,8 @@ export interface DashboardBuild {
   entry: { script: string; style: string | undefined; preload: string[] };
   /** What the first load of /app downloads: the entry, its static imports and its style sheet. */
   firstLoad: BuiltAsset[];
+  /** The chunks a page needs beyond the first load (its own first, then what it imports), by its module as routes.ts names it ('./pages/…'). */
+  pageChunks: Map<string, string[]>;
 }
 
 const here = new URL('.', import.meta.url).pathname;
@@ -52,5 +56,41 @@ async function bundle(build: EsbuildBuild): Promise<DashboardBuild> {
   const script = served(entryFile);
   const style = entryMeta.cssBundle ? served(entryMeta.cssBundle) : undefined;
   const firstLoad = [script, ...preload, ...(style ? [style] : [])].map((p) => assets.get(p)!);
-  return { assets, entry: { script, style, preload }, firstLoad };
+  return { assets, entry: { script, style, preload }, firstLoad, pageChunks: pageChunksOf(outputs, new Set([script, ...preload]), served) };
+}
+
+type Outputs = Esbuild.Metafile['outputs'];
+
+/** Each lazily loaded page's chunk and the chunks it imports statically (at any depth), leaving out those of the first load. */
+function pageChunksOf(outputs: Outputs, firstLoad: Set<string>, served: (file: string) => string): Map<string, string[]> {
+  const pages = new Map<string, string[]>();
+  for (const [file, meta] of Object.entries(outputs)) {
+    if (!meta.entryPoint || !file.endsWith('.js') || meta.entryPoint.endsWith('main.tsx')) continue;
+    const chunks: string[] = [];
+    const visit = (output: string) => {
+      const chunk = served(output);
+      if (chunks.includes(chunk) || firstLoad.has(chunk)) return;
+      chunks.push(chunk);
+      for (const imported of outputs[output]!.imports) if (imported.kind === 'import-statement') visit(imported.path);
+    };
+    visit(file);
+    pages.set(`./${path.relative(here, path.resolve(meta.entryPoint))}`, chunks);
+  }
+  return pages;
+}
+
+/**
+ * The module a route's page is, as its load function names it (`() => import('./pages/…')`):
+ * esbuild splits a page into its own chunk only for an import() of a literal path, so the
+ * routes table stays the one place that names each page's module and this reads it back.
+ */
+export function pageModuleOf(route: Route): string | undefined {
+  return route.load && /import\(\s*['"]([^'"]+)['"]\s*\)/.exec(String(route.load))?.[1];
+}
+
+/** The chunks to preload beside the first load for the page an address opens (none for an unknown address). */
+export function pageChunksFor(build: DashboardBuild, pathname: string): string[] {
+  const route = pageRouteOf(pathname);
+  const module = route && pageModuleOf(route);
+  return (module && build.pageChunks.get(module)) || [];
 }

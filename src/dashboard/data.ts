@@ -1,5 +1,5 @@
 /** Loading a page's data: the state of one request, reloaded on demand or while something is under way. */
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
 
 export interface Loaded<T> {
@@ -22,7 +22,11 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
       if (mine === generation.current) setState((before) => ({ data: before.data, error: asApiError(error), loading: false }));
     }
   }, deps);
-  useEffect(() => {
+  // A layout effect: the request starts as soon as the page is rendered, not after the next frame.
+  useLayoutEffect(() => {
+    // Other deps ask for other data (another agent, period): the old data is not shown under them. Its
+    // error stays until the new reply (cleared, a field's message would flicker while the request runs).
+    setState((before) => (before.data === undefined ? before : { error: before.error, loading: true }));
     void reload();
     return () => {
       generation.current++;

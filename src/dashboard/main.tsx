@@ -3,17 +3,45 @@ import { render } from 'preact';
 import './styles/tokens.css';
 import './styles/base.css';
 import './styles/components.css';
-import { App } from './app.tsx';
-import { installLinkHandling, matchRoute } from './router.ts';
+import { App, pageLoaded } from './app.tsx';
+import { installLinkHandling } from './router.ts';
+import { pageRouteOf } from './routes.ts';
+import { ME_ELEMENT_ID, type Me } from './types.ts';
 
 installLinkHandling();
-preloadPage(location.pathname);
+const me = inlinedMe();
+const opened = loadPage(location.pathname);
+// Signed in, the HTML preloaded the opened page's chunks: waiting for its module (a moment) lets the
+// first render be the page itself, its requests starting at once. Signed out, the sign-in page is here.
+if (me) void opened.then(start);
+else start();
 
-render(<App />, document.getElementById('app')!);
+function start(): void {
+  render(<App inlinedMe={me} />, document.getElementById('app')!);
+}
 
-/** Starts loading the opened page's chunk beside GET /app/api/me, instead of after it. */
-function preloadPage(pathname: string): void {
-  const match = matchRoute(pathname);
-  if (match?.route.redirect) return preloadPage(match.route.redirect(match.params));
-  match?.route.load?.().catch(() => {});
+/** Starts loading the opened page's module at once, not once the app has rendered; settles when it is in (or failed: PageHost tries again). */
+async function loadPage(pathname: string): Promise<void> {
+  const route = pageRouteOf(pathname);
+  if (!route?.load) return;
+  try {
+    pageLoaded(route, (await route.load()).default);
+  } catch {
+    // PageHost loads it again and says so if it fails.
+  }
+}
+
+/**
+ * GET /app/api/me's data as the page brought it for a signed-in person (a JSON element, see
+ * src/modules/dashboard/routes.ts), taken out of the document; undefined without it, and the app asks.
+ */
+function inlinedMe(): Me | undefined {
+  const element = document.getElementById(ME_ELEMENT_ID);
+  if (!element) return undefined;
+  element.remove();
+  try {
+    return JSON.parse(element.textContent ?? '') as Me;
+  } catch {
+    return undefined;
+  }
 }

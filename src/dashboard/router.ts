@@ -4,12 +4,6 @@
  * page changes without a reload; back and forward work; every address can be opened directly.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { routes, type Route } from './routes.ts';
-
-export interface Match {
-  route: Route;
-  params: Record<string, string>;
-}
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
@@ -40,35 +34,6 @@ export function useLocation(): string {
     };
   }, []);
   return path;
-}
-
-/** The route for a path, with the values of its :params. */
-export function matchRoute(pathname: string): Match | undefined {
-  const parts = pathname.replace(/\/+$/, '').split('/');
-  // A malformed escape (a cut-off or hand-typed address) is "not found", not a blank page.
-  const decode = (part: string) => {
-    try {
-      return decodeURIComponent(part);
-    } catch {
-      return undefined;
-    }
-  };
-  for (const route of routes) {
-    const pattern = route.path.split('/');
-    if (pattern.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    const matches = pattern.every((segment, i) => {
-      if (segment.startsWith(':')) {
-        const value = decode(parts[i]!);
-        if (value === undefined) return false;
-        params[segment.slice(1)] = value;
-        return parts[i] !== '';
-      }
-      return segment === parts[i];
-    });
-    if (matches) return { route, params };
-  }
-  return undefined;
 }
 
 /** Takes over clicks on links to the dashboard's own pages. */

@@ -58,6 +58,47 @@ export const routes: Route[] = [
   { path: '/app/settings/audit', title: 'settings.audit', section: 'settings', roles: ADMINS, load: () => import('./pages/settings-audit/page.tsx') },
 ];
 
+export interface Match {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/** The route for a path, with the values of its :params. */
+export function matchRoute(pathname: string): Match | undefined {
+  const parts = pathname.replace(/\/+$/, '').split('/');
+  // A malformed escape (a cut-off or hand-typed address) is "not found", not a blank page.
+  const decode = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return undefined;
+    }
+  };
+  for (const route of routes) {
+    const pattern = route.path.split('/');
+    if (pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const matches = pattern.every((segment, i) => {
+      if (segment.startsWith(':')) {
+        const value = decode(parts[i]!);
+        if (value === undefined) return false;
+        params[segment.slice(1)] = value;
+        return parts[i] !== '';
+      }
+      return segment === parts[i];
+    });
+    if (matches) return { route, params };
+  }
+  return undefined;
+}
+
+/** The route whose page an address opens: its own, or the one its redirect leads to. */
+export function pageRouteOf(pathname: string): Route | undefined {
+  const match = matchRoute(pathname);
+  if (match?.route.redirect) return matchRoute(match.route.redirect(match.params))?.route;
+  return match?.route;
+}
+
 /** The main navigation, in order: its links' names are fixed by the operator contract. */
 export const NAVIGATION: { section: Section; path: string; label: MessageKey; roles?: Role[] }[] = [
   { section: 'agents', path: '/app/agents', label: 'nav.agents' },

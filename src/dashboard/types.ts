@@ -29,4 +29,7 @@ export interface Me {
 
 /** The use cases a new agent is made for in the dashboard: the presets' (the setup guide's standard ones). */
 export type UseCase = Preset['useCase'];
+
+/** The id of the page's JSON element holding GET /app/api/me's data for a signed-in person (src/modules/dashboard/routes.ts). */
+export const ME_ELEMENT_ID = 'parley-me';
 export const USE_CASES: UseCase[] = ['general', 'support', 'sales', 'docs'];

@@ -14,9 +14,6 @@ import { expectFitsPhoneWidth, expectNoSeriousAxeViolations, startDashboard, typ
 import { seedTexts } from '../chat/test-support.ts';
 import { hostPage, startHostSite, type HostSite } from '../widget/browser.ts';
 
-/** DASHBOARD_SCREENSHOTS=1 writes the pages' pictures for docs/dashboard.md. */
-const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS === '1';
-
 const KNOWLEDGE = [
   { title: 'Opening hours', content: 'Our shop in Utrecht is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 16:00.' },
   { title: 'Shipping costs', content: 'Delivery is free for orders above 50 euros. Below that amount we charge a flat fee of 4.95 euros per parcel.' },
@@ -84,7 +81,6 @@ describe('an agent\'s Playground, Settings and Install pages in Chromium', () =>
     const api = await dash.service.api('GET', `/agents/${agentId}/conversations?channel=api`, { key });
     assert.equal(api.body.data.length, 0);
 
-    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/dashboard-playground.png', fullPage: true });
     await expectNoSeriousAxeViolations(page, 'the playground with an answer');
     await expectFitsPhoneWidth(page, 'the playground with an answer');
   });
@@ -121,7 +117,6 @@ describe('an agent\'s Playground, Settings and Install pages in Chromium', () =>
     await page.getByRole('checkbox', { name: 'Show a greeting beside the chat button' }).check();
     await page.getByRole('textbox', { name: 'Greeting' }).fill('Need a hand with your bike?');
     await preview.getByText('Need a hand with your bike?').waitFor();
-    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/dashboard-settings.png' });
     assert.equal((await dash.service.api('GET', `/agents/${agentId}`, { key })).body.data.welcomeMessage, '', 'nothing is saved yet');
 
     await page.getByRole('button', { name: 'Save settings' }).click();
@@ -177,7 +172,6 @@ describe('an agent\'s Playground, Settings and Install pages in Chromium', () =>
     for (const platform of ['Plain HTML', 'WordPress', 'Shopify', 'Wix', 'Squarespace', 'Webflow', 'Google Tag Manager']) {
       await page.getByText(platform, { exact: true }).waitFor();
     }
-    if (SCREENSHOTS) await page.screenshot({ path: 'docs/images/dashboard-install.png' });
     await expectNoSeriousAxeViolations(page, 'install');
     await expectFitsPhoneWidth(page, 'install');
 

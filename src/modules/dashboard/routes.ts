@@ -1,17 +1,24 @@
 /**
  * Serves the owners' dashboard (docs/dashboard.md): /app and every client path under it get
  * the application's page (never cached, a strict Content-Security-Policy, not framable); its
- * files under /app/assets/ have content-hashed names and are cached for a year. /app/api/…
+ * files under /app/assets/ have content-hashed names and are cached for a year. For a signed-in
+ * person the page also preloads the opened page's chunks and carries GET /app/api/me's data, so
+ * the application starts without waiting for either. /app/api/…
  * and /app/sign-in belong to the people module (./people/routes.ts) and are left to it: an
  * unknown path there is the API's 404, not the page.
  */
+import { Readable } from 'node:stream';
+import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { buildDashboard, type DashboardBuild } from '../../dashboard/build.ts';
+import { buildDashboard, pageChunksFor, type DashboardBuild } from '../../dashboard/build.ts';
+import { ME_ELEMENT_ID } from '../../dashboard/types.ts';
 import { sendBuiltAsset } from '../../http/built-assets.ts';
 import { notFound } from '../../http/error-handler.ts';
+import * as people from '../people/service.ts';
+import { sessionCookieName } from '../people/routes.ts';
 
 const ASSET_MAX_AGE_SECONDS = 31_536_000;
 
@@ -33,9 +40,10 @@ export const DASHBOARD_POLICY = [
 const NOT_PAGES = /^\/app\/(api|assets|sign-in)(\/|$)/;
 const PAGE_METHODS = new Set(['GET', 'HEAD']);
 
-export async function dashboardRoutes(parent: FastifyInstance, _ctx: Context): Promise<void> {
+export async function dashboardRoutes(parent: FastifyInstance, ctx: Context): Promise<void> {
   const app = parent.withTypeProvider<ZodTypeProvider>();
   const hidden = { hide: true };
+  await app.register(cookie);
 
   app.get('/assets/:file', { schema: { ...hidden, params: z.strictObject({ file: z.string().max(100) }) } }, async (request, reply) => {
     const asset = (await buildDashboard()).assets.get(`/app/assets/${request.params.file}`);
@@ -44,14 +52,20 @@ export async function dashboardRoutes(parent: FastifyInstance, _ctx: Context): P
   });
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!PAGE_METHODS.has(request.method) || NOT_PAGES.test(request.url.split('?')[0]!)) return notFound(request, reply);
-    return reply
+    const pathname = request.url.split('?')[0]!;
+    if (!PAGE_METHODS.has(request.method) || NOT_PAGES.test(pathname)) return notFound(request, reply);
+    const build = await buildDashboard();
+    const token = request.cookies[sessionCookieName(ctx)];
+    reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('content-security-policy', DASHBOARD_POLICY)
       .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'same-origin')
-      .send(pageHtml(await buildDashboard()));
+      .header('referrer-policy', 'same-origin');
+    if (!token) return reply.send(signedOutPage(build));
+    // The head, with the opened page's chunks to preload, goes out at once: the browser fetches
+    // them while the session is read; the person's data follows in the body.
+    return reply.send(Readable.from(signedInPage(build, pathname, meOf(ctx, request, token))));
   };
   app.get('/', { schema: hidden }, page);
   // Every other path under /app is the page too, as this prefix's not-found handler rather than
@@ -60,27 +74,65 @@ export async function dashboardRoutes(parent: FastifyInstance, _ctx: Context): P
   app.setNotFoundHandler(page);
 }
 
-let html: { build: DashboardBuild; text: string } | undefined;
+/**
+ * GET /app/api/me's data for the session (the same verbs), or undefined: an ended session, or a
+ * failure (a stopped workspace), which the application's own GET /app/api/me then reports as the API does.
+ */
+async function meOf(ctx: Context, request: FastifyRequest, token: string): Promise<Awaited<ReturnType<typeof people.describeMe>> | undefined> {
+  try {
+    const person = await people.personOfSession(ctx, token);
+    return person && (await people.describeMe(ctx, person, token));
+  } catch (error) {
+    request.log.debug({ err: error }, 'the page is served without the signed-in person');
+    return undefined;
+  }
+}
 
-/** The application's one page: the style sheet, the entry module and the chunks it needs at once, preloaded. */
-function pageHtml(build: DashboardBuild): string {
-  if (html?.build === build) return html.text;
+/**
+ * JSON for a non-executable script element: `<` (and `>`, `&`) escaped as \u003c…, so no value
+ * (a name holding `</script>` or `<!--`) can end the element or change how it is parsed.
+ */
+export function jsonInScript(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+let signedOut: { build: DashboardBuild; text: string } | undefined;
+
+/** The application's one page as anyone gets it: the style sheet, the entry module and the chunks it needs at once, preloaded. */
+function signedOutPage(build: DashboardBuild): string {
+  if (signedOut?.build !== build) signedOut = { build, text: pageHead(build, []) + pageBody(undefined) };
+  return signedOut.text;
+}
+
+/**
+ * With a session cookie: the head also preloads the opened page's own chunks, beside the entry's;
+ * the body carries the person's GET /app/api/me data in a JSON element (data, never run: the
+ * policy is unchanged), or nothing when the session is not live.
+ */
+async function* signedInPage(build: DashboardBuild, pathname: string, me: Promise<unknown>): AsyncGenerator<string> {
+  yield pageHead(build, pageChunksFor(build, pathname));
+  yield pageBody(await me);
+}
+
+function pageHead(build: DashboardBuild, pageChunks: string[]): string {
   const { script, style, preload } = build.entry;
-  const text = `<!doctype html>
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>Parley</title>
-${style ? `<link rel="stylesheet" href="${style}">\n` : ''}${preload.map((chunk) => `<link rel="modulepreload" href="${chunk}">\n`).join('')}<script type="module" src="${script}"></script>
+${style ? `<link rel="stylesheet" href="${style}">\n` : ''}${[...preload, ...pageChunks].map((chunk) => `<link rel="modulepreload" href="${chunk}">\n`).join('')}<script type="module" src="${script}"></script>
 </head>
-<body>
+`;
+}
+
+function pageBody(me: unknown): string {
+  return `<body>
 <div id="app"></div>
-<noscript><p>The Parley dashboard needs JavaScript. Everything it does can also be done with the API: see <a href="/docs">/docs</a>.</p></noscript>
+${me ? `<script type="application/json" id="${ME_ELEMENT_ID}">${jsonInScript(me)}</script>\n` : ''}<noscript><p>The Parley dashboard needs JavaScript. Everything it does can also be done with the API: see <a href="/docs">/docs</a>.</p></noscript>
 </body>
 </html>
 `;
-  html = { build, text };
-  return text;
 }

@@ -132,6 +132,25 @@ export async function notificationsAsPerson(ctx: Context, caller: PersonCaller, 
     membersOf(ctx.db, caller.workspaceId),
     ctx.db.selectFrom('agent_notifications').selectAll().where('agent_id', '=', agentId).executeTakeFirst(),
   ]);
+  return notificationsView(members, row, agentId);
+}
+
+/**
+ * The same for every agent the caller reaches, oldest agent first, in one read (GET
+ * /app/api/notifications: the People page's table). Any role; a member limited to some agents gets theirs.
+ */
+export async function listNotificationsAsPerson(ctx: Context, caller: PersonCaller) {
+  let agents = ctx.db.selectFrom('agents').select('id').where('workspace_id', '=', caller.workspaceId);
+  if (caller.agentIds !== null) agents = caller.agentIds.length ? agents.where('id', 'in', caller.agentIds) : agents.where(sql<boolean>`false`);
+  const [members, agentIds, rows] = await Promise.all([
+    membersOf(ctx.db, caller.workspaceId),
+    agents.orderBy('created_at').orderBy('id').execute(),
+    ctx.db.selectFrom('agent_notifications').selectAll().where('workspace_id', '=', caller.workspaceId).execute(),
+  ]);
+  return agentIds.map(({ id }) => notificationsView(members, rows.find((row) => row.agent_id === id), id));
+}
+
+function notificationsView(members: Member[], row: AgentNotificationsRow | undefined, agentId: string) {
   const view = (kind: NoticeKind) => {
     const { people, chosen } = chosenFor(members, row, agentId, kind);
     return { chosen, people: people.map((member) => ({ id: member.id, email: member.email, name: member.name })) };

@@ -15,11 +15,17 @@ import { listAuditAsPerson } from '../audit/dashboard.ts';
 import { discardReportAsPerson, listReportsAsPerson, releaseReportAsPerson, reportPdfAsPerson, sendReportNowAsPerson } from '../clients/dashboard.ts';
 import { REPORT_STATUSES } from '../clients/store.ts';
 import { discardHeldDraftAsPerson, heldDraftsAsPerson, sendHeldDraftAsPerson } from '../email-channel/dashboard.ts';
-import { notificationsAsPerson, setNotificationsAsPerson } from './notifications.ts';
+import { listNotificationsAsPerson, notificationsAsPerson, setNotificationsAsPerson } from './notifications.ts';
 import { describeWorkspaceAsPerson, updateWorkspaceAsPerson } from './workspace-settings.ts';
 
 const id = z.string().max(64);
 const personIds = z.array(id).max(200).nullable().optional();
+const recipientsSchema = z.strictObject({ chosen: z.boolean(), people: z.array(z.strictObject({ id: z.string(), email: z.string(), name: z.string() })) });
+/** GET /app/api/notifications: who is mailed about each agent the person reaches, all at once. */
+const notificationsListSchema = z.strictObject({
+  data: z.array(z.strictObject({ agentId: z.string(), leads: recipientsSchema, tickets: recipientsSchema })),
+  pagination: z.strictObject({ nextCursor: z.null() }),
+});
 
 export function operationsRoutes(parent: FastifyInstance, ctx: Context): void {
   const app = parent.withTypeProvider<ZodTypeProvider>();
@@ -27,6 +33,10 @@ export function operationsRoutes(parent: FastifyInstance, ctx: Context): void {
   const agentParams = z.object({ agentId: id });
 
   // ------------------------------------------------------------ who is mailed
+  app.get('/api/notifications', { config: signedIn, schema: { querystring: z.strictObject({}), response: { 200: notificationsListSchema } } }, async (request) => ({
+    data: await listNotificationsAsPerson(ctx, request.person),
+    pagination: { nextCursor: null },
+  }));
   app.get('/api/agents/:agentId/notifications', { config: signedIn, schema: { params: agentParams } }, async (request) => ({
     data: await notificationsAsPerson(ctx, request.person, request.params.agentId),
   }));

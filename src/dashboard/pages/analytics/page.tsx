@@ -9,6 +9,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { get, list } from '../../api.ts';
 import { useData } from '../../data.ts';
 import { currentLanguage, formatNumber, t } from '../../i18n/index.ts';
+import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import type { Agent, Analytics } from '../../types.ts';
 import { EmptyState, ErrorNotice, PageHeader, Select, Table } from '../../components/index.ts';
@@ -38,7 +39,9 @@ function recentMonths(): string[] {
 
 export default function AnalyticsPage({ query }: PageProps) {
   const agents = useData(() => list<Agent>('/v1/agents'), []);
-  const [chosen, setChosen] = useState(query.get('agent') ?? '');
+  // The agent chosen is in the address, so its figures are asked for beside the agents, not after them.
+  const chosen = query.get('agent') ?? '';
+  const choose = (id: string) => navigate(`/app/analytics?agent=${encodeURIComponent(id)}`, { replace: true });
   const agentId = chosen || agents.data?.[0]?.id || '';
   const months = useMemo(recentMonths, []);
   const [kind, setKind] = useState<PeriodKind>('30');
@@ -51,10 +54,10 @@ export default function AnalyticsPage({ query }: PageProps) {
       <PageHeader title={t('nav.analytics')}>{t('analytics.intro')}</PageHeader>
       {agents.error && <ErrorNotice error={agents.error} />}
       {agents.data && agents.data.length === 0 && <EmptyState title={t('analytics.noAgents')} />}
-      {agents.data && agents.data.length > 0 && (
+      {agentId && (
         <>
           <div class="analytics-controls">
-            <Select label={t('analytics.agent')} value={agentId} options={agents.data.map((agent) => ({ value: agent.id, label: agent.name }))} onChange={setChosen} />
+            {agents.data && <Select label={t('analytics.agent')} value={agentId} options={agents.data.map((agent) => ({ value: agent.id, label: agent.name }))} onChange={choose} />}
             <Select
               label={t('analytics.period')}
               value={kind}

@@ -4,7 +4,7 @@
  * "Leads", "Tickets"; and what its pages share: a list read page by page, a list of fields.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, list, type ApiError, type ListReply } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
 import { t } from '../../i18n/index.ts';
@@ -70,7 +70,8 @@ export function usePaged<T, R extends ListReply<T> = ListReply<T>>(path: string)
       if (mine === generation.current) setState((before) => ({ ...before, error: asApiError(caught), loading: false }));
     }
   };
-  useEffect(() => {
+  // A layout effect: the first page is asked for as soon as the page is rendered, not after the next frame.
+  useLayoutEffect(() => {
     setState({ cursor: null, loading: true });
     void fetchPage(null);
     return () => {

@@ -1,10 +1,11 @@
 /**
- * Who is e-mailed each new lead and ticket, per agent (GET/PUT /app/api/agents/{id}/notifications,
- * docs/people.md "Notifications"): the people chosen, or the default (the owner).
+ * Who is e-mailed each new lead and ticket, per agent (GET /app/api/notifications for every agent at
+ * once, PUT /app/api/agents/{id}/notifications; docs/people.md "Notifications"): the people chosen, or
+ * the default (the owner).
  */
 import { useState } from 'preact/hooks';
-import { get, send } from '../../api.ts';
-import { useData } from '../../data.ts';
+import { send } from '../../api.ts';
+import type { Loaded } from '../../data.ts';
 import { useSubmit } from '../../submit.ts';
 import { t } from '../../i18n/index.ts';
 import type { Agent } from '../../types.ts';
@@ -15,7 +16,7 @@ interface Recipients {
   people: { id: string; email: string; name: string }[];
 }
 
-interface AgentNotifications {
+export interface AgentNotifications {
   agentId: string;
   leads: Recipients;
   tickets: Recipients;
@@ -24,11 +25,8 @@ interface AgentNotifications {
 type Kind = 'leads' | 'tickets';
 const KINDS: Kind[] = ['leads', 'tickets'];
 
-export function Notifications({ agents, people }: { agents: Agent[]; people: { id: string; email: string; name: string }[] }) {
-  const ids = agents.map((a) => a.id).join(',');
-  // Asked again when the people change (someone removed is mailed no more).
-  const peopleIds = people.map((p) => p.id).join(',');
-  const notifications = useData(() => Promise.all(agents.map((agent) => get<AgentNotifications>(`/agents/${encodeURIComponent(agent.id)}/notifications`))), [ids, peopleIds]);
+/** notifications: GET /app/api/notifications, asked by the page beside the people and the agents. */
+export function Notifications({ agents, people, notifications }: { agents: Agent[]; people: { id: string; email: string; name: string }[]; notifications: Loaded<AgentNotifications[]> }) {
   const [editing, setEditing] = useState<{ agent: Agent; current: AgentNotifications }>();
   const [message, setMessage] = useState<string>();
   if (agents.length === 0) return null;
@@ -43,7 +41,7 @@ export function Notifications({ agents, people }: { agents: Agent[]; people: { i
       {notifications.data && (
         <Table
           caption={t('notify.title')}
-          rows={notifications.data}
+          rows={notifications.data.filter((row) => agents.some((agent) => agent.id === row.agentId))}
           rowKey={(row) => row.agentId}
           columns={[
             { label: t('settings.agent'), cell: (row) => agents.find((a) => a.id === row.agentId)?.name ?? row.agentId },

@@ -13,7 +13,7 @@ import type { Agent, Role } from '../../types.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { SettingsFrame } from '../settings/frame.tsx';
-import { Notifications } from './notifications.tsx';
+import { Notifications, type AgentNotifications } from './notifications.tsx';
 
 interface Person {
   id: string;
@@ -34,8 +34,14 @@ interface Invitation {
 export default function PeoplePage({ me }: PageProps) {
   const people = useData(() => list<Person>('/people'), []);
   const agents = useData(() => list<Agent>('/v1/agents'), []);
-  // Asked beside the people and the agents (one round trip).
+  // Asked beside the people and the agents (one round trip), as is who is mailed about each agent.
   const invitations = useData(() => list<Invitation>('/invitations'), []);
+  const notifications = useData(() => list<AgentNotifications>('/notifications'), []);
+  // A change to the people changes who may be mailed (someone removed is mailed no more; a new owner is the default).
+  const reloadPeople = () => {
+    void people.reload();
+    void notifications.reload();
+  };
   const [inviting, setInviting] = useState(false);
   const [changing, setChanging] = useState<Person>();
   const [removing, setRemoving] = useState<Person>();
@@ -122,7 +128,7 @@ export default function PeoplePage({ me }: PageProps) {
           />
         </section>
       )}
-      {agents.data && people.data && <Notifications agents={agents.data} people={people.data} />}
+      {agents.data && people.data && <Notifications agents={agents.data} people={people.data} notifications={notifications} />}
       <RoleDialog
         open={inviting}
         title={t('people.invite')}
@@ -146,7 +152,7 @@ export default function PeoplePage({ me }: PageProps) {
         onSubmit={async ({ role, agentIds }) => {
           await send('PATCH', `/people/${encodeURIComponent(changing!.id)}`, { role, ...(role === 'member' ? { agentIds } : {}) });
           setMessage(t('people.roleChanged', { name: changing!.name || changing!.email }));
-          void people.reload();
+          reloadPeople();
         }}
       />
       <ConfirmDialog
@@ -159,7 +165,7 @@ export default function PeoplePage({ me }: PageProps) {
           const p = removing!;
           await send('DELETE', `/people/${encodeURIComponent(p.id)}`);
           setMessage(t('people.removed', { name: p.name || p.email }));
-          void people.reload();
+          reloadPeople();
         }}
       />
       <ConfirmDialog

@@ -1,0 +1,131 @@
+/**
+ * The page a signed-in person opens (docs/dashboard.md, "First load"): it preloads the opened
+ * page's chunks beside the entry's and carries GET /app/api/me's data in a JSON element, so the
+ * application starts without waiting for either; never cached; signed out, the page is as before.
+ * And the top bar's switches, which replace that data: a failed one says so and keeps the old choice.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDashboard, type DashboardHarness } from '../../../test/support/dashboard.ts';
+import { buildDashboard, pageModuleOf } from '../../dashboard/build.ts';
+import { routes } from '../../dashboard/routes.ts';
+import { ME_ELEMENT_ID } from '../../dashboard/types.ts';
+import { signIn, type SignedIn } from '../people/test-support.ts';
+
+let dash: DashboardHarness;
+let owner: SignedIn;
+let agentId: string;
+before(async () => {
+  dash = await startDashboard();
+  const workspaceId = await dash.newWorkspace(`first-load-${Date.now()}@example.org`);
+  owner = await signIn(dash.service, workspaceId);
+  agentId = (await owner.call('POST', '/api/v1/agents', { name: 'First load', useCase: 'general' })).body.data.id;
+});
+after(() => dash?.close());
+
+const pageOf = async (path: string, cookie?: string) => {
+  const reply = await fetch(`${dash.service.url}${path}`, { headers: cookie ? { cookie } : {} });
+  return { reply, html: await reply.text() };
+};
+const preloadsIn = (html: string) => [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]!);
+const meIn = (html: string) => {
+  const found = new RegExp(`<script type="application/json" id="${ME_ELEMENT_ID}">([^<]*)</script>`).exec(html);
+  return found ? JSON.parse(found[1]!) : undefined;
+};
+
+describe('the page for a signed-in person starts without round trips it can spare', () => {
+  test('it carries the person\'s GET /app/api/me data, the same as the API gives, and is never cached', async () => {
+    const { reply, html } = await pageOf(`/app/agents/${agentId}/inbox/conversations`, owner.cookie);
+    assert.equal(reply.status, 200);
+    assert.equal(reply.headers.get('cache-control'), 'no-store');
+    const me = await owner.call('GET', '/api/me');
+    assert.deepEqual(meIn(html), me.body.data);
+  });
+
+  test('it preloads the opened page\'s own chunks (and a redirect\'s page\'s) beside the entry\'s', async () => {
+    const build = await buildDashboard();
+    const signedOut = preloadsIn((await pageOf('/app/agents')).html);
+    assert.deepEqual(signedOut, build.entry.preload);
+    for (const [path, module] of [
+      [`/app/agents/${agentId}/inbox/conversations`, './pages/inbox/conversations.tsx'],
+      [`/app/agents/${agentId}/inbox/tickets?status=all`, './pages/inbox/tickets.tsx'],
+      ['/app/analytics', './pages/analytics/page.tsx'],
+      ['/app', './pages/agents/page.tsx'],
+    ] as const) {
+      const chunks = build.pageChunks.get(module)!;
+      assert.ok(chunks.length > 0, module);
+      assert.deepEqual(preloadsIn((await pageOf(path, owner.cookie)).html), [...build.entry.preload, ...chunks], path);
+      for (const chunk of chunks) assert.equal((await fetch(`${dash.service.url}${chunk}`)).status, 200, chunk);
+    }
+    // An unknown address preloads nothing more.
+    assert.deepEqual(preloadsIn((await pageOf('/app/no/such/page', owner.cookie)).html), build.entry.preload);
+  });
+
+  test('every page in the routes table has its chunks known to the build', async () => {
+    const build = await buildDashboard();
+    for (const route of routes.filter((r) => r.load)) assert.ok(build.pageChunks.get(pageModuleOf(route)!)?.length, route.path);
+  });
+
+  test('without a session the page is the same as for anyone; with an ended one it carries no person\'s data', async () => {
+    const anyone = (await pageOf('/app/agents')).html;
+    assert.equal(meIn(anyone), undefined);
+    assert.doesNotMatch(anyone, /application\/json/);
+    assert.equal((await pageOf('/app/agents', 'other=cookie')).html, anyone);
+    const ended = await pageOf('/app/agents', 'parley_session=not-a-session');
+    assert.equal(ended.reply.status, 200);
+    assert.equal(ended.reply.headers.get('cache-control'), 'no-store');
+    assert.doesNotMatch(ended.html, /application\/json/);
+    assert.match(ended.html, /<\/html>\n$/);
+    const head = await fetch(`${dash.service.url}/app/agents`, { method: 'HEAD', headers: { cookie: owner.cookie } });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), '');
+  });
+
+  test('a name with </script> and <!-- stays inside the JSON element and reads back whole', async () => {
+    const name = 'Ann </script><script>alert(1)</script> <!-- & "quotes"';
+    assert.equal((await owner.call('PATCH', '/api/me', { name })).status, 200);
+    const { html } = await pageOf('/app/agents', owner.cookie);
+    assert.equal(meIn(html).person.name, name);
+    assert.doesNotMatch(html, /alert\(1\)<\/script>/);
+    assert.equal(html.match(/<\/script>/g)!.length, 2, 'the entry\'s and the JSON element\'s only');
+  });
+});
+
+describe('in Chromium', () => {
+  test('the application starts with the page\'s data: no GET /app/api/me, the person\'s name and language as given', async () => {
+    const name = 'Bea </script><!-- Example';
+    assert.equal((await owner.call('PATCH', '/api/me', { name, language: 'nl' })).status, 200);
+    const page = await dash.newPage();
+    const [cookieName, value] = owner.cookie.split('=') as [string, string];
+    await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
+    const asked: string[] = [];
+    page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    await page.goto('/app/settings/account');
+    const nameField = page.getByRole('textbox', { name: 'Je naam' });
+    await nameField.waitFor();
+    assert.equal(await page.getAttribute('html', 'lang'), 'nl');
+    assert.equal(await nameField.inputValue(), name);
+    assert.ok(!asked.includes('/app/api/me'), asked.join(' '));
+    assert.equal(await page.locator(`#${ME_ELEMENT_ID}`).count(), 0, 'taken out of the document');
+    // The session works for changes (the CSRF token came with the page): back to English.
+    await page.getByRole('combobox', { name: 'Taal', exact: true }).selectOption('en');
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    assert.equal((await owner.call('GET', '/api/me')).body.data.person.language, 'en');
+  });
+});
+
+describe('the top bar', () => {
+  test('a language switch that fails says so and the choice shows the language still in use', async () => {
+    assert.equal((await owner.call('PATCH', '/api/me', { language: 'en' })).status, 200);
+    const page = await dash.newPage();
+    const [cookieName, value] = owner.cookie.split('=') as [string, string];
+    await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
+    await page.route('**/app/api/me', (route) => (route.request().method() === 'PATCH' ? route.abort('connectionfailed') : route.continue()));
+    await page.goto('/app/agents');
+    const language = page.getByRole('combobox', { name: 'Language', exact: true });
+    await language.selectOption('nl');
+    await page.getByRole('alert').filter({ hasText: /network|connection/i }).waitFor();
+    assert.equal(await language.inputValue(), 'en');
+    assert.equal(await page.getAttribute('html', 'lang'), 'en');
+  });
+});
