@@ -43,7 +43,8 @@ export async function run(): Promise<void> {
   const rows: Row[] = [];
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-memory-'));
   try {
-    await measureEmbedded(dataDir, rows);
+    // BENCH_MEMORY_STORES=postgres leaves the embedded store out (a long run on PostgreSQL only; its processes then start cold).
+    if (process.env.BENCH_MEMORY_STORES !== 'postgres') await measureEmbedded(dataDir, rows);
     const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
     if (databaseUrl) await measurePostgres(databaseUrl, dataDir, rows);
     else console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL (or BENCH_DATABASE_URL).');
