@@ -3,13 +3,18 @@
  * (docs/performance.md, Memory), read from /proc/<pid>/status: VmRSS when idle after
  * start-up, VmHWM (the peak) over start-up, and VmRSS after N answers through the
  * REST chat (offline model, a new conversation each), with the issue's target beside
- * each figure. Embedded store always; PostgreSQL (an api process and a worker) with
- * TEST_DATABASE_URL or BENCH_DATABASE_URL. BENCH_ANSWERS sets N (2,000 by default).
+ * each figure. Embedded store always, a first start and a later start on its data
+ * directory; PostgreSQL (an api process and a worker) with TEST_DATABASE_URL or
+ * BENCH_DATABASE_URL, started on that data directory as a later start is (its compile
+ * cache filled: src/compile-cache.js). BENCH_ANSWERS sets N (2,000 by default).
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { WORKSHOP_CORPUS } from '../src/modules/chat/quality-corpus.ts';
-import { addCredits, NPM_START_FLAGS, manageApi, printTable, scratchDatabase, startParley, type RunningService } from './support.ts';
+import { addCredits, freePort, NPM_START_FLAGS, manageApi, printTable, scratchDatabase, startParley, type RunningService } from './support.ts';
 
 const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 2000);
 const CONCURRENCY = 4;
@@ -36,41 +41,55 @@ function row(what: string, mb: number, target: number | undefined): Row {
 
 export async function run(): Promise<void> {
   const rows: Row[] = [];
-  await measureEmbedded(rows);
-  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (databaseUrl) await measurePostgres(databaseUrl, rows);
-  else console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL (or BENCH_DATABASE_URL).');
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-memory-'));
+  try {
+    // BENCH_MEMORY_STORES=postgres leaves the embedded store out (a long run on PostgreSQL only; its processes then start cold).
+    if (process.env.BENCH_MEMORY_STORES !== 'postgres') await measureEmbedded(dataDir, rows);
+    const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+    if (databaseUrl) await measurePostgres(databaseUrl, dataDir, rows);
+    else console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL (or BENCH_DATABASE_URL).');
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
   printTable(`Resident memory (node ${NPM_START_FLAGS.join(' ')} src/main.ts; ${ANSWERS} answers, ${CONCURRENCY} at a time)`, rows);
 }
 
-async function measureEmbedded(rows: Row[]): Promise<void> {
-  const service = await startParley({ PARLEY_ADMIN_TOKEN: ADMIN_TOKEN, PARLEY_VISITOR_LIMIT_FACTOR: '1000000' });
+async function measureEmbedded(dataDir: string, rows: Row[]): Promise<void> {
+  const service = await startParley({ PARLEY_DATA_DIR: dataDir, PARLEY_ADMIN_TOKEN: ADMIN_TOKEN, PARLEY_VISITOR_LIMIT_FACTOR: '1000000' });
   try {
     await settle();
     const started = memoryOf(service.child.pid!);
-    rows.push(row('embedded: start-up peak (first start, initdb included)', started.peak, 400));
-    rows.push(row('embedded: idle after start-up', started.rss, 250));
+    rows.push(row('embedded, first start: start-up peak', started.peak, 400));
+    rows.push(row('embedded, first start: idle after start-up', started.rss, 250));
     await answerMany(service, 'embedded', rows);
   } finally {
     await service.stop();
   }
+  const later = await startProcess({ PARLEY_DATA_DIR: dataDir }, /listening on/);
+  try {
+    await settle();
+    const started = memoryOf(later.pid!);
+    rows.push(row('embedded, later start: start-up peak', started.peak, 400));
+    rows.push(row('embedded, later start: idle after start-up', started.rss, 250));
+  } finally {
+    await stopProcess(later);
+  }
 }
 
-async function measurePostgres(baseUrl: string, rows: Row[]): Promise<void> {
+async function measurePostgres(baseUrl: string, dataDir: string, rows: Row[]): Promise<void> {
   const database = await scratchDatabase(baseUrl);
   try {
     // The api process makes the schema and the first-start workspace; the worker then starts on it.
-    const api = await startParley({ DATABASE_URL: database.url, PARLEY_ROLE: 'api', PARLEY_ADMIN_TOKEN: ADMIN_TOKEN, PARLEY_VISITOR_LIMIT_FACTOR: '1000000' });
+    const api = await startParley({ DATABASE_URL: database.url, PARLEY_DATA_DIR: dataDir, PARLEY_ROLE: 'api', PARLEY_ADMIN_TOKEN: ADMIN_TOKEN, PARLEY_VISITOR_LIMIT_FACTOR: '1000000' });
     try {
-      const worker = await startWorker(database.url);
+      const worker = await startProcess({ DATABASE_URL: database.url, PARLEY_DATA_DIR: dataDir, PARLEY_ROLE: 'worker' }, /Parley worker/);
       try {
         await settle();
         rows.push(row('PostgreSQL api: idle after start-up', memoryOf(api.child.pid!).rss, 120));
         rows.push(row('PostgreSQL worker: idle after start-up', memoryOf(worker.pid!).rss, 150));
         await answerMany(api, 'PostgreSQL api', rows);
       } finally {
-        worker.kill('SIGTERM');
-        await new Promise((resolve) => worker.once('exit', resolve));
+        await stopProcess(worker);
       }
     } finally {
       await api.stop();
@@ -80,20 +99,26 @@ async function measurePostgres(baseUrl: string, rows: Row[]): Promise<void> {
   }
 }
 
-async function startWorker(databaseUrl: string) {
+/** `npm start`'s entry point with `env`, once its output shows `ready`. */
+async function startProcess(env: Record<string, string>, ready: RegExp) {
   const child = spawn(process.execPath, [...NPM_START_FLAGS, 'src/main.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PARLEY_ROLE: 'worker', PARLEY_LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: String(await freePort()), PARLEY_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk) => {
       output += chunk;
-      if (/Parley worker/.test(output)) resolve();
+      if (ready.test(output)) resolve();
     });
-    child.on('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
   });
   return child;
+}
+
+async function stopProcess(child: ReturnType<typeof spawn>): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
 }
 
 /** N answers, CONCURRENCY at a time; resident memory before, half-way and after (settled). */

@@ -55,7 +55,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   if (logStream) app.addHook('onClose', async () => flushLogs(logStream));
   app.setValidatorCompiler(rejectingUnstorableText(validatorCompiler));
   app.addHook('onRoute', requireDeclaredParams);
-  app.setSerializerCompiler(options.checkResponses ? checkingSerializer : compiledSerializer);
+  app.setSerializerCompiler(options.checkResponses ? checkingSerializer : serializerAtFirstUse);
   installErrorHandling(app);
 
   // Hooks on every request are written with callbacks: an async hook costs a promise per request.
@@ -128,6 +128,18 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await clientArchiveRoutes(app, ctx);
   return app;
 }
+
+/**
+ * A route's response serializer is compiled by the first response that needs it, not at start-up: the routes
+ * (each twice, under /api/v1 and /app/api/v1, with a schema per status) have about a thousand, and compiling
+ * them all kept some 20 MB of generated code that an idle process never runs (docs/performance.md, Memory).
+ * Tests build the app with checkingSerializer, which compiles each at start, so a schema that cannot be
+ * compiled still fails there.
+ */
+const serializerAtFirstUse: typeof compiledSerializer = (route) => {
+  let serialize: ((data: unknown) => string) | undefined;
+  return (data) => (serialize ??= compiledSerializer(route))(data);
+};
 
 /** The REST API's areas, registered under /api/v1 for keys and again under /app/api/v1 for signed-in people. */
 async function apiAreas(api: FastifyInstance, ctx: Context): Promise<void> {

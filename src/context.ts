@@ -8,7 +8,7 @@ import { migrate } from './platform/migrate.ts';
 import { followClockOffset } from './platform/shared-clock.ts';
 import { startEmbeddedVacuum } from './platform/embedded-vacuum.ts';
 import { memoryLimiter, redisLimiter, type RateLimiter } from './platform/limiter.ts';
-import { connectRedis, type SharedRedis } from './platform/redis.ts';
+import type { SharedRedis } from './platform/redis.ts';
 import { memoryVersions, redisVersions, uncachedVersions, type Versions } from './platform/versions.ts';
 import { createMailer, type Mailer } from './platform/mail.ts';
 import { createQueue, type Queue } from './platform/queue.ts';
@@ -68,7 +68,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const queue = await createQueue(database);
   closers.push(() => queue.stop());
   releaseStartUpMemory();
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
+  // ioredis loads only with REDIS_URL.
+  const redis = config.redisUrl ? (await import('./platform/redis.ts')).connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
   if (redis) closers.push(() => redis.close());
   const limiter = redis ? redisLimiter(config.rateLimitPerMinute, clock, redis) : memoryLimiter(config.rateLimitPerMinute, clock);
   closers.push(() => limiter.close());

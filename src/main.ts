@@ -1,9 +1,9 @@
+import module from 'node:module';
 import { loadConfig } from './config.ts';
 import { createContext } from './context.ts';
 import { buildApp } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import { lockDataDir } from './platform/data-dir-lock.ts';
-import { startWorkers } from './workers.ts';
 
 /** Where the owner's mail (sign-in links, new leads, tickets, notices) goes, and how to read it without a mail server. */
 function ownerMailLines(smtp: boolean, ownerEmail: string, workspaceId: string): string[] {
@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   if (unlock) ctx.onClose(unlock);
 
   const firstStart = await bootstrap(ctx);
-  if (config.role !== 'api') await startWorkers(ctx);
+  // The job handlers (file reading, crawls, reports, webhooks) load only in a role that runs them.
+  if (config.role !== 'api') await (await import('./workers.ts')).startWorkers(ctx);
   const app = config.role === 'worker' ? undefined : await buildApp(ctx);
   if (app) await app.listen({ port: config.port, host: config.host });
   // The e-mail channel's SMTP server runs beside the API (docs/email.md).
@@ -38,6 +39,9 @@ async function main(): Promise<void> {
     const tls = mailInbound.tls === 'files' ? 'STARTTLS with PARLEY_MAIL_TLS_CERT' : mailInbound.tls === 'self-signed' ? 'STARTTLS with a self-signed certificate' : 'no STARTTLS';
     console.log(`Receiving mail for the agents on ${config.mailInboundHost}:${mailInbound.port} (${tls})`);
   }
+
+  // What start-up compiled goes to the compile cache now (src/compile-cache.js), not only at a graceful exit.
+  module.flushCompileCache?.();
 
   console.log(`Parley ${config.role === 'worker' ? 'worker' : `listening on ${config.publicUrl}`} (${ctx.database.kind} database, role ${config.role})`);
   if (app) console.log(`API reference: ${config.publicUrl}/docs`);

@@ -14,8 +14,28 @@ import { freshDatabase, storeUnderTest } from './support/stores.ts';
 
 after(stopAll);
 
-/** Used by some requests or jobs only: text recognition, PDF and chart rendering, the widget's bundler, the crawl's HTML parsers, mail, the API reference's page. */
-const HEAVY = ['tesseract.js', 'pdfkit', 'fontkit', '@resvg/resvg-js', 'esbuild', 'cheerio', 'linkedom', '@mozilla/readability', 'nodemailer', '@scalar/fastify-api-reference'];
+/**
+ * Used by some requests or jobs only: text recognition, PDF and chart rendering, the widget's bundler, the crawl's
+ * HTML parsers, mail, the API reference's page, the MCP server (the first /mcp request), and Redis's client (REDIS_URL
+ * only; these processes have none).
+ */
+const HEAVY = [
+  'tesseract.js',
+  'pdfkit',
+  'fontkit',
+  '@resvg/resvg-js',
+  'esbuild',
+  'cheerio',
+  'linkedom',
+  '@mozilla/readability',
+  'nodemailer',
+  '@scalar/fastify-api-reference',
+  '@modelcontextprotocol/sdk',
+  'ioredis',
+];
+
+/** The job handlers: only a role that runs jobs loads them. */
+const WORKERS = 'src/workers.ts';
 
 /** The packages a started process has loaded. */
 async function loadedPackages(env: Record<string, string>): Promise<string[]> {
@@ -51,6 +71,7 @@ describe('idle PostgreSQL roles hold no heavy module', { skip: storeUnderTest() 
         const loaded = await loadedPackages({ DATABASE_URL: url!, PARLEY_ROLE: role });
         assert.ok(loaded.includes('pg'), 'the list is the process\'s own');
         assert.deepEqual(heavyAmong(loaded), []);
+        assert.equal(loaded.includes(WORKERS), role === 'worker', `${WORKERS} loaded by the ${role} process`);
       } finally {
         await drop();
       }

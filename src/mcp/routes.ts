@@ -1,31 +1,16 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.ts';
 import { keyCheck, setLimitHeaders } from '../http/auth.ts';
 import { errors } from '../domain/errors.ts';
 import type { KeyCaller } from '../domain/principal.ts';
 import type { LimitResult } from '../platform/limiter.ts';
 import type { RouteCatalog } from './catalog.ts';
-import { McpTools } from './definitions.ts';
+import type { McpServer } from './server.ts';
 import { TOOLS } from './tools.ts';
 
 export const MCP_PATH = '/mcp';
 /** /mcp is JSON-RPC beside the REST API, described by its own tools/list (docs/mcp.md), not by the REST API's OpenAPI document. */
 const notInTheApiDocument = { schema: { hide: true } };
-
-const INSTRUCTIONS =
-  'Parley hosts chat agents that answer visitors from their own material. These tools manage the agents, their sources, ' +
-  'conversations, leads and tickets, and ask agents questions, with the rights of the API key in use. Most tools need an ' +
-  "agent's id: find it with list_agents. A refused call returns the API's error body { error: { code, message, details } }.";
-
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const SERVER_INFO = { name: 'parley', version: VERSION };
-const CAPABILITIES = { tools: { listChanged: false } };
 
 /**
  * The MCP server (spec 1.6, operator contract "MCP server"): Streamable HTTP,
@@ -37,40 +22,18 @@ const CAPABILITIES = { tools: { listChanged: false } };
  * no room for is refused whole, before any of its calls runs.
  */
 export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: RouteCatalog): Promise<void> {
-  const tools = new McpTools(ctx, catalog, TOOLS);
+  checkToolTable(catalog);
+  const server = firstUse(async () => (await import('./server.ts')).mcpServer(ctx, catalog));
   const { countRequest, admit } = keyCheck(ctx);
-  // The SDK would make an Ajv instance for each server; the tools never ask it to validate, so one is shared.
-  const validator = new AjvJsonSchemaValidator();
-  // The address the transport is shown: the service's own, not the Host header (which the host-name rule has judged).
-  const origin = new URL(ctx.config.publicUrl).origin;
 
   app.addHook('onRequest', async (request, reply) => {
     request.auth = admit(await countRequest(request, reply));
   });
 
   app.post(MCP_PATH, notInTheApiDocument, async (request, reply) => {
-    await countBatch(request, reply);
-    const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.listFor(keyOf(request)) }));
-    server.setRequestHandler(CallToolRequestSchema, (call) => {
-      if (!tools.has(call.params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}`);
-      return tools.call({ auth: keyOf(request), requestId: request.id, name: call.params.name, args: call.params.arguments, log: request.log });
-    });
-    // Stateless: no session id, and one JSON reply instead of an event stream (no tool sends progress).
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    // A client that leaves before the answer: its handler is aborted. After a reply there is nothing to close (no stream,
-    // no timer), and closing would cost an error object with its stack on every request.
-    let answered = false;
-    reply.raw.once('close', () => {
-      if (!answered) void server.close();
-    });
-    const response = await transport.handleRequest(webRequestOf(request, origin), { parsedBody: request.body });
-    const body = await response.text();
-    answered = true;
-    reply.status(response.status);
-    response.headers.forEach((value, name) => void reply.header(name, value));
-    return reply.send(body);
+    const mcp = await server();
+    await countBatch(request, reply, mcp);
+    return mcp.answer(request, reply);
   });
 
   /**
@@ -78,18 +41,46 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
    * what is left is 429 as a whole (the counts it took stay taken, as a refused single request's does).
    * Batches over the SDK's own bound (MAX_BATCH_SIZE) are refused by the transport, so they run nothing.
    */
-  async function countBatch(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function countBatch(request: FastifyRequest, reply: FastifyReply, mcp: McpServer): Promise<void> {
     const messages = Array.isArray(request.body) ? request.body.length : 1;
-    if (messages <= 1 || messages > MAX_BATCH_SIZE) return;
+    if (messages <= 1 || messages > mcp.maxBatchSize) return;
     const counted = await Promise.all(Array.from({ length: messages - 1 }, () => ctx.limiter.hit(keyOf(request).keyId)));
     setLimitHeaders(reply, lastOf(counted));
   }
 
   // Stateless: no stream to open and no session to end (what the SDK's stateless examples answer).
-  const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.status(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed.' }, id: null });
+  const methodNotAllowed = async (_request: FastifyRequest, reply: FastifyReply) => {
+    const { connectionClosed } = await server();
+    return reply.status(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: connectionClosed, message: 'Method not allowed.' }, id: null });
+  };
   app.get(MCP_PATH, notInTheApiDocument, methodNotAllowed);
   app.delete(MCP_PATH, notInTheApiDocument, methodNotAllowed);
+}
+
+/**
+ * The MCP SDK and the tools' JSON Schemas, validators and serializers are made by the first /mcp request, not at
+ * start-up (docs/performance.md, Memory): requests that arrive together share the one making; a failed one is
+ * tried again by the next request.
+ */
+function firstUse<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+}
+
+/** A tool named twice or naming a route the API does not have fails the start, as when the tools were made at start-up. */
+function checkToolTable(catalog: RouteCatalog): void {
+  const names = new Set<string>();
+  for (const spec of TOOLS) {
+    if (names.has(spec.name)) throw new Error(`Two MCP tools are named ${spec.name}`);
+    names.add(spec.name);
+    catalog.route(spec.route);
+  }
 }
 
 /** Of counts taken together, the one that came last: the fewest remaining, refused when any is. */
@@ -97,22 +88,8 @@ function lastOf(counted: LimitResult[]): LimitResult {
   return counted.find((result) => !result.allowed) ?? counted.reduce((last, result) => (result.remaining < last.remaining ? result : last));
 }
 
-/**
- * The request as the SDK's web-standard transport reads it: method, address
- * and headers. The body is not copied: Fastify has parsed it (within its body
- * limit) and the transport takes it as `parsedBody`.
- */
-function webRequestOf(request: FastifyRequest, origin: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-  }
-  return new Request(`${origin}${request.url}`, { method: request.method, headers });
-}
-
 /** The MCP server is for keys only: its hook admits nothing else. */
-function keyOf(request: FastifyRequest): KeyCaller {
+export function keyOf(request: FastifyRequest): KeyCaller {
   if (request.auth.kind !== 'key') throw errors.unauthorized();
   return request.auth;
 }

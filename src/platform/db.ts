@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { unpackEmptyCluster } from './empty-cluster.ts';
 import {
   Kysely,
   PostgresAdapter,
@@ -150,6 +151,8 @@ const EMBEDDED_MEMORY_SETTINGS = ['-c', 'shared_buffers=16MB', '-c', 'wal_buffer
  * transaction never interleaves with statements of other requests.
  */
 export async function openEmbedded(dataDir: string | undefined, options: { loadDataDir?: Blob } = {}): Promise<Database & { pglite: PGlite }> {
+  // A new data directory gets the saved empty cluster instead of initdb's memory peak (src/platform/empty-cluster.ts).
+  if (dataDir && !options.loadDataDir) await unpackEmptyCluster(dataDir);
   const pglite = await PGlite.create({
     dataDir,
     startParams: [...PGlite.defaultStartParams, ...EMBEDDED_MEMORY_SETTINGS],
