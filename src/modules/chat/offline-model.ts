@@ -8,7 +8,8 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
-import { askedFor, contentTerms, coverage, heldKinds, questionTerms, sentences } from './text.ts';
+import { englishLexicon, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
+import { askedFor, contentTerms, coverage, heldKinds, questionTerms, sentences, stem } from './text.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -112,13 +113,15 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
   if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false, used: [] };
   if (input.passages.length === 0) return declined(input.language, input.nextSteps, 0);
-  const asked = askedFor(input.question);
-  const followed = input.followsUp ? askedFor(input.followsUp) : undefined;
+  const asked = askedFor(input.question, input.language);
+  const followed = input.followsUp ? askedFor(input.followsUp, input.language) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
-  for (const candidate of candidates) addForms(candidate, asks);
-  const weights = termWeights(candidates, input.language, [
+  const lexicon = input.language === 'en' ? englishLexicon((word) => stem(word, 'en')) : undefined;
+  const synonyms = synonymStems(asks, lexicon);
+  for (const candidate of candidates) addForms(candidate, asks, synonyms);
+  const weights = termWeights(candidates, input.language, lexicon, [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -175,13 +178,29 @@ const FORM_MIN_LENGTH = 5;
  * "cancelled", "refer" and "referral", "compost" and "composteerbaar"). The light stem
  * cuts common endings only; the search index's stemmer found the passage by such forms.
  */
-function addForms(candidate: Candidate, asks: string[]): void {
+function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Set<string>>): void {
   for (const term of asks) {
-    if (term.length < FORM_MIN_LENGTH || candidate.terms.has(term)) continue;
-    const isForm = (other: string) => other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other));
+    if (candidate.terms.has(term)) continue;
+    const same = synonyms.get(term);
+    const isForm = (other: string) =>
+      same?.has(other) || (term.length >= FORM_MIN_LENGTH && other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other)));
     if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
     if ([...candidate.terms].some(isForm)) candidate.terms.add(term);
   }
+}
+
+/**
+ * The stems of each question term's synonyms, for English (knowledge/english-wordnet.ts:
+ * WordNet's synonym groups): "operation" holds "surgery", "started" "began".
+ */
+function synonymStems(asks: string[], lexicon: EnglishLexicon | undefined): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  if (!lexicon) return out;
+  for (const term of asks) {
+    const words = lexicon.synonyms(term);
+    if (words.length > 0) out.set(term, new Set(words.map((word) => stem(word, 'en'))));
+  }
+  return out;
 }
 
 /**
@@ -189,18 +208,28 @@ function addForms(candidate: Candidate, asks: string[]): void {
  * sentences (a term every sentence holds tells them apart least). A follow-up's own terms
  * come first; the question it follows up adds its own at half weight.
  */
-function termWeights(candidates: Candidate[], language: Language, questions: Array<{ asked: ReturnType<typeof askedFor>; factor: number }>): Map<string, number> {
+function termWeights(
+  candidates: Candidate[],
+  language: Language,
+  lexicon: EnglishLexicon | undefined,
+  questions: Array<{ asked: ReturnType<typeof askedFor>; factor: number }>,
+): Map<string, number> {
   const weights = new Map<string, number>();
   const n = candidates.length;
   for (const { asked, factor } of questions) {
     for (const term of [...questionTerms(asked.rest, language), ...asked.kinds.map((kind) => `#${kind}`)]) {
       if (weights.has(term)) continue;
       const df = candidates.filter((c) => c.terms.has(term)).length;
-      weights.set(term, factor * Math.log(1 + (n + 1) / (df + 0.5)));
+      // A verb, adjective or adverb no sentence holds is likely said in other words ("offer", "late"); a noun is what is asked about.
+      const said = df === 0 && lexicon?.notNoun(term) ? ABSENT_NOT_NOUN : 1;
+      weights.set(term, said * factor * Math.log(1 + (n + 1) / (df + 0.5)));
     }
   }
   return weights;
 }
+
+/** The weight's share left to a question word no sentence holds that is mostly not a noun (English, by WordNet). */
+const ABSENT_NOT_NOUN = 0.25;
 
 /**
  * Greedy choice: the sentence that holds most of the question's weight (passage rank

@@ -243,6 +243,11 @@ const TIME_UNITS =
  * "e-mail address" by one, "phone number" by a number to call.
  * Matched on folded text; the asking words are not terms of the question.
  */
+/** A person's name as a sentence writes it: two capitalised words, or two first names and a surname ("Sanne en Joris Bakker"). */
+const NAME = /\b\p{Lu}\p{Ll}+(\s+(en|and|et|und|y|&)\s+\p{Lu}\p{Ll}+)?\s+\p{Lu}\p{Ll}+\b/u;
+/** Dutch asks "who" with "wie", German "how": read as "who" only in a Dutch question. */
+const DUTCH_WHO = /^[\s]*(wie)\b/g;
+
 const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   {
     kind: 'duration',
@@ -256,7 +261,9 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   },
   {
     kind: 'clock',
-    question: /\b(what time|which time|hoe laat|a quelle heure|quelle heure|um wie viel uhr|wie viel uhr|uhrzeit|a que hora|que hora)\b/g,
+    // "How late…" and "until when…" ask for the time something ends: "Friday: 7:30am – 5:00pm" answers them.
+    question:
+      /\b(what time|which time|how (late|early)|until (when|what time)|till (when|what time)|(tot|vanaf) hoe laat|hoe laat|(jusqu'?a|a partir de|des) quelle heure|a quelle heure|quelle heure|um wie viel uhr|wie viel uhr|uhrzeit|bis wann|ab wann|(hasta|desde) que hora|a que hora|que hora)\b/g,
     answer: /\b\d{1,2}(:\d{2}|h\d{2}|\.\d{2}\s?(uur|uhr))\b|\b\d{1,2}\s?(am|pm|uur|uhr)\b/,
   },
   {
@@ -290,6 +297,12 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
       /\b(where are you( based)?|where is your|where can i find you|located|location|(postal |street )?address|adres|adresse postale|waar (zit|zitten|zijn|vind) (je|jullie|u)|ou (se trouve|se trouvent|etes|vous trouver)|ou est (situe|votre)|wo (sind|finde ich|befindet sich) (sie|ihr|euch)|anschrift|donde (esta|estan|se encuentra)|direccion postal)\b/g,
     answer: new RegExp(POSTAL_CODES.map((code) => code.source).join('|'), 'u'),
   },
+  // "Who started…", "Wie zijn de eigenaren…": answered by a person's name (two capitalised words, read on the sentence as written).
+  {
+    kind: 'name',
+    question: /^[¿¡\s]*(who|whom|qui|wer|quien|quienes)\b/g,
+    answer: NAME,
+  },
   {
     kind: 'phone',
     question: /\b((tele)?phone number|number to call|telefoonnummer|numero de telephone|telefonnummer|numero de telefono)\b/g,
@@ -298,11 +311,11 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
 ];
 
 /** The kinds of fact a question asks for (ASKS), and the question without the words that ask. */
-export function askedFor(question: string): { kinds: string[]; rest: string } {
+export function askedFor(question: string, language?: Language): { kinds: string[]; rest: string } {
   let rest = fold(question);
   const kinds: string[] = [];
   for (const ask of ASKS) {
-    const without = rest.replace(ask.question, ' ');
+    const without = rest.replace(ask.kind === 'name' && language === 'nl' ? DUTCH_WHO : ask.question, ' ');
     if (without === rest) continue;
     kinds.push(ask.kind);
     rest = without;
@@ -314,7 +327,8 @@ export function askedFor(question: string): { kinds: string[]; rest: string } {
 export function heldKinds(sentence: string, asked: string[]): string[] {
   const folded = fold(sentence);
   // Postal codes are told by their capitals ("3511 NS", "BS7 8AE"): read on the sentence as written.
-  const holds = (ask: (typeof ASKS)[number]) => (ask.kind === 'address' ? ask.answer.test(sentence) || ADDRESS_LABEL.test(folded) : ask.answer.test(folded));
+  const holds = (ask: (typeof ASKS)[number]) =>
+    ask.kind === 'address' ? ask.answer.test(sentence) || ADDRESS_LABEL.test(folded) : ask.kind === 'name' ? ask.answer.test(sentence) : ask.answer.test(folded);
   return ASKS.filter((ask) => asked.includes(ask.kind) && holds(ask)).map((ask) => ask.kind);
 }
 

