@@ -8,8 +8,8 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
-import { englishLexicon, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, coverage, heldKinds, questionTerms, sentences, stem } from './text.ts';
+import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
+import { askedFor, contentTerms, coverage, heldKinds, questionTerms, questionVerbs, sentences } from './text.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -118,10 +118,11 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
-  const lexicon = input.language === 'en' ? englishLexicon((word) => stem(word, 'en')) : undefined;
+  const lexicon = input.language === 'en' ? englishLexicon() : undefined;
   const synonyms = synonymStems(asks, lexicon);
   for (const candidate of candidates) addForms(candidate, asks, synonyms);
-  const weights = termWeights(candidates, input.language, lexicon, [
+  const verbs = input.language === 'en' ? undefined : questionVerbs(input.question, input.language);
+  const weights = termWeights(candidates, input.language, (term) => lexicon?.notNoun(term) ?? verbs?.has(term) ?? false, [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -198,7 +199,7 @@ function synonymStems(asks: string[], lexicon: EnglishLexicon | undefined): Map<
   if (!lexicon) return out;
   for (const term of asks) {
     const words = lexicon.synonyms(term);
-    if (words.length > 0) out.set(term, new Set(words.map((word) => stem(word, 'en'))));
+    if (words.length > 0) out.set(term, new Set(words.map(englishStem)));
   }
   return out;
 }
@@ -211,7 +212,7 @@ function synonymStems(asks: string[], lexicon: EnglishLexicon | undefined): Map<
 function termWeights(
   candidates: Candidate[],
   language: Language,
-  lexicon: EnglishLexicon | undefined,
+  notNoun: (term: string) => boolean,
   questions: Array<{ asked: ReturnType<typeof askedFor>; factor: number }>,
 ): Map<string, number> {
   const weights = new Map<string, number>();
@@ -220,15 +221,15 @@ function termWeights(
     for (const term of [...questionTerms(asked.rest, language), ...asked.kinds.map((kind) => `#${kind}`)]) {
       if (weights.has(term)) continue;
       const df = candidates.filter((c) => c.terms.has(term)).length;
-      // A verb, adjective or adverb no sentence holds is likely said in other words ("offer", "late"); a noun is what is asked about.
-      const said = df === 0 && lexicon?.notNoun(term) ? ABSENT_NOT_NOUN : 1;
+      // A verb, adjective or adverb no sentence holds is likely said in other words ("offer", "late", "afrekenen"); a noun is what is asked about.
+      const said = df === 0 && notNoun(term) ? ABSENT_NOT_NOUN : 1;
       weights.set(term, said * factor * Math.log(1 + (n + 1) / (df + 0.5)));
     }
   }
   return weights;
 }
 
-/** The weight's share left to a question word no sentence holds that is mostly not a noun (English, by WordNet). */
+/** The weight's share left to a question word no sentence holds that is mostly not a noun (English, by WordNet) or is the question's verb (the other languages, by word order: text.ts, questionVerbs). */
 const ABSENT_NOT_NOUN = 0.25;
 
 /**

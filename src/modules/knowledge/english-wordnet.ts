@@ -17,6 +17,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { stem } from '../chat/text.ts';
 
 export const ENGLISH_WORDNET_FILE = new URL('./english-wordnet.json', import.meta.url);
 
@@ -32,8 +33,8 @@ const MIN_LETTERS = 3;
 /** A group of more words than this is too loose a sense to join words by ("get": 30 words). */
 const MAX_GROUP = 8;
 
-/** What english-wordnet.json holds, derived from WordNet's data files in `dict` (the words' parts of speech summed by `stemmer`'s stems). */
-export function deriveEnglishWordnet(dict: URL, stemmer: (word: string) => string): EnglishWordnet {
+/** What english-wordnet.json holds, derived from WordNet's data files in `dict` (the words' parts of speech summed by stem). */
+export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
   const read = (name: string) => readFileSync(new URL(name, dict), 'utf8');
   // index.sense: "lemma%ss_type:lex_filenum:lex_id:head_word:head_id synset_offset sense_number tag_cnt".
   const tagged = new Map<string, number>();
@@ -74,7 +75,7 @@ export function deriveEnglishWordnet(dict: URL, stemmer: (word: string) => strin
   const byStem = new Map<string, { noun: number; other: number; lemmas: string[] }>();
   for (const [lemma, counts] of byPart) {
     if (!/^[a-z]+$/.test(lemma) || lemma.length < MIN_LETTERS) continue;
-    const key = stemmer(lemma);
+    const key = englishStem(lemma);
     const sum = byStem.get(key) ?? { noun: 0, other: 0, lemmas: [] };
     sum.noun += counts.noun;
     sum.other += counts.other;
@@ -94,12 +95,16 @@ export function wordnetDict(): URL {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { stem } = await import('../chat/text.ts');
-  writeFileSync(ENGLISH_WORDNET_FILE, `${JSON.stringify(deriveEnglishWordnet(wordnetDict(), (word) => stem(word, 'en')))}\n`);
+  writeFileSync(ENGLISH_WORDNET_FILE, `${JSON.stringify(deriveEnglishWordnet(wordnetDict()))}\n`);
   console.log(`wrote ${fileURLToPath(ENGLISH_WORDNET_FILE)}`);
 }
 
-/** The file read and indexed by stem, once per process, on the first English question that needs it. */
+/** The light stem the answering code compares words by (chat/text.ts), for English. */
+export function englishStem(word: string): string {
+  return stem(word, 'en');
+}
+
+/** The file read and indexed by stem (englishStem), once per process, on the first English question that needs it. */
 export interface EnglishLexicon {
   /** The words that share a synonym group with a word of this stem (themselves not stemmed). */
   synonyms(stem: string): readonly string[];
@@ -107,23 +112,22 @@ export interface EnglishLexicon {
   notNoun(stem: string): boolean;
 }
 
-let lexicon: { stemmer: (word: string) => string; lexicon: EnglishLexicon } | undefined;
+let lexicon: EnglishLexicon | undefined;
 
-/** The lexicon with its words' stems as `stemmer` gives them (the first caller's stemmer is kept: there is one). */
-export function englishLexicon(stemmer: (word: string) => string): EnglishLexicon {
-  if (lexicon) return lexicon.lexicon;
+export function englishLexicon(): EnglishLexicon {
+  if (lexicon) return lexicon;
   const data = JSON.parse(readFileSync(ENGLISH_WORDNET_FILE, 'utf8')) as EnglishWordnet;
   const synonyms = new Map<string, string[]>();
   for (const group of data.groups.split('\n')) {
     const words = group.split(' ');
     for (const word of words) {
-      const key = stemmer(word);
+      const key = englishStem(word);
       const known = synonyms.get(key) ?? [];
-      for (const other of words) if (stemmer(other) !== key && !known.includes(other)) known.push(other);
+      for (const other of words) if (englishStem(other) !== key && !known.includes(other)) known.push(other);
       synonyms.set(key, known);
     }
   }
-  const notNouns = new Set(data.notNouns.split(' ').map(stemmer));
-  lexicon = { stemmer, lexicon: { synonyms: (stem) => synonyms.get(stem) ?? [], notNoun: (stem) => notNouns.has(stem) } };
-  return lexicon.lexicon;
+  const notNouns = new Set(data.notNouns.split(' ').map(englishStem));
+  lexicon = { synonyms: (stem) => synonyms.get(stem) ?? [], notNoun: (stem) => notNouns.has(stem) };
+  return lexicon;
 }
