@@ -266,6 +266,8 @@ export function coverage(terms: Map<string, number>, found: Set<string>): number
 
 const NUMBER_WORDS =
   'a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|half an?|een|twee|drie|vier|vijf|zes|zeven|acht|negen|tien|twaalf|un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|ein|eine|einen|einem|zwei|drei|vier|funf|sechs|sieben|acht|neun|zehn|zwolf|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce|quince';
+/** The number words that are also indefinite articles. */
+const ARTICLES = new Set(['a', 'an', 'half an?', 'een', 'un', 'une', 'ein', 'eine', 'einen', 'einem', 'uno', 'una']);
 const WEEKDAYS =
   'mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|montags?|dienstags?|mittwochs?|donnerstags?|freitags?|samstags?|sonntags?|lunes|martes|miercoles|jueves|viernes|sabados?|domingos?';
 const MONTHS =
@@ -314,7 +316,8 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   {
     kind: 'number',
     question: /\b(how (many|big|large|high|heavy|far|old|wide|tall)|hoeveel|hoe (groot|hoog|zwaar|ver|oud)|combien (de\b|d')|quelle taille|wie viele|wie (gross|hoch|schwer|weit|alt)|cuantos|cuantas|que tan (grande|alto))\b/g,
-    answer: new RegExp(`\\d|\\b(${NUMBER_WORDS})\\b`, 'u'),
+    // Not the words that are also articles ("a", "een", "un"): nearly every sentence holds one.
+    answer: new RegExp(`\\d|\\b(${NUMBER_WORDS.split('|').filter((word) => !ARTICLES.has(word)).join('|')})\\b`, 'u'),
   },
   {
     kind: 'money',
