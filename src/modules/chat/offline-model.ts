@@ -9,7 +9,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, coverage, heldKinds, questionTerms, questionVerbs, sentences } from './text.ts';
+import { askedFor, contentTerms, coverage, heldKinds, questionTerms, questionVerbs, sentences, words } from './text.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -121,8 +121,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const lexicon = input.language === 'en' ? englishLexicon() : undefined;
   const synonyms = synonymStems(asks, lexicon);
   for (const candidate of candidates) addForms(candidate, asks, synonyms);
-  const verbs = input.language === 'en' ? undefined : questionVerbs(input.question, input.language);
-  const weights = termWeights(candidates, input.language, (term) => lexicon?.notNoun(term) ?? verbs?.has(term) ?? false, [
+  const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
+  const weights = termWeights(candidates, input.language, (term) => notNouns.has(term), [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -190,6 +190,16 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
   }
 }
 
+/** The terms of an English question's words that are mostly not nouns (knowledge/english-wordnet.ts). */
+function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string> {
+  return new Set(
+    words(question)
+      .map((word) => word.toLowerCase())
+      .filter((word) => lexicon.notNoun(word))
+      .map(englishStem),
+  );
+}
+
 /**
  * The stems of each question term's synonyms, for English (knowledge/english-wordnet.ts:
  * WordNet's synonym groups): "operation" holds "surgery", "started" "began".
@@ -226,8 +236,14 @@ function termWeights(
       weights.set(term, said * factor * Math.log(1 + (n + 1) / (df + 0.5)));
     }
   }
+  // The business's address, phone number or e-mail address is what such a question asks for, whatever else it names
+  // ("Où se trouvent vos bureaux ?"): the kind weighs as much as the question's heaviest word.
+  const heaviest = Math.max(0, ...[...weights].filter(([term]) => !term.startsWith('#')).map(([, weight]) => weight));
+  for (const kind of CONTACT_KINDS) if (weights.has(kind)) weights.set(kind, Math.max(weights.get(kind)!, heaviest));
   return weights;
 }
+
+const CONTACT_KINDS = ['#address', '#phone', '#email'];
 
 /** The weight's share left to a question word no sentence holds that is mostly not a noun (English, by WordNet) or is the question's verb (the other languages, by word order: text.ts, questionVerbs). */
 const ABSENT_NOT_NOUN = 0.25;

