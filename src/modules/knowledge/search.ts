@@ -23,7 +23,7 @@ import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './emb
 import { textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
-import { englishLexicon, englishStem } from './english-wordnet.ts';
+import { englishLexicon } from './english-wordnet.ts';
 
 export const RRF_K = 60;
 /**
@@ -108,7 +108,7 @@ async function lexicalRanking(ctx: Context, agentId: string, query: string, conf
 }
 
 type Alternatives = Array<[word: string, alternative: string]>;
-/** Synonyms searched for a word, at most (the first of its groups: WordNet lists a word's commonest senses first). */
+/** Synonyms searched for a word, at most (in the file's order). */
 const MAX_ALTERNATIVES = 6;
 
 /**
@@ -124,7 +124,7 @@ export function englishAlternatives(query: string): Alternatives {
   for (const word of query.toLowerCase().match(/\p{L}{3,}/gu) ?? []) {
     if (seen.has(word)) continue;
     seen.add(word);
-    for (const alternative of lexicon.synonyms(englishStem(word)).slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
+    for (const alternative of lexicon.synonyms(word).slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
   }
   return out;
 }
