@@ -103,7 +103,11 @@ export interface OfflineAnswer {
  * 1. the question's terms: its content words without the words any question uses, the
  *    words that ask for a kind of fact ("how much", "what time") replaced by that kind
  *    ("#money", "#clock"), each weighted by how rare it is among the passages' sentences
- *    (question and sentences stemmed alike, for the answer's language);
+ *    (question and sentences stemmed alike, for the answer's language; in English a
+ *    sentence also holds a word by its WordNet synonym); a word no sentence holds weighs a
+ *    quarter when it is mostly not a noun (English, by WordNet) or the question's verb (the
+ *    other languages, by word order), and an asked contact kind at least as much as the
+ *    heaviest word;
  * 2. the sentences that hold most of that weight are chosen (see chooseSentences);
  * 3. when the chosen sentences hold less than half of it, the material does not cover
  *    the question and the model says so; otherwise it quotes them in the passages' order
