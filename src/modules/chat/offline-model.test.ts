@@ -5,7 +5,7 @@ import { generateText, streamText } from 'ai';
 import { LANGUAGES } from '../agents/schemas.ts';
 import { answerLanguage, detectLanguage, PHRASES } from './language.ts';
 import { ANSWER_THRESHOLD, composeOfflineAnswer, offlineLanguageModel, withLanguageLine, type OfflineContext } from './offline-model.ts';
-import { askedFor, contentTerms, heldKinds, questionTerms, sentences, stem } from './text.ts';
+import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, stem } from './text.ts';
 
 const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
 const ask = (question: string, passages: OfflineContext['passages'], extra: Partial<OfflineContext> = {}) =>
@@ -273,6 +273,46 @@ function quotesOnly(text: string, known: string[]): boolean {
   if (text === '') return true;
   return known.some((s, i) => text.startsWith(s) && (text.length === s.length || text[s.length] === ' ') && quotesOnly(text.slice(s.length + 1), known.filter((_, j) => j !== i)));
 }
+
+describe('words said otherwise: synonyms, parts of speech, verbs by word order', () => {
+  const TEAM = passage('Our team', 'Hannah Okafor founded the clinic in 2014. Priya Shah specialises in rehabilitation after surgery.');
+  const PAYING = passage('Veelgestelde vragen', 'Welke betaalmethoden accepteren jullie?\n\nIn de winkel kun je pinnen of contant betalen.');
+
+  test('"how late" and "until when" ask for a time of day; "who" (in Dutch "wie") for a name; "how many" is not answered by an article', () => {
+    assert.deepEqual(askedFor('How late can I come in on a Friday?').kinds, ['clock']);
+    assert.deepEqual(askedFor("Jusqu'à quelle heure êtes-vous ouverts ?").kinds, ['clock']);
+    assert.deepEqual(askedFor('Who founded the clinic?').kinds, ['name']);
+    assert.deepEqual(askedFor('Wie zijn de eigenaren?', 'nl').kinds, ['name']);
+    assert.deepEqual(askedFor('Wie lange dauert es?', 'de').kinds, ['duration'], 'German "wie" is "how"');
+    assert.deepEqual(heldKinds('Classes are led by a physiotherapist.', ['number']), []);
+    assert.deepEqual(heldKinds('Classes have at most six people.', ['number']), ['number']);
+  });
+
+  test('an English sentence holds a question’s word by its WordNet synonym', () => {
+    const reply = ask('Who can help me after an operation?', [TEAM]);
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /Priya Shah/);
+  });
+
+  test('a verb, adjective or adverb the material lacks weighs less than a noun it lacks', () => {
+    const ACUPUNCTURE = passage('Treatments', 'Acupuncture is added to a session for 10 pounds.');
+    assert.equal(ask('Do you offer acupuncture?', [ACUPUNCTURE]).declined, false, '"offer" is mostly a verb');
+    assert.equal(ask('Do you have acupuncture for horses?', [ACUPUNCTURE]).declined, true, '"horses" is what is asked about');
+  });
+
+  test('the other languages’ verbs are found by word order, and weigh less when the material lacks them', () => {
+    assert.deepEqual([...questionVerbs('Kan ik contant afrekenen?', 'nl')], [stem('afrekenen', 'nl')]);
+    assert.deepEqual([...questionVerbs('Kan ik mijn abonnement stopzetten wanneer ik wil?', 'nl')], [stem('stopzetten', 'nl')]);
+    assert.deepEqual([...questionVerbs('Hebben jullie een vestiging in Amsterdam?', 'nl')], [], 'no verb closes the clause');
+    assert.deepEqual([...questionVerbs('Puis-je demander un acompte ?', 'fr')], [stem('demander', 'fr')], 'the modal itself is a stop word');
+    assert.ok(questionVerbs('Mon comptable peut-il accéder à mes factures ?', 'fr').has(stem('acceder', 'fr')));
+    assert.ok(questionVerbs('Wo werden meine Daten gespeichert?', 'de').has(stem('gespeichert', 'de')));
+    assert.ok(questionVerbs('¿Puedo pagar con tarjeta?', 'es').has(stem('pagar', 'es')));
+    const reply = ask('Kan ik contant afrekenen?', [PAYING], { language: 'nl' });
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /contant betalen/);
+  });
+});
 
 describe('the offline model as an AI SDK model', () => {
   const offline = { parley: { question: 'How much is a full service?', followsUp: null, language: 'en', passages: [PRICES] } };

@@ -8,7 +8,8 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
-import { askedFor, contentTerms, coverage, heldKinds, questionTerms, sentences } from './text.ts';
+import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
+import { askedFor, contentTerms, coverage, heldKinds, questionTerms, questionVerbs, sentences, words } from './text.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -102,7 +103,11 @@ export interface OfflineAnswer {
  * 1. the question's terms: its content words without the words any question uses, the
  *    words that ask for a kind of fact ("how much", "what time") replaced by that kind
  *    ("#money", "#clock"), each weighted by how rare it is among the passages' sentences
- *    (question and sentences stemmed alike, for the answer's language);
+ *    (question and sentences stemmed alike, for the answer's language; in English a
+ *    sentence also holds a word by its WordNet synonym); a word no sentence holds weighs a
+ *    quarter when it is mostly not a noun (English, by WordNet) or the question's verb (the
+ *    other languages, by word order), and an asked contact kind at least as much as the
+ *    heaviest word;
  * 2. the sentences that hold most of that weight are chosen (see chooseSentences);
  * 3. when the chosen sentences hold less than half of it, the material does not cover
  *    the question and the model says so; otherwise it quotes them in the passages' order
@@ -112,13 +117,16 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
   if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false, used: [] };
   if (input.passages.length === 0) return declined(input.language, input.nextSteps, 0);
-  const asked = askedFor(input.question);
-  const followed = input.followsUp ? askedFor(input.followsUp) : undefined;
+  const asked = askedFor(input.question, input.language);
+  const followed = input.followsUp ? askedFor(input.followsUp, input.language) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
-  for (const candidate of candidates) addForms(candidate, asks);
-  const weights = termWeights(candidates, input.language, [
+  const lexicon = input.language === 'en' ? englishLexicon() : undefined;
+  const synonyms = synonymStems([input.question, input.followsUp ?? ''].join(' '), lexicon);
+  for (const candidate of candidates) addForms(candidate, asks, synonyms);
+  const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
+  const weights = termWeights(candidates, input.language, (term) => notNouns.has(term), [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -175,13 +183,42 @@ const FORM_MIN_LENGTH = 5;
  * "cancelled", "refer" and "referral", "compost" and "composteerbaar"). The light stem
  * cuts common endings only; the search index's stemmer found the passage by such forms.
  */
-function addForms(candidate: Candidate, asks: string[]): void {
+function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Set<string>>): void {
   for (const term of asks) {
-    if (term.length < FORM_MIN_LENGTH || candidate.terms.has(term)) continue;
-    const isForm = (other: string) => other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other));
+    if (candidate.terms.has(term)) continue;
+    const same = synonyms.get(term);
+    const isForm = (other: string) =>
+      same?.has(other) || (term.length >= FORM_MIN_LENGTH && other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other)));
     if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
     if ([...candidate.terms].some(isForm)) candidate.terms.add(term);
   }
+}
+
+/** The terms of an English question's words that are mostly not nouns (knowledge/english-wordnet.ts). */
+function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string> {
+  return new Set(
+    words(question)
+      .map((word) => word.toLowerCase())
+      .filter((word) => lexicon.notNoun(word))
+      .map(englishStem),
+  );
+}
+
+/**
+ * The stems of each question term's synonyms, for English (knowledge/english-wordnet.ts:
+ * WordNet's synonym groups): "operation" holds "surgery", "started" "began".
+ */
+function synonymStems(question: string, lexicon: EnglishLexicon | undefined): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  if (!lexicon) return out;
+  for (const word of words(question)) {
+    const found = lexicon.synonyms(word.toLowerCase());
+    if (found.length === 0) continue;
+    const term = englishStem(word);
+    const stems = out.get(term) ?? out.set(term, new Set()).get(term)!;
+    for (const synonym of found) stems.add(englishStem(synonym));
+  }
+  return out;
 }
 
 /**
@@ -189,18 +226,34 @@ function addForms(candidate: Candidate, asks: string[]): void {
  * sentences (a term every sentence holds tells them apart least). A follow-up's own terms
  * come first; the question it follows up adds its own at half weight.
  */
-function termWeights(candidates: Candidate[], language: Language, questions: Array<{ asked: ReturnType<typeof askedFor>; factor: number }>): Map<string, number> {
+function termWeights(
+  candidates: Candidate[],
+  language: Language,
+  notNoun: (term: string) => boolean,
+  questions: Array<{ asked: ReturnType<typeof askedFor>; factor: number }>,
+): Map<string, number> {
   const weights = new Map<string, number>();
   const n = candidates.length;
   for (const { asked, factor } of questions) {
     for (const term of [...questionTerms(asked.rest, language), ...asked.kinds.map((kind) => `#${kind}`)]) {
       if (weights.has(term)) continue;
       const df = candidates.filter((c) => c.terms.has(term)).length;
-      weights.set(term, factor * Math.log(1 + (n + 1) / (df + 0.5)));
+      // A verb, adjective or adverb no sentence holds is likely said in other words ("offer", "late", "afrekenen"); a noun is what is asked about.
+      const said = df === 0 && notNoun(term) ? ABSENT_NOT_NOUN : 1;
+      weights.set(term, said * factor * Math.log(1 + (n + 1) / (df + 0.5)));
     }
   }
+  // The business's address, phone number or e-mail address is what such a question asks for, whatever else it names
+  // ("Où se trouvent vos bureaux ?"): the kind weighs as much as the question's heaviest word.
+  const heaviest = Math.max(0, ...[...weights].filter(([term]) => !term.startsWith('#')).map(([, weight]) => weight));
+  for (const kind of CONTACT_KINDS) if (weights.has(kind)) weights.set(kind, Math.max(weights.get(kind)!, heaviest));
   return weights;
 }
+
+const CONTACT_KINDS = ['#address', '#phone', '#email'];
+
+/** The weight's share left to a question word no sentence holds that is mostly not a noun (English, by WordNet) or is the question's verb (the other languages, by word order: text.ts, questionVerbs). */
+const ABSENT_NOT_NOUN = 0.25;
 
 /**
  * Greedy choice: the sentence that holds most of the question's weight (passage rank

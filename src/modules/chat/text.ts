@@ -138,6 +138,43 @@ export function contentTerms(text: string, language?: Language): string[] {
 }
 
 /**
+ * The verbs of a question, as its language's word order shows them (the terms of the
+ * words, stemmed): a French verb inverted with its pronoun ("proposez-vous") and the verb
+ * after a modal or auxiliary ("puis-je demander", "peut-il accéder", "sont-elles
+ * stockées"); in Dutch and German, a question opening with a modal or auxiliary ends its
+ * clause with the verb ("Kan ik contant afrekenen?", "Wo werden meine Daten
+ * gespeichert?"; a subordinate clause after a conjunction that is nothing else, such as
+ * "wanneer" or "weil", is left out: "als", "of" and "dat" are also "as", "or" and "that");
+ * in Spanish the infinitive after a modal ("¿Puedo pagar…?"). English
+ * has WordNet's parts of speech instead (knowledge/english-wordnet.ts). A verb the
+ * material lacks is often said in other words there (chat/offline-model.ts).
+ */
+export function questionVerbs(question: string, language: Language): Set<string> {
+  const folded = fold(question).replace(/[¿¡?!.,;:]/g, ' ');
+  const found: string[] = [];
+  if (language === 'fr') {
+    for (const match of folded.matchAll(/\b([\p{L}]+)-(?:t-)?(?:je|tu|il|elle|on|nous|vous|ils|elles)\b(?:\s+([\p{L}]+))?/gu)) {
+      found.push(match[1]);
+      if (match[2] && FRENCH_AUXILIARIES.test(match[1])) found.push(match[2]);
+    }
+    for (const match of folded.matchAll(/\b(?:je|tu|il|elle|on|nous|vous|ils|elles)\s+([\p{L}]+)\s+([\p{L}]+)/gu)) if (FRENCH_AUXILIARIES.test(match[1])) found.push(match[2]);
+  } else if (language === 'nl' || language === 'de') {
+    const [clause] = folded.split(language === 'nl' ? /\b(?:wanneer|omdat|zodat|terwijl|nadat|voordat|zodra)\b/ : /\b(?:wenn|wann|weil|damit|nachdem|bevor|sobald)\b/);
+    const clauseWords = clause.split(/\s+/).filter(Boolean);
+    const opensWithAuxiliary = clauseWords.slice(0, 2).some((word) => (language === 'nl' ? DUTCH_AUXILIARIES : GERMAN_AUXILIARIES).test(word));
+    const last = clauseWords.at(-1);
+    if (opensWithAuxiliary && clauseWords.length > 2 && last && /(en|ge\p{L}+[dt])$/u.test(last)) found.push(last);
+  } else if (language === 'es') {
+    for (const match of folded.matchAll(/\b(?:puedo|puede|pueden|podemos|debo|debe|deben|quiero|quiere|hay que|se puede)\s+([\p{L}]+(?:ar|er|ir))\b/gu)) found.push(match[1]);
+  }
+  return new Set(found.flatMap((word) => termsOf(word, language, [STOP_WORDS, GENERIC_WORDS])));
+}
+
+const FRENCH_AUXILIARIES = /^(peux|peut|pouvez|pouvons|peuvent|puis|dois|doit|devez|devons|doivent|faut|veux|veut|voulez|suis|es|est|sont|sommes|etes|ai|as|a|avez|avons|ont)$/;
+const DUTCH_AUXILIARIES = /^(kan|kun|kunt|kunnen|mag|mogen|moet|moeten|wil|wilt|willen|zal|zult|zullen|heb|hebt|heeft|hebben|ben|bent|is|zijn|word|wordt|worden)$/;
+const GERMAN_AUXILIARIES = /^(kann|kannst|konnen|konnt|darf|darfst|durfen|muss|musst|mussen|soll|sollst|sollen|will|willst|wollen|werde|wirst|wird|werden|habe|hast|hat|haben|bin|bist|ist|sind|seid)$/;
+
+/**
  * The terms of a question: its content terms without the words any question uses
  * (GENERIC_WORDS). A question of generic words only keeps them.
  */
@@ -229,6 +266,8 @@ export function coverage(terms: Map<string, number>, found: Set<string>): number
 
 const NUMBER_WORDS =
   'a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|half an?|een|twee|drie|vier|vijf|zes|zeven|acht|negen|tien|twaalf|un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|ein|eine|einen|einem|zwei|drei|vier|funf|sechs|sieben|acht|neun|zehn|zwolf|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce|quince';
+/** The number words that are also indefinite articles. */
+const ARTICLES = new Set(['a', 'an', 'half an?', 'een', 'un', 'une', 'ein', 'eine', 'einen', 'einem', 'uno', 'una']);
 const WEEKDAYS =
   'mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|montags?|dienstags?|mittwochs?|donnerstags?|freitags?|samstags?|sonntags?|lunes|martes|miercoles|jueves|viernes|sabados?|domingos?';
 const MONTHS =
@@ -243,6 +282,11 @@ const TIME_UNITS =
  * "e-mail address" by one, "phone number" by a number to call.
  * Matched on folded text; the asking words are not terms of the question.
  */
+/** A person's name as a sentence writes it: two capitalised words, or two first names and a surname ("Sanne en Joris Bakker"). */
+const NAME = /\b\p{Lu}\p{Ll}+(\s+(en|and|et|und|y|&)\s+\p{Lu}\p{Ll}+)?\s+\p{Lu}\p{Ll}+\b/u;
+/** Dutch asks "who" with "wie", German "how": read as "who" only in a Dutch question. */
+const DUTCH_WHO = /^[\s]*(wie)\b/g;
+
 const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   {
     kind: 'duration',
@@ -256,7 +300,9 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   },
   {
     kind: 'clock',
-    question: /\b(what time|which time|hoe laat|a quelle heure|quelle heure|um wie viel uhr|wie viel uhr|uhrzeit|a que hora|que hora)\b/g,
+    // "How late…" and "until when…" ask for the time something ends: "Friday: 7:30am – 5:00pm" answers them.
+    question:
+      /\b(what time|which time|how (late|early)|until (when|what time)|till (when|what time)|(tot|vanaf) hoe laat|hoe laat|(jusqu'?a|a partir de|des) quelle heure|a quelle heure|quelle heure|um wie viel uhr|wie viel uhr|uhrzeit|bis wann|ab wann|(hasta|desde) que hora|a que hora|que hora)\b/g,
     answer: /\b\d{1,2}(:\d{2}|h\d{2}|\.\d{2}\s?(uur|uhr))\b|\b\d{1,2}\s?(am|pm|uur|uhr)\b/,
   },
   {
@@ -270,7 +316,8 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
   {
     kind: 'number',
     question: /\b(how (many|big|large|high|heavy|far|old|wide|tall)|hoeveel|hoe (groot|hoog|zwaar|ver|oud)|combien (de\b|d')|quelle taille|wie viele|wie (gross|hoch|schwer|weit|alt)|cuantos|cuantas|que tan (grande|alto))\b/g,
-    answer: new RegExp(`\\d|\\b(${NUMBER_WORDS})\\b`, 'u'),
+    // Not the words that are also articles ("a", "een", "un"): nearly every sentence holds one.
+    answer: new RegExp(`\\d|\\b(${NUMBER_WORDS.split('|').filter((word) => !ARTICLES.has(word)).join('|')})\\b`, 'u'),
   },
   {
     kind: 'money',
@@ -290,6 +337,12 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
       /\b(where are you( based)?|where is your|where can i find you|located|location|(postal |street )?address|adres|adresse postale|waar (zit|zitten|zijn|vind) (je|jullie|u)|ou (se trouve|se trouvent|etes|vous trouver)|ou est (situe|votre)|wo (sind|finde ich|befindet sich) (sie|ihr|euch)|anschrift|donde (esta|estan|se encuentra)|direccion postal)\b/g,
     answer: new RegExp(POSTAL_CODES.map((code) => code.source).join('|'), 'u'),
   },
+  // "Who started…", "Wie zijn de eigenaren…": answered by a person's name (two capitalised words, read on the sentence as written).
+  {
+    kind: 'name',
+    question: /^[¿¡\s]*(who|whom|qui|wer|quien|quienes)\b/g,
+    answer: NAME,
+  },
   {
     kind: 'phone',
     question: /\b((tele)?phone number|number to call|telefoonnummer|numero de telephone|telefonnummer|numero de telefono)\b/g,
@@ -298,11 +351,11 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
 ];
 
 /** The kinds of fact a question asks for (ASKS), and the question without the words that ask. */
-export function askedFor(question: string): { kinds: string[]; rest: string } {
+export function askedFor(question: string, language?: Language): { kinds: string[]; rest: string } {
   let rest = fold(question);
   const kinds: string[] = [];
   for (const ask of ASKS) {
-    const without = rest.replace(ask.question, ' ');
+    const without = rest.replace(ask.kind === 'name' && language === 'nl' ? DUTCH_WHO : ask.question, ' ');
     if (without === rest) continue;
     kinds.push(ask.kind);
     rest = without;
@@ -314,7 +367,8 @@ export function askedFor(question: string): { kinds: string[]; rest: string } {
 export function heldKinds(sentence: string, asked: string[]): string[] {
   const folded = fold(sentence);
   // Postal codes are told by their capitals ("3511 NS", "BS7 8AE"): read on the sentence as written.
-  const holds = (ask: (typeof ASKS)[number]) => (ask.kind === 'address' ? ask.answer.test(sentence) || ADDRESS_LABEL.test(folded) : ask.answer.test(folded));
+  const holds = (ask: (typeof ASKS)[number]) =>
+    ask.kind === 'address' ? ask.answer.test(sentence) || ADDRESS_LABEL.test(folded) : ask.kind === 'name' ? ask.answer.test(sentence) : ask.answer.test(folded);
   return ASKS.filter((ask) => asked.includes(ask.kind) && holds(ask)).map((ask) => ask.kind);
 }
 

@@ -147,22 +147,37 @@ function questionWeight(question: ParsedQuestion, lists: TermList[]): number {
  * own configurations (agent_stats.configs) are always among them. One statement, that also
  * reads the index's version and statistics. Undefined when the agent has no passages.
  */
-export async function parseQuestion(ctx: Context, agentId: string, configs: string[], query: string): Promise<ParsedQuestion | undefined> {
-  const { rows } = await sql<{ version: string; n: number; total: number; parsed: unknown }>`
+export async function parseQuestion(
+  ctx: Context,
+  agentId: string,
+  configs: string[],
+  query: string,
+  alternatives: Array<[word: string, alternative: string]> = [],
+): Promise<ParsedQuestion | undefined> {
+  const { rows } = await sql<{ version: string; n: number; total: number; parsed: unknown; alternatives: unknown }>`
     select a.version::text as version, a.passage_count::float8 as n, a.total_length::float8 as total,
       (select coalesce(json_agg(json_build_array(c.i, l.lexeme, l.positions)), '[]')
         from (select name, min(i) as i from unnest(${configs}::text[] || a.configs) with ordinality as c(name, i) group by name) c
-        cross join lateral unnest(to_tsvector(c.name::regconfig, ${query})) as l) as parsed
+        cross join lateral unnest(to_tsvector(c.name::regconfig, ${query})) as l) as parsed,
+      (select coalesce(json_agg(json_build_array(w.lexeme, o.lexeme)), '[]')
+        from unnest(${alternatives.map(([word]) => word)}::text[], ${alternatives.map(([, alternative]) => alternative)}::text[]) as x(word, alternative)
+        cross join lateral unnest(to_tsvector(${configs[0]}::regconfig, x.word)) as w
+        cross join lateral unnest(to_tsvector(${configs[0]}::regconfig, x.alternative)) as o) as alternatives
     from agent_stats a where a.agent_id = ${agentId}`.execute(ctx.db);
   const row = rows[0];
   if (!row || Number(row.n) <= 0) return undefined;
   const n = Number(row.n);
   const parsed = (typeof row.parsed === 'string' ? JSON.parse(row.parsed) : row.parsed) as Array<[number, string, number[] | null]>;
-  return { version: row.version, n, avgdl: Math.max(Number(row.total) / n, 1), ...questionWords(parsed) };
+  const alternative = (typeof row.alternatives === 'string' ? JSON.parse(row.alternatives) : row.alternatives) as Array<[string, string]>;
+  return { version: row.version, n, avgdl: Math.max(Number(row.total) / n, 1), ...questionWords(parsed, alternative) };
 }
 
-/** The words of a question from its lexemes by configuration (1 the first) and places. */
-function questionWords(parsed: Array<[number, string, number[] | null]>): { terms: string[]; words: number[][] } {
+/**
+ * The words of a question from its lexemes by configuration (1 the first) and places; a
+ * word's alternatives (its synonyms, as lexemes of the first configuration) are further
+ * forms of it.
+ */
+function questionWords(parsed: Array<[number, string, number[] | null]>, alternatives: Array<[string, string]> = []): { terms: string[]; words: number[][] } {
   const terms: string[] = [];
   const indexOf = new Map<string, number>();
   const termIndex = (term: string) => indexOf.get(term) ?? indexOf.set(term, terms.push(term) - 1).get(term)!;
@@ -177,6 +192,11 @@ function questionWords(parsed: Array<[number, string, number[] | null]>): { term
   for (const [config, lexeme, positions] of parsed) {
     if (Number(config) === 1) continue;
     for (const position of positions ?? []) wordAt.get(position)?.add(termIndex(lexeme));
+  }
+  for (const [wordLexeme, alternative] of alternatives) {
+    const at = indexOf.get(wordLexeme);
+    if (at === undefined) continue;
+    for (const word of words) if (word.has(at)) word.add(termIndex(alternative));
   }
   return { terms, words: words.map((word) => [...word]) };
 }

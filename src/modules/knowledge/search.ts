@@ -23,6 +23,7 @@ import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './emb
 import { textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
+import { englishLexicon } from './english-wordnet.ts';
 
 export const RRF_K = 60;
 /**
@@ -76,13 +77,14 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   const candidates = Math.max(input.topK * 4, 20);
   const language = input.language ?? (await agentLanguage(ctx.db, input.agentId));
   const configs = [textSearchConfig(input.questionLanguage ?? language), textSearchConfig(language)];
+  const alternatives = (input.questionLanguage ?? language) === 'en' ? englishAlternatives(query) : [];
   if (!embeddingsEnabled(ctx)) {
     // Lexical ranking is exact, so its first topK are the answer: no wider candidate list, no second read of the texts.
-    const hits = await lexicalSearch(ctx, input.agentId, query, configs, input.topK, shareOf(input.minSimilarity));
+    const hits = await lexicalSearch(ctx, input.agentId, query, configs, input.topK, shareOf(input.minSimilarity), alternatives);
     return hits.map((hit) => rounded({ ...hit, score: calibrated(hit.score) }));
   }
   const [lexical, vector] = await Promise.all([
-    lexicalRanking(ctx, input.agentId, query, configs, candidates, input.minSimilarity),
+    lexicalRanking(ctx, input.agentId, query, configs, candidates, input.minSimilarity, alternatives),
     vectorSearch(ctx, input.agentId, query, candidates),
   ]);
   const ranked = fuse([lexical, vector.filter((hit) => hit.score >= input.minSimilarity)]).slice(0, input.topK);
@@ -90,8 +92,8 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
 }
 
 /** The lexical candidates of a hybrid search, ranked, without their texts: only the fused first topK are read. */
-async function lexicalRanking(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore: number): Promise<Ranked[]> {
-  const question = await parseQuestion(ctx, agentId, configs, query);
+async function lexicalRanking(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore: number, alternatives: Alternatives): Promise<Ranked[]> {
+  const question = await parseQuestion(ctx, agentId, configs, query, alternatives);
   if (!question) return [];
   const top = await topPassages(ctx, agentId, question, limit, shareOf(minScore));
   if (!top) return (await databaseLexicalSearch(ctx, agentId, question, limit, shareOf(minScore))).map(({ passageId, score }) => ({ passageId, score: calibrated(score) }));
@@ -103,6 +105,28 @@ async function lexicalRanking(ctx: Context, agentId: string, query: string, conf
     const passageId = idOf.get(hit.seq);
     return passageId ? [{ passageId, score: calibrated(hit.score) }] : [];
   });
+}
+
+type Alternatives = Array<[word: string, alternative: string]>;
+/** Synonyms searched for a word, at most (in the file's order). */
+const MAX_ALTERNATIVES = 6;
+
+/**
+ * An English question's words with their synonyms (english-wordnet.ts): "operation" is
+ * also searched as "surgery", "started" as "began". Each synonym is a further form of its
+ * word: a passage holding either scores for it, and the word weighs what its best held form
+ * weighs. The other four languages have no maintained thesaurus here.
+ */
+export function englishAlternatives(query: string): Alternatives {
+  const lexicon = englishLexicon();
+  const seen = new Set<string>();
+  const out: Alternatives = [];
+  for (const word of query.toLowerCase().match(/\p{L}{3,}/gu) ?? []) {
+    if (seen.has(word)) continue;
+    seen.add(word);
+    for (const alternative of lexicon.synonyms(word).slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
+  }
+  return out;
 }
 
 function rounded(hit: PassageHit): PassageHit {
@@ -118,8 +142,8 @@ function rounded(hit: PassageHit): PassageHit {
  * alike, to the last bit but for the order of a sum.
  * `configs`: the question's language's first (see parseQuestion).
  */
-export async function lexicalSearch(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore = 0): Promise<PassageHit[]> {
-  const question = await parseQuestion(ctx, agentId, configs, query);
+export async function lexicalSearch(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore = 0, alternatives: Alternatives = []): Promise<PassageHit[]> {
+  const question = await parseQuestion(ctx, agentId, configs, query, alternatives);
   if (!question) return [];
   const top = await topPassages(ctx, agentId, question, limit, minScore);
   if (!top) return databaseLexicalSearch(ctx, agentId, question, limit, minScore);

