@@ -18,7 +18,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { stem } from '../chat/text.ts';
+import { stem } from './stemming.ts';
 
 export const ENGLISH_WORDNET_FILE = new URL('./english-wordnet.json', import.meta.url);
 
@@ -90,7 +90,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(`wrote ${fileURLToPath(ENGLISH_WORDNET_FILE)}`);
 }
 
-/** The light stem the answering code compares words by (chat/text.ts), for English. */
+/** The light stem the answering code compares words by (stemming.ts, shared with chat/text.ts), for English. */
 export function englishStem(word: string): string {
   return stem(word, 'en');
 }
