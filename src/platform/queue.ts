@@ -43,12 +43,19 @@ export interface Queue {
   /**
    * Works on jobs in batches of up to `batchSize`: a fetch claims that many at once, and
    * while fetches come back full the next follows at once (no polling pause between them).
+   * After a short batch the worker waits `gatherMs` before it fetches again: jobs arriving
+   * one by one, as requests send them, then come as one batch rather than one each (on the
+   * one connection of the embedded store each would take turns with the requests).
    */
-  workBatches<T>(name: string, handler: BatchHandler<T>, options: { batchSize: number; concurrency?: number }): Promise<void>;
+  workBatches<T>(name: string, handler: BatchHandler<T>, options: { batchSize: number; concurrency?: number; gatherMs?: number }): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function createQueue(database: Database): Promise<Queue> {
+/** How often an idle worker looks for jobs when no send wakes it (a job made due by time sends none). */
+const POLLING_SECONDS = 0.5;
+
+export async function createQueue(database: Database, options: { pollingSeconds?: number } = {}): Promise<Queue> {
+  const polling = options.pollingSeconds ?? POLLING_SECONDS;
   const boss = new PgBoss({
     // With listen, a job sent wakes the workers of its queue at once (pg-boss's LISTEN/NOTIFY, in every
     // process on PostgreSQL, in the one process on the embedded store); the polling below stays as the floor.
@@ -109,24 +116,25 @@ export async function createQueue(database: Database): Promise<Queue> {
     // Polled every half second also while woken by NOTIFY (pg-boss would relax to 30 s): a job made
     // due by time (startAfter, a retry's delay) sends no NOTIFY.
     async work<T>(name: string, handler: JobHandler<T>, options: { concurrency?: number } = {}) {
-      await boss.work<T>(name, { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: options.concurrency ?? 1 }, async (jobs) => {
+      await boss.work<T>(name, { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling, batchSize: 1, localConcurrency: options.concurrency ?? 1 }, async (jobs) => {
         for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
       });
     },
-    async workBatches<T>(name: string, handler: BatchHandler<T>, options: { batchSize: number; concurrency?: number }) {
+    async workBatches<T>(name: string, handler: BatchHandler<T>, options: { batchSize: number; concurrency?: number; gatherMs?: number }) {
       await boss.work<T>(
         name,
         {
-          pollingIntervalSeconds: 0.5,
-          notifyPollingIntervalSeconds: 0.5,
+          pollingIntervalSeconds: polling,
+          notifyPollingIntervalSeconds: polling,
           batchSize: options.batchSize,
           burstWhenBatchFull: true,
           perJobResults: true,
-          includeMetadata: true,
           localConcurrency: options.concurrency ?? 1,
         },
         async (jobs) => {
           const outcomes = await handler(jobs.map((job) => ({ id: job.id, data: job.data, retryCount: job.retryCount ?? 0 })));
+          // The jobs' work is done and committed; only the queue's record of them waits.
+          if (jobs.length < options.batchSize && options.gatherMs) await new Promise((resolve) => setTimeout(resolve, options.gatherMs));
           return jobs.map((job) => {
             const error = outcomes.get(job.id);
             return error ? { id: job.id, status: 'failed' as const, output: { message: error.message } } : { id: job.id, status: 'completed' as const };

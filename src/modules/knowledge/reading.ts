@@ -23,6 +23,8 @@ export const READ_SOURCE_JOB = 'knowledge.read-source';
 export const READ_RETRY_LIMIT = 2;
 /** Reads a worker takes at once: one claim, one transaction for the small ones among them. */
 export const READ_BATCH = 50;
+/** After a short batch, how long a worker lets reads gather before it fetches again. */
+const GATHER_MS = 50;
 /** Jobs sent per statement when many sources are queued at once (a retrain, a recovery). */
 const SEND_BATCH = 1000;
 const QUEUE_OPTIONS = { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: 5, expireInSeconds: 10 * 60, heartbeatSeconds: 30 };
@@ -44,11 +46,14 @@ export function newReadJobId(): string {
   return randomUUID();
 }
 
+type QueuedRead = { id: string; generation: number; jobId?: string };
+
 /**
- * Sends a read job for each source. A source that names `jobId` already holds it in its
- * row (written with the row); the others have theirs recorded after the send.
+ * Sends a read job for each source, SEND_BATCH to a statement. A source that names
+ * `jobId` already holds it in its row (written with the row); the others have theirs
+ * recorded after the send.
  */
-export async function queueReads(ctx: Context, sources: Array<{ id: string; generation: number; jobId?: string }>): Promise<void> {
+export async function queueReads(ctx: Context, sources: QueuedRead[]): Promise<void> {
   if (sources.length === 0) return;
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
   const options = { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: retryDelaySeconds(ctx) };
@@ -202,7 +207,7 @@ export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: 
 export async function knowledgeWorker(ctx: Context): Promise<void> {
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
   const worker = await workerId(ctx);
-  await ctx.queue.workBatches<ReadSourceJob>(READ_SOURCE_JOB, (jobs) => readSources(ctx, jobs, worker), { batchSize: READ_BATCH, concurrency: 2 });
+  await ctx.queue.workBatches<ReadSourceJob>(READ_SOURCE_JOB, (jobs) => readSources(ctx, jobs, worker), { batchSize: READ_BATCH, concurrency: 2, gatherMs: GATHER_MS });
   const lostReads = runPeriodically({ name: 'knowledge lost reads', everyMs: beatEverySeconds(ctx) * 1000, testClock: undefined }, () => recoverLostReads(ctx, worker));
   ctx.onClose(() => lostReads.stop());
   const sweep = async () => {
