@@ -23,6 +23,8 @@ export const READ_SOURCE_JOB = 'knowledge.read-source';
 export const READ_RETRY_LIMIT = 2;
 /** Reads a worker takes at once: one claim, one transaction for the small ones among them. */
 export const READ_BATCH = 50;
+/** Time a batch may spend on its files before it hands the rest on (well within QUEUE_OPTIONS.expireInSeconds). */
+const FILES_BUDGET_MS = 2 * 60_000;
 /** After a short batch, how long a worker lets reads gather before it fetches again. */
 const GATHER_MS = 50;
 /** Jobs sent per statement when many sources are queued at once (a retrain, a recovery). */
@@ -96,9 +98,27 @@ export async function readSources(ctx: Context, jobs: Array<BatchJob<ReadSourceJ
       await settleEach(texts);
     }
   }
-  await settleEach(claimed.filter((source) => source.type === 'file'));
+  const files = claimed.filter((source) => source.type === 'file');
+  const started = Date.now();
+  for (const [i, file] of files.entries()) {
+    if (Date.now() - started > FILES_BUDGET_MS) {
+      await handOn(ctx, files.slice(i), worker);
+      break;
+    }
+    await settleEach([file]);
+  }
   for (const agentId of new Set(claimed.map((source) => source.agent_id))) await markTrainedWhenDone(ctx, agentId);
   return outcomes;
+}
+
+/**
+ * Files of a batch not begun within its budget go back to the queue as jobs of their own
+ * (the batch's jobs share one deadline, their longest expiry: many large files in one batch
+ * could pass it). Their jobs here are done; the new ones read them.
+ */
+async function handOn(ctx: Context, sources: SourceRow[], worker: string): Promise<void> {
+  for (const source of sources) await releaseRead(ctx.db, source.id, source.generation, worker);
+  await queueReads(ctx, sources.map((source) => ({ id: source.id, generation: source.generation })));
 }
 
 /** One claimed source read and indexed on its own; null when settled (ready or failed for good), else the error to retry on. */
