@@ -208,8 +208,11 @@ async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
 
 async function measure(store: 'embedded' | 'postgres', label: string, deploy: () => Promise<Deployment>, tables: Record<string, Row[]>): Promise<void> {
   const small = Array.from({ length: SMALL_SOURCES }, (_, n) => smallSource(n));
-  progress(`${label}: index baseline`);
+  const larger = Array.from({ length: Math.ceil(RETRAIN_PASSAGES / PASSAGES_A_SOURCE) }, (_, n) => largerSource(n));
+  // Both baselines first: measured while Parley runs, its idle keep-alive connections could be closed under the next call.
+  progress(`${label}: index baselines`);
   const baseline = await indexRate(store, small);
+  const largerBaseline = await indexRate(store, larger);
   const deployment = await deploy();
   try {
     const api = deployment.api;
@@ -230,11 +233,9 @@ async function measure(store: 'embedded' | 'postgres', label: string, deploy: ()
     });
 
     progress(`${label}: retrain of ${RETRAIN_PASSAGES} passages`);
-    const larger = Array.from({ length: Math.ceil(RETRAIN_PASSAGES / PASSAGES_A_SOURCE) }, (_, n) => largerSource(n));
     const big = await api('POST', '/agents', { name: 'Retrain bench', useCase: 'general' });
     const first = await postUntilReady(api, big.id, larger);
     const held = await tally(deployment.service, big.id);
-    const largerBaseline = await indexRate(store, larger);
     const retrainStart = performance.now();
     const queued = await api('POST', `/agents/${big.id}/retrain`);
     const accepted = new Date();
