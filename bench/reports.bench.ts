@@ -55,7 +55,7 @@ export async function run(): Promise<void> {
 function benchContext(database: Database): Context {
   const clock = new SettableClock();
   clock.set(new Date('2026-06-01T06:00:00.000Z'));
-  const queue: Queue = { define: async () => {}, send: async () => null, work: async () => {}, stop: async () => {} };
+  const queue: Queue = { define: async () => {}, send: async () => null, sendMany: async () => [], work: async () => {}, workBatches: async () => {}, stop: async () => {} };
   return {
     db: database.db,
     database,

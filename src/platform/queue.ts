@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PgBoss } from 'pg-boss';
 import type { Database } from './db.ts';
 import { underMigrationLock } from './migrate.ts';
@@ -9,9 +10,23 @@ export interface JobOptions {
   retryDelaySeconds?: number;
   /** A job with the same key that is still waiting is not queued twice. */
   singletonKey?: string;
+  /** The job's id, chosen by the caller (a UUID), so a row can name its job before the job is sent. */
+  id?: string;
 }
 
 export type JobHandler<T> = (data: T, job: { id: string; retryCount: number }) => Promise<void>;
+
+export interface BatchJob<T> {
+  id: string;
+  data: T;
+  retryCount: number;
+}
+
+/**
+ * Handles the jobs of one fetch together and answers each one's outcome: null when it is
+ * done, else the error that fails it (retried while it has retries left). A throw fails them all.
+ */
+export type BatchHandler<T> = (jobs: Array<BatchJob<T>>) => Promise<Map<string, Error | null>>;
 
 /**
  * Background jobs on the service's own database (pg-boss), so an accepted job
@@ -21,12 +36,26 @@ export interface Queue {
   /** Declares a kind of job; every process declares the kinds before sending. */
   define(name: string, options?: { retryLimit?: number; retryDelaySeconds?: number; expireInSeconds?: number; heartbeatSeconds?: number }): Promise<void>;
   send<T extends object>(name: string, data: T, options?: JobOptions): Promise<string | null>;
+  /** Many jobs of one kind in one statement (waking the workers once); their ids, in order. */
+  sendMany<T extends object>(name: string, jobs: Array<{ data: T; options?: Omit<JobOptions, 'singletonKey'> }>): Promise<string[]>;
   /** Starts working on a kind of job in this process (worker role only). */
   work<T>(name: string, handler: JobHandler<T>, options?: { concurrency?: number }): Promise<void>;
+  /**
+   * Works on jobs in batches of up to `batchSize`: a fetch claims that many at once, and
+   * while fetches come back full the next follows at once (no polling pause between them).
+   * After a short batch the worker waits `gatherMs` before it fetches again: jobs arriving
+   * one by one, as requests send them, then come as one batch rather than one each (on the
+   * one connection of the embedded store each would take turns with the requests).
+   */
+  workBatches<T>(name: string, handler: BatchHandler<T>, options: { batchSize: number; concurrency?: number; gatherMs?: number }): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function createQueue(database: Database): Promise<Queue> {
+/** How often an idle worker looks for jobs when no send wakes it (a job made due by time sends none). */
+const POLLING_SECONDS = 0.5;
+
+export async function createQueue(database: Database, options: { pollingSeconds?: number } = {}): Promise<Queue> {
+  const polling = options.pollingSeconds ?? POLLING_SECONDS;
   const boss = new PgBoss({
     // With listen, a job sent wakes the workers of its queue at once (pg-boss's LISTEN/NOTIFY, in every
     // process on PostgreSQL, in the one process on the embedded store); the polling below stays as the floor.
@@ -63,14 +92,55 @@ export async function createQueue(database: Database): Promise<Queue> {
           retryLimit: options.retryLimit,
           retryDelay: options.retryDelaySeconds,
           singletonKey: options.singletonKey,
+          id: options.id,
         }),
       ),
+    async sendMany(name, jobs) {
+      if (jobs.length === 0) return [];
+      const ids = jobs.map((job) => job.options?.id ?? randomUUID());
+      // Ids chosen here: insert() answers none when asked for none, and rows it skipped would shift positions.
+      await boss.insert(
+        name,
+        jobs.map((job, i) =>
+          withoutUndefined({
+            id: ids[i],
+            data: job.data,
+            startAfter: job.options?.startAfterSeconds,
+            retryLimit: job.options?.retryLimit,
+            retryDelay: job.options?.retryDelaySeconds,
+          }),
+        ),
+      );
+      return ids;
+    },
     // Polled every half second also while woken by NOTIFY (pg-boss would relax to 30 s): a job made
     // due by time (startAfter, a retry's delay) sends no NOTIFY.
     async work<T>(name: string, handler: JobHandler<T>, options: { concurrency?: number } = {}) {
-      await boss.work<T>(name, { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: options.concurrency ?? 1 }, async (jobs) => {
+      await boss.work<T>(name, { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling, batchSize: 1, localConcurrency: options.concurrency ?? 1 }, async (jobs) => {
         for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
       });
+    },
+    async workBatches<T>(name: string, handler: BatchHandler<T>, options: { batchSize: number; concurrency?: number; gatherMs?: number }) {
+      await boss.work<T>(
+        name,
+        {
+          pollingIntervalSeconds: polling,
+          notifyPollingIntervalSeconds: polling,
+          batchSize: options.batchSize,
+          burstWhenBatchFull: true,
+          perJobResults: true,
+          localConcurrency: options.concurrency ?? 1,
+        },
+        async (jobs) => {
+          const outcomes = await handler(jobs.map((job) => ({ id: job.id, data: job.data, retryCount: job.retryCount ?? 0 })));
+          // The jobs' work is done and committed; only the queue's record of them waits.
+          if (jobs.length < options.batchSize && options.gatherMs) await new Promise((resolve) => setTimeout(resolve, options.gatherMs));
+          return jobs.map((job) => {
+            const error = outcomes.get(job.id);
+            return error ? { id: job.id, status: 'failed' as const, output: { message: error.message } } : { id: job.id, status: 'completed' as const };
+          });
+        },
+      );
     },
     stop: () => boss.stop({ graceful: true, timeout: 5_000 } as never),
   };

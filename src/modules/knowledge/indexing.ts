@@ -2,9 +2,10 @@
  * Writing a source's passages into the search index: the passages, their postings
  * (PostgreSQL full-text lexemes, stopped and stemmed in the passage's own language), the
  * text search configurations the agent's passages use, the BM25 statistics
- * and, with an embedding provider, their vectors. All of one source in one transaction,
- * serialised per agent by a lock on the agent's statistics row; each batch of passages
- * is one set-based statement (docs/knowledge.md, "Search index").
+ * and, with an embedding provider, their vectors. All of one source, or of a batch of
+ * small sources, in one transaction, serialised per agent by a lock on the agent's
+ * statistics row; each batch of passages is one set-based statement (docs/knowledge.md,
+ * "Search index").
  */
 import { sql, type Transaction } from 'kysely';
 import type { Context } from '../../context.ts';
@@ -54,11 +55,80 @@ export interface PassageTarget {
 export async function indexSourceText(ctx: Context, input: { sourceId: string; agentId: string; generation: number }): Promise<boolean> {
   const source = await ctx.db.selectFrom('sources').selectAll().where('id', '=', input.sourceId).executeTakeFirst();
   if (!source || source.generation !== input.generation) return false;
-  const chunks = chunkText(indexableText(source));
-  if (chunks.length === 0) throw new NoContentError('the source holds no text');
-  const vectors = embeddingsEnabled(ctx) ? await embedTexts(ctx, chunks.map((c) => c.text), { maxRetries: 0 }) : undefined;
+  const outcome = (await indexSourcesText(ctx, [source])).get(source.id);
+  if (outcome === 'no_content') throw new NoContentError('the source holds no text');
+  return outcome === 'ready';
+}
+
+/** What indexSourcesText made of a source: indexed and ready, no text to index, or queued again since (left alone). */
+export type IndexOutcome = 'ready' | 'no_content' | 'stale';
+
+/**
+ * Indexes the stored text of many sources (each as read, at its generation) and marks them
+ * ready, all in one transaction: a batch of small sources costs one commit, one lock of
+ * each agent's statistics (taken in agent order, so two batches never wait on each other
+ * crosswise) and, with an embedding provider, one round of embedding requests. A source
+ * queued again since it was read is left alone ('stale').
+ */
+export async function indexSourcesText(ctx: Context, sources: SourceRow[]): Promise<Map<string, IndexOutcome>> {
+  const outcomes = new Map<string, IndexOutcome>();
+  const prepared: Array<{ source: SourceRow; target: PassageTarget; passages: NewPassage[] }> = [];
+  for (const source of sources) {
+    const chunks = chunkText(indexableText(source));
+    if (chunks.length === 0) {
+      outcomes.set(source.id, 'no_content');
+      continue;
+    }
+    const target = await passageTarget(ctx, source, chunks);
+    const passages = await Promise.all(
+      chunks.map(async (chunk) => ({ position: chunk.position, text: chunk.text, config: await passageConfig(chunk.text, target.config) }) as NewPassage),
+    );
+    prepared.push({ source, target, passages });
+  }
+  if (prepared.length === 0) return outcomes;
+  const vectors = embeddingsEnabled(ctx) ? await embedTexts(ctx, prepared.flatMap((p) => p.passages.map((passage) => passage.text)), { maxRetries: 0 }) : undefined;
+  if (vectors) {
+    let next = 0;
+    for (const { passages } of prepared) for (const passage of passages) passage.vector = vectors[next++];
+  }
+  const table = vectors ? await vectorTable(ctx) : undefined; // before the transaction: it may create the table
+  const now = ctx.clock.now();
+
+  const changed = await ctx.db.transaction().execute(async (trx) => {
+    const agents = [...new Set(prepared.map((p) => p.source.agent_id))].sort();
+    for (const agentId of agents) await lockAgentStats(trx, agentId);
+    const current = await trx
+      .selectFrom('sources')
+      .select(['id', 'generation'])
+      .where('id', 'in', prepared.map((p) => p.source.id))
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    const generations = new Map(current.map((row) => [row.id, row.generation]));
+    const fresh = prepared.filter((p) => generations.get(p.source.id) === p.source.generation);
+    let changed = 0;
+    for (const agentId of agents) {
+      const own = fresh.filter((p) => p.source.agent_id === agentId);
+      if (own.length === 0) continue;
+      changed += await removePassages(trx, agentId, own.map((p) => p.source.id));
+      changed += await writePassages(ctx, trx, agentId, own.flatMap((p) => p.passages.map((passage) => ({ ...passage, target: p.target }))), table);
+    }
+    if (fresh.length > 0) {
+      await sql`update sources set status = 'ready', error = null, chunk_count = t.chunks, processed_at = ${now}
+        from unnest(${fresh.map((p) => p.source.id)}::text[], ${fresh.map((p) => p.passages.length)}::int[]) as t(id, chunks)
+        where sources.id = t.id`.execute(trx);
+    }
+    for (const p of prepared) outcomes.set(p.source.id, fresh.includes(p) ? 'ready' : 'stale');
+    return changed;
+  });
+  await tidyEmbeddedIndex(ctx, changed);
+  return outcomes;
+}
+
+/** Where a source's passages go, and the language they are read in when they show none of their own. */
+async function passageTarget(ctx: Context, source: SourceRow, chunks: Array<{ text: string }>): Promise<PassageTarget> {
   const title = source.title ?? source.name;
-  const target: PassageTarget = {
+  return {
     agentId: source.agent_id,
     sourceId: source.id,
     title,
@@ -66,27 +136,6 @@ export async function indexSourceText(ctx: Context, input: { sourceId: string; a
     // The first passages tell the source's language (detection reads 1,000 characters).
     config: textSearchConfig((await detectLanguage(`${title}\n${chunks.slice(0, 2).map((c) => c.text).join('\n')}`)) ?? (await agentLanguage(ctx.db, source.agent_id))),
   };
-  const passages = await Promise.all(
-    chunks.map(async (chunk, i) => ({ position: chunk.position, text: chunk.text, vector: vectors?.[i], config: await passageConfig(chunk.text, target.config) })),
-  );
-  const table = vectors ? await vectorTable(ctx) : undefined; // before the transaction: it may create the table
-
-  const changed = await ctx.db.transaction().execute(async (trx) => {
-    await lockAgentStats(trx, source.agent_id);
-    const current = await trx.selectFrom('sources').select('generation').where('id', '=', source.id).forUpdate().executeTakeFirst();
-    if (!current || current.generation !== input.generation) return undefined;
-    const removed = await removePassages(trx, source.agent_id, source.id);
-    const written = await writePassages(ctx, trx, target, passages, table);
-    await trx
-      .updateTable('sources')
-      .set({ status: 'ready', error: null, chunk_count: chunks.length, processed_at: ctx.clock.now() })
-      .where('id', '=', source.id)
-      .execute();
-    return removed + written;
-  });
-  if (changed === undefined) return false;
-  await tidyEmbeddedIndex(ctx, changed);
-  return true;
 }
 
 /**
@@ -107,7 +156,7 @@ export async function addPassages(ctx: Context, target: PassageTarget, passages:
   const table = passages.some((p) => p.vector) ? await vectorTable(ctx) : undefined;
   const written = await ctx.db.transaction().execute(async (trx) => {
     await lockAgentStats(trx, target.agentId);
-    return writePassages(ctx, trx, target, passages, table);
+    return writePassages(ctx, trx, target.agentId, passages.map((passage) => ({ ...passage, target })), table);
   });
   await tidyEmbeddedIndex(ctx, written);
 }
@@ -119,16 +168,19 @@ async function lockAgentStats(trx: Transaction<Tables>, agentId: string): Promis
     on conflict (agent_id) do update set passage_count = agent_stats.passage_count`.execute(trx);
 }
 
-/** Returns the postings written. */
-async function writePassages(ctx: Context, trx: Transaction<Tables>, target: PassageTarget, passages: NewPassage[], table: string | undefined): Promise<number> {
+/** A passage with the source it belongs to. */
+type PlacedPassage = NewPassage & { target: PassageTarget };
+
+/** Passages of one agent (of one source or several). Returns the postings written. */
+async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined): Promise<number> {
   let postings = 0;
   for (let start = 0; start < passages.length; start += WRITE_BATCH) {
     const batch = passages.slice(start, start + WRITE_BATCH);
     const ids = batch.map(() => newId('chk'));
-    postings += await insertPassageBatch(trx, target, ids, batch);
+    postings += await insertPassageBatch(trx, agentId, ids, batch);
     if (table) {
       await sql`insert into ${sql.table(table)} (passage_id, agent_id, model, embedding)
-        select id, ${target.agentId}, ${ctx.config.embeddingModel}, v::vector
+        select id, ${agentId}, ${ctx.config.embeddingModel}, v::vector
         from unnest(${ids}::text[], ${batch.map((p) => vectorLiteral(p.vector!))}::text[]) as t(id, v)`.execute(trx);
     }
   }
@@ -142,15 +194,15 @@ async function writePassages(ctx: Context, trx: Transaction<Tables>, target: Pas
  * and the agent's totals with the configurations its passages use (a question is parsed
  * with each of them: search.ts).
  */
-async function insertPassageBatch(trx: Transaction<Tables>, target: PassageTarget, ids: string[], batch: NewPassage[]): Promise<number> {
-  const { agentId, sourceId, title, url } = target;
-  const configs = batch.map((p) => p.config ?? target.config);
+async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids: string[], batch: PlacedPassage[]): Promise<number> {
+  const configs = batch.map((p) => p.config ?? p.target.config);
   const result = await sql<{ postings: number }>`
     with docs as materialized (
-      select d.id, d.position, d.text, d.config, nextval(pg_get_serial_sequence('passages', 'seq')) as seq,
+      select d.id, d.source_id, d.title, d.url, d.position, d.text, d.config, nextval(pg_get_serial_sequence('passages', 'seq')) as seq,
              -- The title is searched with each passage: a passage under "Shipping costs" answers "what does shipping cost?".
-             to_tsvector(d.config::regconfig, ${title}::text || E'\n' || d.text) as vec
-      from unnest(${ids}::text[], ${batch.map((p) => p.position)}::int[], ${batch.map((p) => p.text)}::text[], ${configs}::text[]) as d(id, position, text, config)
+             to_tsvector(d.config::regconfig, d.title || E'\n' || d.text) as vec
+      from unnest(${ids}::text[], ${batch.map((p) => p.target.sourceId)}::text[], ${batch.map((p) => p.target.title)}::text[], ${batch.map((p) => p.target.url)}::text[],
+                  ${batch.map((p) => p.position)}::int[], ${batch.map((p) => p.text)}::text[], ${configs}::text[]) as d(id, source_id, title, url, position, text, config)
     ), lex as (
       select d.seq, l.lexeme as term, coalesce(array_length(l.positions, 1), 1) as tf
       from docs d cross join lateral unnest(d.vec) as l
@@ -171,7 +223,7 @@ async function insertPassageBatch(trx: Transaction<Tables>, target: PassageTarge
       select lex.seq, array_agg(terms.term_id order by terms.term_id) as term_ids from lex join terms using (term) group by lex.seq
     ), added as (
       insert into passages (id, seq, agent_id, source_id, position, title, url, text, config, length, term_ids)
-      select d.id, d.seq, ${agentId}, ${sourceId}, d.position, ${title}, ${url}, d.text, d.config, coalesce(lens.length, 0), coalesce(forward.term_ids, '{}')
+      select d.id, d.seq, ${agentId}, d.source_id, d.position, d.title, d.url, d.text, d.config, coalesce(lens.length, 0), coalesce(forward.term_ids, '{}')
       from docs d left join lens using (seq) left join forward using (seq)
       returning length
     )
@@ -185,15 +237,15 @@ async function insertPassageBatch(trx: Transaction<Tables>, target: PassageTarge
 }
 
 /**
- * Takes a source's passages out of the index and its terms out of the statistics: the
- * document frequencies come down by what its passages held (a term no passage holds any
- * more goes), then the passages go and a trigger takes their postings with them.
- * Returns the postings removed.
+ * Takes sources' passages (of one agent) out of the index and their terms out of the
+ * statistics: the document frequencies come down by what their passages held (a term no
+ * passage holds any more goes), then the passages go and a trigger takes their postings
+ * with them. Returns the postings removed.
  */
-async function removePassages(trx: Transaction<Tables>, agentId: string, sourceId: string): Promise<number> {
+async function removePassages(trx: Transaction<Tables>, agentId: string, sourceIds: string[]): Promise<number> {
   const result = await sql<{ postings: number }>`
     with gone as materialized (
-      select length, term_ids from passages where source_id = ${sourceId}
+      select length, term_ids from passages where source_id = any(${sourceIds}::text[])
     ), counts as (
       select term_id, count(*)::int as n from gone cross join lateral unnest(gone.term_ids) as term_id group by term_id
     ), lowered as (
@@ -208,7 +260,7 @@ async function removePassages(trx: Transaction<Tables>, agentId: string, sourceI
       configs = case when passage_count = (select count(*) from gone) then '{}' else configs end
     where agent_id = ${agentId}
     returning (select coalesce(sum(cardinality(term_ids)), 0) from gone)::int as postings`.execute(trx);
-  await sql`delete from passages where source_id = ${sourceId}`.execute(trx);
+  await sql`delete from passages where source_id = any(${sourceIds}::text[])`.execute(trx);
   return Number(result.rows[0]?.postings ?? 0);
 }
 
@@ -216,7 +268,7 @@ async function removePassages(trx: Transaction<Tables>, agentId: string, sourceI
 export async function deleteSourceAndPassages(ctx: Context, agentId: string, sourceId: string): Promise<void> {
   const removed = await ctx.db.transaction().execute(async (trx) => {
     await lockAgentStats(trx, agentId);
-    const postings = await removePassages(trx, agentId, sourceId);
+    const postings = await removePassages(trx, agentId, [sourceId]);
     await trx.deleteFrom('sources').where('id', '=', sourceId).where('agent_id', '=', agentId).execute();
     return postings;
   });

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { newId } from '../../platform/ids.ts';
-import { claimRead } from './store.ts';
+import { claimRead, claimReads } from './store.ts';
 
 const LOST_AFTER_SECONDS = 30;
 
@@ -53,5 +53,21 @@ describe('claiming a source read', () => {
     await beat(first, LOST_AFTER_SECONDS + 5);
     const taken = await claimRead(service.ctx.db, source, 0, second, LOST_AFTER_SECONDS);
     assert.equal(taken?.worker_id, second, 'a dead worker’s read is taken');
+  });
+
+  test('a batch of reads is claimed in one statement: the live worker’s and the moved-on generation’s are left out', async () => {
+    const [first, second] = [`wrk_${randomUUID()}`, `wrk_${randomUUID()}`];
+    await beat(first, 0);
+    await beat(second, 0);
+    const [free, held, requeued] = [await pendingSource(), await pendingSource(), await pendingSource()];
+    assert.ok(await claimRead(service.ctx.db, held, 0, first, LOST_AFTER_SECONDS));
+    await service.ctx.db.updateTable('sources').set({ generation: 1 }).where('id', '=', requeued).execute();
+    const taken = await claimReads(
+      service.ctx.db,
+      [free, held, requeued].map((sourceId) => ({ sourceId, generation: 0 })),
+      second,
+      LOST_AFTER_SECONDS,
+    );
+    assert.deepEqual(taken.map((source) => [source.id, source.worker_id]), [[free, second]]);
   });
 });

@@ -2,19 +2,33 @@
  * Reading sources in the background: one durable job (pg-boss) per queued source, so
  * an accepted source survives a crash. A job carries the source's generation; a source
  * queued again since (retrain, recovery) leaves the older job with nothing to do.
+ *
+ * Workers take the jobs in batches (READ_BATCH a fetch, woken by the queue when jobs are
+ * sent): the batch's reads are claimed in one statement and its text, Q&A and website
+ * sources indexed in one transaction; files are read one at a time after them.
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
+import type { BatchJob } from '../../platform/queue.ts';
 import { agentsChanged } from '../agents/access.ts';
-import { indexSourceText, NoContentError } from './indexing.ts';
+import { indexSourcesText, indexSourceText, NoContentError } from './indexing.ts';
 import { FileReadError, readFileText } from './read-file.ts';
 import { beatEverySeconds, workerId } from '../../platform/heartbeat.ts';
 import { runPeriodically } from '../../platform/periodic.ts';
-import { claimRead, deleteDeadFileFetches, reclaimLostReads, releaseRead, type SourceError } from './store.ts';
+import { claimReads, deleteDeadFileFetches, reclaimLostReads, recordReadJobs, releaseRead, type SourceError, type SourceRow } from './store.ts';
 
 export const READ_SOURCE_JOB = 'knowledge.read-source';
 /** Attempts after the first for a passing fault (database, embedding endpoint). */
 export const READ_RETRY_LIMIT = 2;
+/** Reads a worker takes at once: one claim, one transaction for the small ones among them. */
+export const READ_BATCH = 50;
+/** Time a batch may spend on its files before it hands the rest on (well within QUEUE_OPTIONS.expireInSeconds). */
+const FILES_BUDGET_MS = 2 * 60_000;
+/** After a short batch, how long a worker lets reads gather before it fetches again. */
+const GATHER_MS = 50;
+/** Jobs sent per statement when many sources are queued at once (a retrain, a recovery). */
+const SEND_BATCH = 1000;
 const QUEUE_OPTIONS = { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: 5, expireInSeconds: 10 * 60, heartbeatSeconds: 30 };
 /** Sources queued less than this long ago are left to the request or crawl lane that queued them. */
 const SETTLE_SECONDS = 60;
@@ -29,39 +43,104 @@ function retryDelaySeconds(ctx: Context): number {
   return ctx.config.sourceRetryDelaySeconds;
 }
 
-export async function queueReads(ctx: Context, sources: Array<{ id: string; generation: number }>): Promise<void> {
+/** A new job id for a source's read: written with the source's row, then given to queueReads. */
+export function newReadJobId(): string {
+  return randomUUID();
+}
+
+type QueuedRead = { id: string; generation: number; jobId?: string };
+
+/**
+ * Sends a read job for each source, SEND_BATCH to a statement. A source that names
+ * `jobId` already holds it in its row (written with the row); the others have theirs
+ * recorded after the send.
+ */
+export async function queueReads(ctx: Context, sources: QueuedRead[]): Promise<void> {
   if (sources.length === 0) return;
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
-  for (const source of sources) {
-    const jobId = await ctx.queue.send<ReadSourceJob>(
+  const options = { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: retryDelaySeconds(ctx) };
+  for (let start = 0; start < sources.length; start += SEND_BATCH) {
+    const slice = sources.slice(start, start + SEND_BATCH);
+    const ids = await ctx.queue.sendMany<ReadSourceJob>(
       READ_SOURCE_JOB,
-      { sourceId: source.id, generation: source.generation },
-      { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: retryDelaySeconds(ctx) },
+      slice.map((source) => ({ data: { sourceId: source.id, generation: source.generation }, options: { ...options, id: source.jobId } })),
     );
-    await ctx.db.updateTable('sources').set({ job_id: jobId }).where('id', '=', source.id).where('generation', '=', source.generation).execute();
+    const unrecorded = slice.flatMap((source, i) => (source.jobId ? [] : [{ sourceId: source.id, generation: source.generation, jobId: ids[i]! }]));
+    await recordReadJobs(ctx.db, unrecorded);
   }
 }
 
-export async function readSource(ctx: Context, job: ReadSourceJob, attempt: { retryCount: number }, worker: string): Promise<void> {
-  const source = await claimRead(ctx.db, job.sourceId, job.generation, worker, ctx.config.lostWorkAfterSeconds);
-  if (!source) return;
+/**
+ * A batch of read jobs: each job's outcome (null when done, else the error that has the
+ * queue try it again). Reads another worker still holds, or of sources queued again since,
+ * are done with nothing to do.
+ */
+export async function readSources(ctx: Context, jobs: Array<BatchJob<ReadSourceJob>>, worker: string): Promise<Map<string, Error | null>> {
+  const outcomes = new Map<string, Error | null>(jobs.map((job) => [job.id, null]));
+  const claimed = await claimReads(ctx.db, jobs.map((job) => job.data), worker, ctx.config.lostWorkAfterSeconds);
+  const attemptOf = (source: SourceRow) => {
+    const job = jobs.find((j) => j.data.sourceId === source.id && j.data.generation === source.generation)!;
+    return { jobId: job.id, retryCount: job.retryCount };
+  };
+  const texts = claimed.filter((source) => source.type !== 'file');
+  const settleEach = async (sources: SourceRow[]) => {
+    for (const source of sources) {
+      const attempt = attemptOf(source);
+      outcomes.set(attempt.jobId, await readOne(ctx, source, attempt, worker));
+    }
+  };
+  if (texts.length > 0) {
+    try {
+      const indexed = await indexSourcesText(ctx, texts);
+      for (const source of texts) if (indexed.get(source.id) === 'no_content') await markFailed(ctx, source.id, source.generation, 'no_content');
+    } catch {
+      // One at a time, so that a source that cannot be indexed fails alone and a passing fault is retried per source.
+      await settleEach(texts);
+    }
+  }
+  const files = claimed.filter((source) => source.type === 'file');
+  const started = Date.now();
+  for (const [i, file] of files.entries()) {
+    if (Date.now() - started > FILES_BUDGET_MS) {
+      await handOn(ctx, files.slice(i), worker);
+      break;
+    }
+    await settleEach([file]);
+  }
+  for (const agentId of new Set(claimed.map((source) => source.agent_id))) await markTrainedWhenDone(ctx, agentId);
+  return outcomes;
+}
+
+/**
+ * Files of a batch not begun within its budget go back to the queue as jobs of their own
+ * (the batch's jobs share one deadline, their longest expiry: many large files in one batch
+ * could pass it). Their jobs here are done; the new ones read them.
+ */
+async function handOn(ctx: Context, sources: SourceRow[], worker: string): Promise<void> {
+  for (const source of sources) await releaseRead(ctx.db, source.id, source.generation, worker);
+  await queueReads(ctx, sources.map((source) => ({ id: source.id, generation: source.generation })));
+}
+
+/** One claimed source read and indexed on its own; null when settled (ready or failed for good), else the error to retry on. */
+async function readOne(ctx: Context, source: SourceRow, attempt: { retryCount: number }, worker: string): Promise<Error | null> {
   try {
     if (source.type === 'file') {
       const text = await readStoredFile(ctx, source.id);
-      await ctx.db.updateTable('sources').set({ content: text }).where('id', '=', source.id).where('generation', '=', job.generation).execute();
+      await ctx.db.updateTable('sources').set({ content: text }).where('id', '=', source.id).where('generation', '=', source.generation).execute();
     }
-    await indexSourceText(ctx, { sourceId: source.id, agentId: source.agent_id, generation: job.generation });
+    await indexSourceText(ctx, { sourceId: source.id, agentId: source.agent_id, generation: source.generation });
+    return null;
   } catch (error) {
     const failure = failureOf(error);
     if (failure === 'temporary' && attempt.retryCount < READ_RETRY_LIMIT) {
       // The retry may come to another worker: a read held by this live one would turn it away.
-      await releaseRead(ctx.db, source.id, job.generation, worker);
-      throw error;
+      await releaseRead(ctx.db, source.id, source.generation, worker);
+      return error instanceof Error ? error : new Error(String(error));
     }
     if (failure === 'temporary') console.error(`[knowledge] reading ${source.id} failed for good: ${error instanceof Error ? error.message : String(error)}`);
-    await markFailed(ctx, source.id, job.generation, failure);
+    await markFailed(ctx, source.id, source.generation, failure);
+    return null;
   }
-  await markTrainedWhenDone(ctx, source.agent_id);
 }
 
 async function readStoredFile(ctx: Context, sourceId: string): Promise<string> {
@@ -148,7 +227,7 @@ export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: 
 export async function knowledgeWorker(ctx: Context): Promise<void> {
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
   const worker = await workerId(ctx);
-  await ctx.queue.work<ReadSourceJob>(READ_SOURCE_JOB, (data, job) => readSource(ctx, data, job, worker), { concurrency: 2 });
+  await ctx.queue.workBatches<ReadSourceJob>(READ_SOURCE_JOB, (jobs) => readSources(ctx, jobs, worker), { batchSize: READ_BATCH, concurrency: 2, gatherMs: GATHER_MS });
   const lostReads = runPeriodically({ name: 'knowledge lost reads', everyMs: beatEverySeconds(ctx) * 1000, testClock: undefined }, () => recoverLostReads(ctx, worker));
   ctx.onClose(() => lostReads.stop());
   const sweep = async () => {

@@ -12,7 +12,7 @@ import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts
 import { fetchFile, fetchRecordLifetimeMs, MAX_FILE_BYTES } from './fetch-file.ts';
 import { detectFileKind } from './file-kind.ts';
 import { deleteSourceAndPassages } from './indexing.ts';
-import { queueReads } from './reading.ts';
+import { newReadJobId, queueReads } from './reading.ts';
 import {
   checkStorageAllowance,
   countPendingSources,
@@ -165,6 +165,8 @@ interface PendingSource {
  */
 async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, input: PendingSource, options: { endsFetch?: number } = {}): Promise<SourceRow> {
   const now = ctx.clock.now();
+  // Named in the row before it is sent: no second write to record it. Should the send not happen, the recovery sweep finds no such job.
+  const jobId = newReadJobId();
   const row = await ctx.db.transaction().execute(async (trx) => {
     if (!(await lockAgent(trx, agent.id))) throw errors.notFound('agent');
     await checkStorageAllowance(trx, agent.id, input.sizeBytes, plan.storagePerAgentBytes);
@@ -187,7 +189,7 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
         content: input.content,
         crawl_id: null,
         generation: 0,
-        job_id: null,
+        job_id: jobId,
         queued_at: now,
         created_at: now,
         processed_at: null,
@@ -196,7 +198,7 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
       .executeTakeFirstOrThrow();
   });
   if (input.file) await storeFileBytes(ctx, row.id, input.file);
-  await queueReads(ctx, [{ id: row.id, generation: row.generation }]);
+  await queueReads(ctx, [{ id: row.id, generation: row.generation, jobId }]);
   return row;
 }
 

@@ -185,20 +185,35 @@ export async function deleteDeadFileFetches(db: Db, now: Date): Promise<void> {
  * the read (the queue delivered the same job again while the first read runs): nothing to do then.
  */
 export async function claimRead(db: Db, sourceId: string, generation: number, workerId: string, lostAfterSeconds: number): Promise<SourceRow | undefined> {
-  return db
-    .updateTable('sources')
-    .set({ worker_id: workerId })
-    .where('id', '=', sourceId)
-    .where('generation', '=', generation)
-    .where('status', '=', 'pending')
-    .where(sql<boolean>`(worker_id is null or worker_id = ${workerId} or not ${isAlive(sql.ref('sources.worker_id'), lostAfterSeconds)})`)
-    .returningAll()
-    .executeTakeFirst();
+  return (await claimReads(db, [{ sourceId, generation }], workerId, lostAfterSeconds))[0];
+}
+
+/**
+ * claimRead for a batch of reads in one statement: the sources this worker now holds
+ * (those left out have nothing to do here, as with claimRead).
+ */
+export async function claimReads(db: Db, reads: Array<{ sourceId: string; generation: number }>, workerId: string, lostAfterSeconds: number): Promise<SourceRow[]> {
+  if (reads.length === 0) return [];
+  const { rows } = await sql<SourceRow>`
+    update sources set worker_id = ${workerId}
+    from unnest(${reads.map((read) => read.sourceId)}::text[], ${reads.map((read) => read.generation)}::int[]) as wanted(id, generation)
+    where sources.id = wanted.id and sources.generation = wanted.generation and sources.status = 'pending'
+      and (sources.worker_id is null or sources.worker_id = ${workerId} or not ${isAlive(sql.ref('sources.worker_id'), lostAfterSeconds)})
+    returning sources.*`.execute(db);
+  return rows;
 }
 
 /** Lets go of a read this worker holds, so the queue's retry may run on any worker. */
 export async function releaseRead(db: Db, sourceId: string, generation: number, workerId: string): Promise<void> {
   await db.updateTable('sources').set({ worker_id: null }).where('id', '=', sourceId).where('generation', '=', generation).where('worker_id', '=', workerId).execute();
+}
+
+/** Records each source's read job (the queue's id), for the recovery sweep; one statement for many. */
+export async function recordReadJobs(db: Db, jobs: Array<{ sourceId: string; generation: number; jobId: string }>): Promise<void> {
+  if (jobs.length === 0) return;
+  await sql`update sources set job_id = t.job_id
+    from unnest(${jobs.map((job) => job.sourceId)}::text[], ${jobs.map((job) => job.generation)}::int[], ${jobs.map((job) => job.jobId)}::text[]) as t(id, generation, job_id)
+    where sources.id = t.id and sources.generation = t.generation`.execute(db);
 }
 
 /**

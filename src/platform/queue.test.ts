@@ -1,0 +1,96 @@
+/**
+ * The job queue's batches and wake-ups (src/platform/queue.ts), on each store: jobs
+ * waiting when a batch worker starts come to it in one batch; a job sent to an idle
+ * worker wakes it (its polling floor is set far beyond the test's wait, so only the
+ * wake-up can bring the job); a job whose outcome is an error comes again as a retry.
+ */
+import { afterEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createQueue, type BatchJob, type Queue } from './queue.ts';
+import { freshDatabase, type TestDatabase } from '../../test/support/stores.ts';
+
+/** Far beyond any wait below: a job handled sooner was brought by a wake-up. */
+const POLLING_SECONDS = 120;
+const WAIT_MS = 20_000;
+
+let opened: Array<{ queue: Queue; store: TestDatabase }> = [];
+
+afterEach(async () => {
+  for (const { queue, store } of opened) {
+    await queue.stop();
+    await store.database.close();
+    await store.drop();
+  }
+  opened = [];
+});
+
+async function openQueue(): Promise<Queue> {
+  const store = await freshDatabase();
+  const queue = await createQueue(store.database, { pollingSeconds: POLLING_SECONDS });
+  opened.push({ queue, store });
+  return queue;
+}
+
+/** Resolves when `done` holds, checked every 20 ms; fails after WAIT_MS. */
+async function until(what: string, done: () => boolean): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${WAIT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('batch workers of the job queue', () => {
+  test('jobs waiting when the worker starts come to it as one batch, with their data, in one statement sent', async () => {
+    const queue = await openQueue();
+    await queue.define('test.batched', { retryLimit: 0 });
+    const ids = await queue.sendMany('test.batched', Array.from({ length: 12 }, (_, n) => ({ data: { n } })));
+    assert.equal(new Set(ids).size, 12, 'one id a job');
+    const batches: Array<Array<BatchJob<{ n: number }>>> = [];
+    await queue.workBatches<{ n: number }>('test.batched', async (jobs) => {
+      batches.push(jobs);
+      return new Map(jobs.map((job) => [job.id, null]));
+    }, { batchSize: 50 });
+    await until('the jobs are handled', () => batches.flat().length === 12);
+    assert.equal(batches.length, 1, `one batch: ${batches.map((batch) => batch.length).join(', ')}`);
+    assert.deepEqual(batches[0]!.map((job) => job.data.n).sort((a, b) => a - b), Array.from({ length: 12 }, (_, n) => n));
+    assert.deepEqual(new Set(batches[0]!.map((job) => job.id)), new Set(ids), 'the ids sendMany answered are the jobs’ ids');
+  });
+
+  test('a job sent to an idle worker wakes it: handled long before the worker would look again', async () => {
+    const queue = await openQueue();
+    await queue.define('test.woken', { retryLimit: 0 });
+    const handled: string[] = [];
+    await queue.workBatches<{ word: string }>('test.woken', async (jobs) => {
+      handled.push(...jobs.map((job) => job.data.word));
+      return new Map(jobs.map((job) => [job.id, null]));
+    }, { batchSize: 10 });
+    // The worker's first look found nothing; it now waits POLLING_SECONDS unless woken.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await queue.send('test.woken', { word: 'first' });
+    await until('the first job is handled', () => handled.includes('first'));
+    await queue.sendMany('test.woken', [{ data: { word: 'second' } }, { data: { word: 'third' } }]);
+    await until('the jobs sent together are handled', () => handled.includes('second') && handled.includes('third'));
+  });
+
+  test('a job answered with an error comes again as a retry; the others of its batch do not', async () => {
+    const queue = await openQueue();
+    await queue.define('test.retried', { retryLimit: 1, retryDelaySeconds: 0 });
+    await queue.sendMany('test.retried', [{ data: { word: 'fine' } }, { data: { word: 'flaky' } }]);
+    const seen: Array<{ word: string; retryCount: number }> = [];
+    await queue.workBatches<{ word: string }>('test.retried', async (jobs) => {
+      seen.push(...jobs.map((job) => ({ word: job.data.word, retryCount: job.retryCount })));
+      return new Map(jobs.map((job) => [job.id, job.data.word === 'flaky' && job.retryCount === 0 ? new Error('passing fault') : null]));
+    }, { batchSize: 10 });
+    await until('both jobs were handled once', () => seen.length >= 2);
+    // A retry made due by time sends no wake-up: jobs sent meanwhile wake the worker, which takes the retry once due.
+    const retried = () => seen.some((entry) => entry.word === 'flaky' && entry.retryCount === 1);
+    const deadline = Date.now() + WAIT_MS;
+    while (!retried() && Date.now() < deadline) {
+      await queue.send('test.retried', { word: 'waker' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.ok(retried(), `the flaky job came again: ${JSON.stringify(seen)}`);
+    assert.equal(seen.filter((entry) => entry.word === 'fine').length, 1, `the job that succeeded is not handled again: ${JSON.stringify(seen)}`);
+  });
+});
