@@ -13,7 +13,9 @@ import { memoryVersions, redisVersions, uncachedVersions, type Versions } from '
 import { createMailer, type Mailer } from './platform/mail.ts';
 import { createQueue, type Queue } from './platform/queue.ts';
 import { createModelCatalogue, type ModelCatalogue } from './modules/workspace/models.ts';
-import { createSafeFetch, type SafeFetch } from './platform/safe-fetch.ts';
+import type { SafeFetch } from './platform/safe-fetch.ts';
+import { checkUrl } from './platform/safe-address.ts';
+import { firstUse } from './platform/first-use.ts';
 import { createFileReader, type FileReader } from './platform/file-reader.ts';
 
 /** Everything a service verb may need, wired once and passed down. */
@@ -89,11 +91,20 @@ export async function createContext(config: Config, options: ContextOptions = {}
     mailer: createMailer(config.smtpUrl, database.db, clock, queue),
     queue,
     models: createModelCatalogue(config.extraModels, Boolean(config.openaiBaseUrl || config.openaiApiKey)),
-    safeFetch: createSafeFetch({ allowPrivate: config.allowPrivateUrls }),
+    safeFetch: safeFetchAtFirstUse(config.allowPrivateUrls),
     fileReader,
     onClose: (fn) => void closers.push(fn),
     close: async () => {
       for (const close of closers.reverse()) await close().catch((error) => console.error('[close]', error));
     },
+  };
+}
+
+/** The HTTP client (undici, about 10 MB) is loaded by the first outbound request; checking an address needs none of it. */
+function safeFetchAtFirstUse(allowPrivate: boolean): SafeFetch {
+  const client = firstUse(async () => (await import('./platform/safe-fetch.ts')).createSafeFetch({ allowPrivate }));
+  return {
+    fetch: async (url, request) => (await client()).fetch(url, request),
+    check: (url) => checkUrl(url, allowPrivate),
   };
 }

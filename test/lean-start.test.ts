@@ -16,8 +16,9 @@ after(stopAll);
 
 /**
  * Used by some requests or jobs only: text recognition, PDF and chart rendering, the widget's bundler, the crawl's
- * HTML parsers, mail, the API reference's page, the MCP server (the first /mcp request), and Redis's client (REDIS_URL
- * only; these processes have none).
+ * HTML parsers, mail, the API reference's page, the MCP server (the first /mcp request), Redis's client (REDIS_URL
+ * only; these processes have none), passkeys' WebAuthn (the first passkey request) and the HTTP client of outbound
+ * requests (the first fetch).
  */
 const HEAVY = [
   'tesseract.js',
@@ -32,6 +33,8 @@ const HEAVY = [
   '@scalar/fastify-api-reference',
   '@modelcontextprotocol/sdk',
   'ioredis',
+  '@simplewebauthn/server',
+  'undici',
 ];
 
 /** The job handlers: only a role that runs jobs loads them. */

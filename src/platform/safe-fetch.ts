@@ -1,25 +1,14 @@
 /**
  * The one guarded client for every outbound request (crawl, file, image, webhook).
  */
-import dns from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, type Dispatcher, request as undiciRequest } from 'undici';
+import { checkedAddresses, checkUrl, parseUrl, safeAddresses } from './safe-address.ts';
+import { describeError, SafeFetchError } from './safe-fetch-error.ts';
 
-export type SafeFetchFailure = 'unsafe_url' | 'invalid_url' | 'too_large' | 'timeout' | 'network' | 'too_many_redirects';
-
-export class SafeFetchError extends Error {
-  readonly kind: SafeFetchFailure;
-  /** too_large refused on the length the server declared (content-length), before reading: that length. */
-  readonly declaredBytes: number | undefined;
-  constructor(kind: SafeFetchFailure, message: string, declaredBytes?: number) {
-    super(message);
-    this.name = 'SafeFetchError';
-    this.kind = kind;
-    this.declaredBytes = declaredBytes;
-  }
-}
+export { guardedAddresses, namesPrivateHost } from './safe-address.ts';
+export { SafeFetchError, type SafeFetchFailure } from './safe-fetch-error.ts';
 
 export interface SafeRequest {
   method?: 'GET' | 'POST' | 'HEAD';
@@ -51,8 +40,6 @@ export interface SafeFetch {
 
 const USER_AGENT = 'Parley/1.0 (+https://github.com/parley)';
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Ranges PARLEY_ALLOW_PRIVATE_URLS opens up; link-local (cloud metadata) and the rest stay closed. */
-const PRIVATE_RANGES = new Set<string>(['private', 'loopback', 'uniqueLocal']);
 
 type Response = Dispatcher.ResponseData;
 type Limits = Required<Pick<SafeRequest, 'timeoutMs' | 'maxBytes' | 'maxRedirects'>>;
@@ -61,8 +48,8 @@ export function createSafeFetch(options: { allowPrivate: boolean }): SafeFetch {
   const { allowPrivate } = options;
   const dispatcher = new Agent({ connect: guardedConnector(allowPrivate) });
 
-  async function check(url: string): Promise<void> {
-    await checkedAddresses(parseUrl(url), allowPrivate);
+  function check(url: string): Promise<void> {
+    return checkUrl(url, allowPrivate);
   }
 
   async function fetch(url: string, request: SafeRequest = {}): Promise<SafeResponse> {
@@ -99,89 +86,6 @@ export function createSafeFetch(options: { allowPrivate: boolean }): SafeFetch {
   }
 
   return { fetch, check };
-}
-
-function parseUrl(raw: string, base?: URL): URL {
-  let url: URL;
-  try {
-    url = new URL(raw, base);
-  } catch {
-    throw new SafeFetchError('invalid_url', `not a valid URL: ${raw}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SafeFetchError('invalid_url', `only http and https URLs can be fetched: ${url.protocol}`);
-  }
-  return url;
-}
-
-function isAllowedAddress(address: string, allowPrivate: boolean): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  // process() turns ::ffff:a.b.c.d into a.b.c.d so mapped addresses get the IPv4 verdict.
-  const parsed = ipaddr.process(address);
-  const range = parsed.range();
-  if (range === 'unicast' && isIPv4Compatible(parsed)) return false;
-  return range === 'unicast' || (allowPrivate && PRIVATE_RANGES.has(range));
-}
-
-const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
-
-/**
- * ::a.b.c.d (IPv4-compatible, deprecated) is "unicast" to ipaddr.js, yet a system with
- * the automatic tunnel (sit0) sends it to a.b.c.d, whatever that is: no receiver needs
- * one, so it is refused even where private addresses are allowed (local tests).
- */
-function isIPv4Compatible(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
-  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).match(IPV4_COMPATIBLE);
-}
-
-/** Every address the host stands for, all of them checked; throws when any one is refused. */
-async function safeAddresses(hostname: string, allowPrivate: boolean): Promise<string[]> {
-  const addresses = await resolve(hostname);
-  const refused = addresses.find((address) => !isAllowedAddress(address, allowPrivate));
-  if (refused !== undefined) {
-    throw new SafeFetchError('unsafe_url', `${hostname} is not a public address (${refused})`);
-  }
-  return addresses;
-}
-
-/**
- * The addresses a connection other than HTTP (an IMAP mailbox) may use for this host,
- * under the same rules as every fetch: public addresses only, loopback and private
- * ones too under PARLEY_ALLOW_PRIVATE_URLS. Connect to the first, not to the name, so
- * DNS cannot answer differently in between. Throws SafeFetchError unsafe_url or network.
- */
-export function guardedAddresses(hostname: string, allowPrivate: boolean): Promise<string[]> {
-  return safeAddresses(hostname.replace(/^\[(.*)\]$/, '$1'), allowPrivate);
-}
-
-/**
- * Whether the address names a loopback or private host: a literal address in those
- * ranges, or a name that resolves only there. PARLEY_ALLOW_PRIVATE_URLS relaxes the
- * rules meant for the public internet (https, no port) for such hosts alone.
- */
-export async function namesPrivateHost(url: URL): Promise<boolean> {
-  let addresses: string[];
-  try {
-    addresses = await resolve(url.hostname.replace(/^\[(.*)\]$/, '$1'));
-  } catch {
-    return false;
-  }
-  return addresses.length > 0 && addresses.every((address) => ipaddr.isValid(address) && PRIVATE_RANGES.has(ipaddr.process(address).range()));
-}
-
-function checkedAddresses(url: URL, allowPrivate: boolean): Promise<string[]> {
-  return safeAddresses(url.hostname.replace(/^\[(.*)\]$/, '$1'), allowPrivate);
-}
-
-async function resolve(hostname: string): Promise<string[]> {
-  if (isIP(hostname)) return [hostname];
-  try {
-    // Called through the module object (not a named import) so tests can stand in for DNS.
-    const found = await dns.promises.lookup(hostname, { all: true });
-    return found.map((entry) => entry.address);
-  } catch (error) {
-    throw new SafeFetchError('network', `could not resolve ${hostname}: ${describe(error)}`);
-  }
 }
 
 /**
@@ -280,11 +184,5 @@ function whenAborted(signal: AbortSignal): Promise<never> {
 function asSafeFetchError(error: unknown, signal: AbortSignal, url: string): SafeFetchError {
   if (error instanceof SafeFetchError) return error;
   if (signal.aborted) return new SafeFetchError('timeout', `${url} did not finish in time`);
-  return new SafeFetchError('network', `${url}: ${describe(error)}`);
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
+  return new SafeFetchError('network', `${url}: ${describeError(error)}`);
 }

@@ -6,7 +6,7 @@ import type { Context } from '../../context.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { errors } from '../../domain/errors.ts';
 import { randomBase62 } from '../../platform/ids.ts';
-import { SafeFetchError } from '../../platform/safe-fetch.ts';
+import { SafeFetchError } from '../../platform/safe-fetch-error.ts';
 import { agentsChanged, requireAgent } from './access.ts';
 import type { Agent } from './schemas.ts';
 import { loadAgent, presentAgent } from './service.ts';

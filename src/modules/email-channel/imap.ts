@@ -16,7 +16,7 @@ import { sql } from 'kysely';
 import { ImapFlow } from 'imapflow';
 import type { Context } from '../../context.ts';
 import { randomBase62 } from '../../platform/ids.ts';
-import { guardedAddresses } from '../../platform/safe-fetch.ts';
+import { guardedAddresses } from '../../platform/safe-address.ts';
 import { MAX_MAIL_BYTES } from './inbound.ts';
 import { leaseMailbox, mailboxAgents, mailboxPassword, recordProgress, releaseMailbox, type MailboxRow, type MailboxSettings } from './mailbox.ts';
 import { receiveMail, TryLater, type Resolver } from './service.ts';

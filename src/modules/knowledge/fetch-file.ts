@@ -5,7 +5,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
-import { SafeFetchError } from '../../platform/safe-fetch.ts';
+import { SafeFetchError } from '../../platform/safe-fetch-error.ts';
 import { detectFileKind } from './file-kind.ts';
 import type { FileKind } from './store.ts';
 

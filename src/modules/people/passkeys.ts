@@ -4,19 +4,12 @@
  * (discoverable credentials), so the ceremony never tells whether an address has an
  * account. docs/people.md, "Passkeys".
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
 import type { Db } from '../../platform/db.ts';
+import { firstUse } from '../../platform/first-use.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PersonCaller } from '../../domain/principal.ts';
 import { audit, countClient, openSession } from './service.ts';
@@ -55,6 +48,12 @@ declare module '../../platform/db.ts' {
     passkey_challenges: ChallengeRow;
   }
 }
+
+/** @simplewebauthn/server (and its ASN.1 packages, about 11 MB) is loaded by the first passkey request, not at start-up. */
+const webauthn = firstUse(async () => {
+  const [server, helpers] = await Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]);
+  return { ...server, isoBase64URL: helpers.isoBase64URL };
+});
 
 /** The relying party: the host and origin of PARLEY_PUBLIC_URL (read each time: a test service settles its address after start). */
 function relyingParty(ctx: Context): { rpID: string; origin: string } {
@@ -105,6 +104,7 @@ export async function registrationOptions(ctx: Context, caller: PersonCaller) {
   const existing = await listRows(ctx.db, caller.personId);
   if (existing.length >= MAX_PASSKEYS) throw errors.invalid(`A person may hold at most ${MAX_PASSKEYS} passkeys; remove one first.`);
   const { rpID } = relyingParty(ctx);
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: 'Parley',
     rpID,
@@ -126,6 +126,7 @@ const registrationRefused = (why: string) => errors.invalidField('response', `Th
 export async function registerPasskey(ctx: Context, caller: PersonCaller, input: { response: RegistrationResponseJSON; name?: string }, requestId: string) {
   const { rpID, origin } = relyingParty(ctx);
   const now = ctx.clock.now();
+  const { verifyRegistrationResponse } = await webauthn();
   let verification;
   try {
     verification = await verifyRegistrationResponse({
@@ -201,6 +202,7 @@ export async function removePasskey(ctx: Context, caller: PersonCaller, passkeyI
 export async function signInOptions(ctx: Context, clientAddress: string) {
   await countClient(ctx, clientAddress);
   const { rpID } = relyingParty(ctx);
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({ rpID, timeout: CHALLENGE_MS, userVerification: 'required' });
   await newChallenge(ctx, options.challenge, 'sign_in', null);
   return options;
@@ -221,6 +223,7 @@ export async function signInWithPasskey(ctx: Context, response: AuthenticationRe
   if (!passkey) throw SIGN_IN_REFUSED();
   const { rpID, origin } = relyingParty(ctx);
   const now = ctx.clock.now();
+  const { verifyAuthenticationResponse, isoBase64URL } = await webauthn();
   let verification;
   try {
     verification = await verifyAuthenticationResponse({

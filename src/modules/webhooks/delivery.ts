@@ -9,7 +9,7 @@
 import { createHmac } from 'node:crypto';
 import type { Context } from '../../context.ts';
 import type { Db } from '../../platform/db.ts';
-import { SafeFetchError } from '../../platform/safe-fetch.ts';
+import { SafeFetchError } from '../../platform/safe-fetch-error.ts';
 import * as store from './store.ts';
 import { dashboardPages, noticeRecipients, recordNotices, type NoticeKind } from '../people/notifications.ts';
 import { switchedOffMail } from './mails.ts';

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import robotsParserModule from 'robots-parser';
 import type { Context } from '../../../context.ts';
-import { SafeFetchError, type SafeResponse } from '../../../platform/safe-fetch.ts';
+import { SafeFetchError } from '../../../platform/safe-fetch-error.ts';
+import type { SafeResponse } from '../../../platform/safe-fetch.ts';
 import { planOf, type Plan } from '../../../domain/plans.ts';
 import { getWorkspace } from '../../workspace/store.ts';
 import { ApiError } from '../../../domain/errors.ts';

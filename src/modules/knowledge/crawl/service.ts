@@ -3,7 +3,7 @@ import type { Context } from '../../../context.ts';
 import { errors } from '../../../domain/errors.ts';
 import { DEFAULT_PAGE_SIZE } from '../../../domain/paging.ts';
 import { newId } from '../../../platform/ids.ts';
-import { SafeFetchError } from '../../../platform/safe-fetch.ts';
+import { SafeFetchError } from '../../../platform/safe-fetch-error.ts';
 import type { AgentRef } from '../../agents/access.ts';
 import { cancelCrawls, crawlCounts, hasUnfinishedCrawl, insertCrawl, latestCrawl, type CrawlMode, type CrawlRow } from './store.ts';
 import { listCrawlPages, turnedAwayCount, type CrawlPageItem, type ListedStatus } from './pages.ts';
