@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import { keyCheck, setLimitHeaders } from '../http/auth.ts';
 import { errors } from '../domain/errors.ts';
 import type { KeyCaller } from '../domain/principal.ts';
+import { firstUse } from '../platform/first-use.ts';
 import type { LimitResult } from '../platform/limiter.ts';
 import type { RouteCatalog } from './catalog.ts';
 import type { McpServer } from './server.ts';
@@ -23,6 +24,7 @@ const notInTheApiDocument = { schema: { hide: true } };
  */
 export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: RouteCatalog): Promise<void> {
   checkToolTable(catalog);
+  // The MCP SDK and the tools' JSON Schemas, validators and serializers are made by the first /mcp request (docs/performance.md, Memory).
   const server = firstUse(async () => (await import('./server.ts')).mcpServer(ctx, catalog));
   const { countRequest, admit } = keyCheck(ctx);
 
@@ -55,22 +57,6 @@ export async function mcpRoutes(app: FastifyInstance, ctx: Context, catalog: Rou
   };
   app.get(MCP_PATH, notInTheApiDocument, methodNotAllowed);
   app.delete(MCP_PATH, notInTheApiDocument, methodNotAllowed);
-}
-
-/**
- * The MCP SDK and the tools' JSON Schemas, validators and serializers are made by the first /mcp request, not at
- * start-up (docs/performance.md, Memory): requests that arrive together share the one making; a failed one is
- * tried again by the next request.
- */
-function firstUse<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => {
-    made ??= make().catch((error: unknown) => {
-      made = undefined;
-      throw error;
-    });
-    return made;
-  };
 }
 
 /** A tool named twice or naming a route the API does not have fails the start, as when the tools were made at start-up. */
