@@ -29,6 +29,24 @@ const SPANISH_ENDINGS = ['iendo', 'ieron', 'ando', 'amos', 'emos', 'imos', 'aron
  * instead, when three letters stay.
  */
 export function stem(word: string, language?: Language): string {
+  const cache = STEMS[language ?? 'none'];
+  const known = cache.get(word);
+  if (known !== undefined) return known;
+  if (cache.size >= MAX_STEMS_KEPT) cache.clear();
+  const stemmed = stemOf(word, language);
+  cache.set(word, stemmed);
+  return stemmed;
+}
+
+/**
+ * The stems already made, per language: one answer stems the same candidate passages
+ * several times (retrieval, grounding, sentence picking), and a lookup costs a fraction
+ * of folding and cutting again (the capacity bench, docs/performance.md). Bounded.
+ */
+const STEMS: Record<Language | 'none', Map<string, string>> = { en: new Map(), nl: new Map(), fr: new Map(), de: new Map(), es: new Map(), none: new Map() };
+const MAX_STEMS_KEPT = 50_000;
+
+function stemOf(word: string, language?: Language): string {
   let w = fold(word);
   if (/^\d/.test(w)) return w;
   const number = language ? NUMBERS[language].get(w) : undefined;
