@@ -134,3 +134,62 @@ export async function callApi(api: ServiceApi, method: string, route: string, bo
   if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(reply)}`);
   return reply.data;
 }
+
+/** A deployment whose background work can be killed mid-way: start it, SIGKILL the process doing that work, start one again. */
+export interface KillableDeployment {
+  start(env: Record<string, string>): Promise<ServiceApi>;
+  /** SIGKILL the process doing the background work; the API it answers through afterwards (null: none until restarted). */
+  killWorker(): Promise<ServiceApi | null>;
+  restartWorker(): Promise<ServiceApi>;
+}
+
+/** PostgreSQL + Redis: an api process and a worker process on one database; the worker is the one killed. */
+export function apiAndWorkerOn(databaseUrl: string, dataDir: string): KillableDeployment {
+  let env: Record<string, string> = {};
+  let api: ServiceApi;
+  let worker: Running;
+  return {
+    async start(extra) {
+      env = { ...extra, DATABASE_URL: databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL!, PARLEY_DATA_DIR: dataDir };
+      const server = await startMain({ ...env, PARLEY_ROLE: 'api' });
+      await waitFor(server, /Try: curl/, 10_000);
+      api = { url: server.url, key: printed(server.output(), MANAGE_KEY)! };
+      worker = await startMain({ ...env, PARLEY_ROLE: 'worker' });
+      return api;
+    },
+    async killWorker() {
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+      return api;
+    },
+    async restartWorker() {
+      worker = await startMain({ ...env, PARLEY_ROLE: 'worker' });
+      return api;
+    },
+  };
+}
+
+/** The embedded store: one process doing everything, killed and started again on the same data directory. */
+export function oneEmbeddedProcess(dataDir: string): KillableDeployment {
+  let env: Record<string, string> = {};
+  let key = '';
+  let service: Running;
+  return {
+    async start(extra) {
+      env = { ...extra, PARLEY_DATA_DIR: dataDir };
+      service = await startMain(env);
+      await waitFor(service, /Try: curl/, 10_000);
+      key = printed(service.output(), MANAGE_KEY)!;
+      return { url: service.url, key };
+    },
+    async killWorker() {
+      service.child.kill('SIGKILL');
+      await service.exited;
+      return null;
+    },
+    async restartWorker() {
+      service = await startMain(env);
+      return { url: service.url, key };
+    },
+  };
+}

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { callApi, MANAGE_KEY, printed, startMain, stopAll, waitFor, type Running, type ServiceApi } from '../../../test/support/processes.ts';
+import { apiAndWorkerOn, callApi, oneEmbeddedProcess, stopAll, type KillableDeployment, type ServiceApi } from '../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../test/support/stores.ts';
 import { startPagedSite, type TestSite } from './crawl/test-site.ts';
 import { serve, startEmbeddingServer, startServer, type EmbeddingServer } from './test-support.ts';
@@ -20,14 +20,6 @@ const MARKER = 'zebrafinch';
 /** PARLEY_LOST_WORK_AFTER_SECONDS of the processes: a dead worker's pages and reads are taken up after this. */
 const LOST_AFTER_SECONDS = 1;
 const DEADLINE_MS = 90_000;
-
-/** What one store's deployment does: start it, kill its worker, start a worker again. */
-interface Deployment {
-  start(env: Record<string, string>): Promise<ServiceApi>;
-  /** SIGKILL the process doing the background work; the API it answers through afterwards. */
-  killWorker(): Promise<ServiceApi | null>;
-  restartWorker(): Promise<ServiceApi>;
-}
 
 let site: TestSite | undefined;
 let files: Awaited<ReturnType<typeof startServer>> | undefined;
@@ -56,7 +48,7 @@ async function sources(api: ServiceApi, agentId: string): Promise<Array<{ id: st
   return callApi(api, 'GET', `/agents/${agentId}/sources?limit=100`);
 }
 
-async function killMidCrawlAndMidRead(deployment: Deployment): Promise<void> {
+async function killMidCrawlAndMidRead(deployment: KillableDeployment): Promise<void> {
   site = await startPagedSite(PAGES, { delayMs: 200 });
   files = await startServer({ '/guide.md': serve(`# Field guide\n\nThe ${MARKER} nests by the old lighthouse and sings at dawn.`, 'text/markdown') });
   embeddings = await startEmbeddingServer(32);
@@ -138,28 +130,7 @@ describe('a worker killed mid-crawl and mid-read, on PostgreSQL', { skip: storeU
     await database.database.close();
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-crash-pg-'));
     cleanups.push(() => database.drop(), () => rm(dataDir, { recursive: true, force: true }));
-    let env: Record<string, string> = {};
-    let api: ServiceApi;
-    let worker: Running;
-    await killMidCrawlAndMidRead({
-      async start(extra) {
-        env = { ...extra, DATABASE_URL: database.url!, REDIS_URL: process.env.TEST_REDIS_URL!, PARLEY_DATA_DIR: dataDir };
-        const server = await startMain({ ...env, PARLEY_ROLE: 'api' });
-        await waitFor(server, /Try: curl/, 10_000);
-        api = { url: server.url, key: printed(server.output(), MANAGE_KEY)! };
-        worker = await startMain({ ...env, PARLEY_ROLE: 'worker' });
-        return api;
-      },
-      async killWorker() {
-        worker.child.kill('SIGKILL');
-        await worker.exited;
-        return api;
-      },
-      async restartWorker() {
-        worker = await startMain({ ...env, PARLEY_ROLE: 'worker' });
-        return api;
-      },
-    });
+    await killMidCrawlAndMidRead(apiAndWorkerOn(database.url!, dataDir));
   });
 });
 
@@ -167,26 +138,6 @@ describe('the service killed mid-crawl and mid-read, on the embedded database', 
   test('started again on the same data directory, it finishes the crawl with every page and reads the file again; nothing stays pending', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-crash-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    let env: Record<string, string> = {};
-    let key = '';
-    let service: Running;
-    await killMidCrawlAndMidRead({
-      async start(extra) {
-        env = { ...extra, PARLEY_DATA_DIR: dataDir };
-        service = await startMain(env);
-        await waitFor(service, /Try: curl/, 10_000);
-        key = printed(service.output(), MANAGE_KEY)!;
-        return { url: service.url, key };
-      },
-      async killWorker() {
-        service.child.kill('SIGKILL');
-        await service.exited;
-        return null;
-      },
-      async restartWorker() {
-        service = await startMain(env);
-        return { url: service.url, key };
-      },
-    });
+    await killMidCrawlAndMidRead(oneEmbeddedProcess(dataDir));
   });
 });

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openEmbedded } from '../../platform/db.ts';
-import { callApi, MANAGE_KEY, printed, startMain, stopAll, waitFor, type Running, type ServiceApi } from '../../../test/support/processes.ts';
+import { apiAndWorkerOn, callApi, oneEmbeddedProcess, stopAll, type KillableDeployment, type ServiceApi } from '../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../test/support/stores.ts';
 import { startEmbeddingServer, type EmbeddingServer } from './test-support.ts';
 
@@ -33,11 +33,7 @@ afterEach(async () => {
 });
 
 /** One store's deployment: start it, kill the process doing the reads, start one again, and count passages in its store. */
-interface Deployment {
-  start(env: Record<string, string>): Promise<ServiceApi>;
-  /** SIGKILL the process doing the background work; the API it answers through afterwards. */
-  killWorker(): Promise<ServiceApi | null>;
-  restartWorker(): Promise<ServiceApi>;
+interface Deployment extends KillableDeployment {
   /** Passages a source, and the agent's count in its statistics (read after the processes ended on the embedded store). */
   passages(agentId: string): Promise<{ bySource: Map<string, number>; counted: number }>;
 }
@@ -128,27 +124,8 @@ describe('a worker killed mid-batch of small sources, on PostgreSQL', { skip: st
     await database.database.close();
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-batch-crash-pg-'));
     cleanups.push(() => database.drop(), () => rm(dataDir, { recursive: true, force: true }));
-    let env: Record<string, string> = {};
-    let api: ServiceApi;
-    let worker: Running;
     await killMidBatch({
-      async start(extra) {
-        env = { ...extra, DATABASE_URL: database.url!, REDIS_URL: process.env.TEST_REDIS_URL!, PARLEY_DATA_DIR: dataDir };
-        const server = await startMain({ ...env, PARLEY_ROLE: 'api' });
-        await waitFor(server, /Try: curl/, 10_000);
-        api = { url: server.url, key: printed(server.output(), MANAGE_KEY)! };
-        worker = await startMain({ ...env, PARLEY_ROLE: 'worker' });
-        return api;
-      },
-      async killWorker() {
-        worker.child.kill('SIGKILL');
-        await worker.exited;
-        return api;
-      },
-      async restartWorker() {
-        worker = await startMain({ ...env, PARLEY_ROLE: 'worker' });
-        return api;
-      },
+      ...apiAndWorkerOn(database.url!, dataDir),
       async passages(agentId) {
         const client = new pg.Client({ connectionString: database.url });
         await client.connect();
@@ -166,26 +143,8 @@ describe('the service killed mid-batch of small sources, on the embedded databas
   test('started again on the same data directory, it reads the batch again: every source ready, each passage indexed once', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-batch-crash-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    let env: Record<string, string> = {};
-    let key = '';
-    let service: Running;
     await killMidBatch({
-      async start(extra) {
-        env = { ...extra, PARLEY_DATA_DIR: dataDir };
-        service = await startMain(env);
-        await waitFor(service, /Try: curl/, 10_000);
-        key = printed(service.output(), MANAGE_KEY)!;
-        return { url: service.url, key };
-      },
-      async killWorker() {
-        service.child.kill('SIGKILL');
-        await service.exited;
-        return null;
-      },
-      async restartWorker() {
-        service = await startMain(env);
-        return { url: service.url, key };
-      },
+      ...oneEmbeddedProcess(dataDir),
       async passages(agentId) {
         // The store is the process's own while it runs: read once it has stopped.
         await stopAll();
