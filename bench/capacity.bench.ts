@@ -17,6 +17,7 @@
  */
 import autocannon from 'autocannon';
 import { WORKSHOP_CORPUS, WORKSHOP_QUESTIONS } from '../src/modules/chat/quality-corpus.ts';
+import { CORPUS_WORDS, MADE_UP, seeded } from './filler.ts';
 import {
   addCredits,
   eventLoopCpuMicros,
@@ -54,15 +55,6 @@ function progress(message: string): void {
 }
 
 // ---------- the agent's material ----------
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
-
-const CORPUS_WORDS = WORKSHOP_CORPUS.flatMap((p) => `${p.title} ${p.text}`.toLowerCase().match(/[a-z]+/g) ?? []);
-const SYLLABLES = 'ba ko mi ru te lan dor vi sel pa gu nor fe tal zi mo ker ul ven has'.split(' ');
-const MADE_UP = SYLLABLES.flatMap((a) => SYLLABLES.map((b) => `${a}${b}`));
 
 /**
  * A paragraph of about 140 words (one passage: the chunker keeps it whole), half drawn

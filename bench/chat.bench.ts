@@ -23,6 +23,7 @@ import { newId } from '../src/platform/ids.ts';
 import { addPassages } from '../src/modules/knowledge/indexing.ts';
 import { embedTexts, embeddingsEnabled, vectorTable } from '../src/modules/knowledge/embeddings.ts';
 import { WORKSHOP_CORPUS, WORKSHOP_QUESTIONS } from '../src/modules/chat/quality-corpus.ts';
+import { CORPUS_WORDS, MADE_UP, seeded } from './filler.ts';
 import { seedTexts, startModelServer } from '../src/modules/chat/test-support.ts';
 import { answeringModel } from '../src/modules/chat/models.ts';
 import { streamText } from 'ai';
@@ -173,15 +174,6 @@ interface ModelReport {
 }
 
 // ---------- the agent's material ----------
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
-
-const CORPUS_WORDS = WORKSHOP_CORPUS.flatMap((p) => `${p.title} ${p.text}`.toLowerCase().match(/[a-z]+/g) ?? []);
-const SYLLABLES = 'ba ko mi ru te lan dor vi sel pa gu nor fe tal zi mo ker ul ven has'.split(' ');
-const MADE_UP = SYLLABLES.flatMap((a) => SYLLABLES.map((b) => `${a}${b}`));
 
 /**
  * A generated passage: half its words drawn from the workshop corpus (as often as they
