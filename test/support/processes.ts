@@ -193,3 +193,14 @@ export function oneEmbeddedProcess(dataDir: string): KillableDeployment {
     },
   };
 }
+
+/** Reads until `done` holds of what was read, every 100 ms; past the deadline, fails naming what was awaited and the last value. */
+export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms, last ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { apiAndWorkerOn, callApi, oneEmbeddedProcess, stopAll, type KillableDeployment, type ServiceApi } from '../../../test/support/processes.ts';
+import { apiAndWorkerOn, callApi, oneEmbeddedProcess, stopAll, until, type KillableDeployment, type ServiceApi } from '../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../test/support/stores.ts';
 import { startPagedSite, type TestSite } from './crawl/test-site.ts';
 import { serve, startEmbeddingServer, startServer, type EmbeddingServer } from './test-support.ts';
@@ -19,7 +19,6 @@ const PAGES = 40;
 const MARKER = 'zebrafinch';
 /** PARLEY_LOST_WORK_AFTER_SECONDS of the processes: a dead worker's pages and reads are taken up after this. */
 const LOST_AFTER_SECONDS = 1;
-const DEADLINE_MS = 90_000;
 
 let site: TestSite | undefined;
 let files: Awaited<ReturnType<typeof startServer>> | undefined;
@@ -33,16 +32,6 @@ afterEach(async () => {
   await embeddings?.close();
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${DEADLINE_MS} ms, last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function sources(api: ServiceApi, agentId: string): Promise<Array<{ id: string; type: string; url: string; status: string; error: string | null; chunkCount: number }>> {
   return callApi(api, 'GET', `/agents/${agentId}/sources?limit=100`);

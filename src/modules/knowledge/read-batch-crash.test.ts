@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openEmbedded } from '../../platform/db.ts';
-import { apiAndWorkerOn, callApi, oneEmbeddedProcess, stopAll, type KillableDeployment, type ServiceApi } from '../../../test/support/processes.ts';
+import { apiAndWorkerOn, callApi, oneEmbeddedProcess, stopAll, until, type KillableDeployment, type ServiceApi } from '../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../test/support/stores.ts';
 import { startEmbeddingServer, type EmbeddingServer } from './test-support.ts';
 
@@ -21,7 +21,6 @@ import { startEmbeddingServer, type EmbeddingServer } from './test-support.ts';
 const QUEUED = 30;
 /** PARLEY_LOST_WORK_AFTER_SECONDS of the processes: a dead worker's reads are taken up after this. */
 const LOST_AFTER_SECONDS = 1;
-const DEADLINE_MS = 90_000;
 
 let embeddings: EmbeddingServer | undefined;
 const cleanups: Array<() => Promise<void>> = [];
@@ -36,16 +35,6 @@ afterEach(async () => {
 interface Deployment extends KillableDeployment {
   /** Passages a source, and the agent's count in its statistics (read after the processes ended on the embedded store). */
   passages(agentId: string): Promise<{ bySource: Map<string, number>; counted: number }>;
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${DEADLINE_MS} ms, last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function sources(api: ServiceApi, agentId: string): Promise<Array<{ id: string; status: string; chunkCount: number }>> {
