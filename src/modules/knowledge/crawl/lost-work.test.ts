@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { callApi, MANAGE_KEY, printed, startMain, stopAll, waitFor, type Running, type ServiceApi } from '../../../../test/support/processes.ts';
+import { callApi, MANAGE_KEY, printed, startMain, stopAll, until, waitFor, type Running, type ServiceApi } from '../../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../../test/support/stores.ts';
 import { serve, startEmbeddingServer, startServer, type EmbeddingServer, type Route } from '../test-support.ts';
 import { openPostgres } from '../../../platform/db.ts';
@@ -32,16 +32,6 @@ afterEach(async () => {
   await embeddings?.close();
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
-
-async function until<T>(what: string, timeoutMs: number, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms, last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const isOver = <T extends { status: string }>(crawl: T) => crawl.status !== 'queued' && crawl.status !== 'running';
 
@@ -140,9 +130,9 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     const doomed = await startWorker();
     const agent = await callApi(api, 'POST', '/agents', { name: 'Lost work', useCase: 'general' });
     await callApi(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
-    await until('the crawl reads some pages', 60_000, () => readyPages(api, agent.id), (pages) => pages.length >= 5);
+    await until('the crawl reads some pages', () => readyPages(api, agent.id), (pages) => pages.length >= 5, 60_000);
     await startWorker();
-    await until('the doomed worker holds pages', 60_000, () => heldPages(client, doomed.id), (pages) => pages.length >= 2);
+    await until('the doomed worker holds pages', () => heldPages(client, doomed.id), (pages) => pages.length >= 2, 60_000);
     const readBefore = await readyPages(api, agent.id);
 
     doomed.process.child.kill('SIGKILL');
@@ -153,9 +143,9 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     site.delayMs = 0;
 
     // Taken up: no page is left in the dead worker's hands. Finishing the ~50 pages left then takes what the machine gives.
-    await until('the dead worker holds no page', RESUMED_WITHIN_MS, () => heldPages(client, doomed.id), (pages) => pages.length === 0);
+    await until('the dead worker holds no page', () => heldPages(client, doomed.id), (pages) => pages.length === 0, RESUMED_WITHIN_MS);
     assert.ok(Date.now() - killedAt < RESUMED_WITHIN_MS, `taken up ${Date.now() - killedAt} ms after the kill`);
-    const ended = await until('the crawl ends', 120_000, () => callApi(api, 'GET', `/agents/${agent.id}/crawl`), isOver);
+    const ended = await until('the crawl ends', () => callApi(api, 'GET', `/agents/${agent.id}/crawl`), isOver, 120_000);
     assert.deepEqual(
       { status: ended.status, processed: ended.processed, discovered: ended.discovered, pending: ended.pending, failed: ended.failed },
       { status: 'completed', processed: PAGES, discovered: PAGES, pending: 0, failed: 0 },
@@ -184,8 +174,8 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     embeddings.holdWhen((texts) => texts.some((text) => text.includes(MARKER)));
     const file = await callApi(api, 'POST', `/agents/${agent.id}/sources`, { type: 'file', url: `${served.url}/notes.md` });
     const crawl = await callApi(api, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: `${served.url}/` });
-    await until('the file read waits on the embedding endpoint', 30_000, async () => embeddings!.held().length, (held) => held === 1);
-    await until('both pages are in hand', 30_000, () => heldPages(client, undefined), (pages) => pages.length === 2);
+    await until('the file read waits on the embedding endpoint', async () => embeddings!.held().length, (held) => held === 1, 30_000);
+    await until('both pages are in hand', () => heldPages(client, undefined), (pages) => pages.length === 2, 30_000);
 
     // Past the window, another batch of the crawl runs (as after a worker start): it must leave the pages in hand alone.
     await new Promise((resolve) => setTimeout(resolve, 6_500));
@@ -194,16 +184,16 @@ describe('worker processes on PostgreSQL', { skip: storeUnderTest() !== 'postgre
     const jobId = await queue.send(CRAWL_BATCH_JOB, { v: 1, crawlId: crawl.id });
     await queue.stop();
     await database.close();
-    await until('the extra batch ran', 30_000, async () => (await client.query(`select state::text from pgboss.job where id = $1`, [jobId])).rows[0]?.state, (state) => state === 'completed');
+    await until('the extra batch ran', async () => (await client.query(`select state::text from pgboss.job where id = $1`, [jobId])).rows[0]?.state, (state) => state === 'completed', 30_000);
     assert.equal(embeddings.held().length, 1, 'the read was not given to another worker');
     assert.deepEqual([served.hits.get('/a'), served.hits.get('/b')], [1, 1], 'the pages were not given to another worker');
     gate.open();
     embeddings.release();
 
-    const ended = await until('the crawl ends', 60_000, () => callApi(api, 'GET', `/agents/${agent.id}/crawl`), isOver);
+    const ended = await until('the crawl ends', () => callApi(api, 'GET', `/agents/${agent.id}/crawl`), isOver, 60_000);
     assert.deepEqual({ status: ended.status, processed: ended.processed, failed: ended.failed }, { status: 'completed', processed: 3, failed: 0 });
     assert.deepEqual(['/', '/a', '/b'].map((page) => served.hits.get(page)), [1, 1, 1], 'each page was fetched once');
-    const read = await until('the file is read', 30_000, () => callApi(api, 'GET', `/agents/${agent.id}/sources/${file.id}`), (source) => source.status !== 'pending');
+    const read = await until('the file is read', () => callApi(api, 'GET', `/agents/${agent.id}/sources/${file.id}`), (source) => source.status !== 'pending', 30_000);
     assert.equal(read.status, 'ready');
     await assertEveryPageReady(api, agent.id, 3);
   });
@@ -222,7 +212,7 @@ describe('the service killed mid-crawl on the embedded database', { skip: storeU
     const before: ServiceApi = { url: first.url, key };
     const agent = await callApi(before, 'POST', '/agents', { name: 'Restarted', useCase: 'general' });
     await callApi(before, 'POST', `/agents/${agent.id}/sources`, { type: 'website', url: site.origin });
-    await until('the crawl reads some pages', 60_000, () => readyPages(before, agent.id), (pages) => pages.length >= 5);
+    await until('the crawl reads some pages', () => readyPages(before, agent.id), (pages) => pages.length >= 5, 60_000);
     const readBefore = await readyPages(before, agent.id);
     first.child.kill('SIGKILL');
     await first.exited;
@@ -231,7 +221,7 @@ describe('the service killed mid-crawl on the embedded database', { skip: storeU
     const again = await startMain(env);
     const restartedAt = Date.now();
     const after: ServiceApi = { url: again.url, key };
-    const ended = await until('the crawl ends', RESUMED_WITHIN_MS, () => callApi(after, 'GET', `/agents/${agent.id}/crawl`), isOver);
+    const ended = await until('the crawl ends', () => callApi(after, 'GET', `/agents/${agent.id}/crawl`), isOver, RESUMED_WITHIN_MS);
     assert.ok(Date.now() - restartedAt < RESUMED_WITHIN_MS);
     assert.deepEqual(
       { status: ended.status, processed: ended.processed, discovered: ended.discovered, pending: ended.pending, failed: ended.failed, stopReason: ended.stopReason },
