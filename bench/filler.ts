@@ -12,3 +12,23 @@ export const CORPUS_WORDS = WORKSHOP_CORPUS.flatMap((p) => `${p.title} ${p.text}
 const SYLLABLES = 'ba ko mi ru te lan dor vi sel pa gu nor fe tal zi mo ker ul ven has'.split(' ');
 /** Made-up words of two syllables (400), the other half of a generated passage. */
 export const MADE_UP = SYLLABLES.flatMap((a) => SYLLABLES.map((b) => `${a}${b}`));
+
+/**
+ * Words drawn as Zipf's law (s = 1) has word frequencies in text: the word of rank r as often as 1/r.
+ * Returns a function that draws one word with the given random source.
+ */
+export function zipfSampler(vocabulary: readonly string[]): (random: () => number) => string {
+  let total = 0;
+  const sums = vocabulary.map((_, rank) => (total += 1 / (rank + 1)));
+  const cumulative = Float64Array.from(sums, (sum) => sum / total);
+  return (random) => {
+    const target = random();
+    let [lo, hi] = [0, cumulative.length - 1];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return vocabulary[lo]!;
+  };
+}

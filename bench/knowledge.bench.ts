@@ -27,6 +27,7 @@ import { startPagedSite } from '../src/modules/knowledge/crawl/test-site.ts';
 import { PAGES_AT_ONCE } from '../src/modules/knowledge/crawl/crawler.ts';
 import { getLatestCrawl } from '../src/modules/knowledge/crawl/service.ts';
 import { printTable, ratio } from './support.ts';
+import { seeded, zipfSampler } from './filler.ts';
 
 const SOURCE_READER = new URL('../src/modules/knowledge/read-file.worker.ts', import.meta.url);
 
@@ -52,27 +53,7 @@ function progress(message: string): void {
 
 const SYLLABLES = 'ba ko mi ru te lan dor vi sel pa gu nor fe tal zi mo ker ul ven has'.split(' ');
 const VOCABULARY = SYLLABLES.flatMap((a) => SYLLABLES.flatMap((b) => SYLLABLES.map((c) => `${a}${b}${c}`))).slice(0, 6000);
-const CUMULATIVE = (() => {
-  let total = 0;
-  const sums = VOCABULARY.map((_, rank) => (total += 1 / (rank + 1)));
-  return sums.map((s) => s / total);
-})();
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
-
-function zipfWord(random: () => number): string {
-  const target = random();
-  let [lo, hi] = [0, CUMULATIVE.length - 1];
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (CUMULATIVE[mid] < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCABULARY[lo];
-}
+const zipfWord = zipfSampler(VOCABULARY);
 
 function sentence(random: () => number, words: number): string {
   const list = Array.from({ length: words }, () => zipfWord(random));

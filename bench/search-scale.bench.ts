@@ -21,6 +21,7 @@ import { embedTexts, vectorTable } from '../src/modules/knowledge/embeddings.ts'
 import { addPassages } from '../src/modules/knowledge/indexing.ts';
 import { startEmbeddingServer } from '../src/modules/knowledge/test-support.ts';
 import { printTable, ratio } from './support.ts';
+import { seeded, zipfSampler } from './filler.ts';
 
 const PASSAGES = Number(process.env.BENCH_SEARCH_SCALE_PASSAGES ?? 100_000);
 /** Words a passage (the chunker's passages hold up to about 200; 50 keeps a million within the bench's time). */
@@ -61,28 +62,7 @@ const VOCABULARY = (() => {
   return [...counts].filter(([, n]) => n >= 2).sort((a, b) => b[1] - a[1]).map(([word]) => word);
 })();
 
-/** Zipf's law over the ranks (s = 1), as word frequencies in text follow it. */
-const CUMULATIVE = (() => {
-  let total = 0;
-  const sums = VOCABULARY.map((_, rank) => (total += 1 / (rank + 1)));
-  return Float64Array.from(sums, (s) => s / total);
-})();
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
-
-function zipfWord(random: () => number): string {
-  const target = random();
-  let [lo, hi] = [0, CUMULATIVE.length - 1];
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (CUMULATIVE[mid]! < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCABULARY[lo]!;
-}
+const zipfWord = zipfSampler(VOCABULARY);
 
 function passageText(n: number): string {
   const random = seeded(n * 2_654_435_761 + 17);
