@@ -62,10 +62,21 @@ interface Job {
 interface Done extends Job {
   ok: boolean;
   seconds: number;
+  output: string;
 }
 
 const DURATIONS_FILE = path.join('.tmp', 'test-durations.json');
 const SLOWEST_SHOWN = 15;
+/** CI keeps only the end of a run's output: each failure's details are printed again last. */
+const FAILURE_LINES_REPEATED = 120;
+
+/** The part of a failed file's output that says why: node's failure summary when it printed one, else the end. */
+function whyItFailed(output: string): string {
+  const lines = output.trimEnd().split('\n');
+  const summary = lines.findIndex((line) => line.startsWith('✖ failing tests:'));
+  const why = summary >= 0 ? lines.slice(summary) : lines;
+  return why.slice(-FAILURE_LINES_REPEATED).join('\n');
+}
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -103,8 +114,9 @@ function runFile(job: Job): Promise<Done> {
       const seconds = (performance.now() - started) / 1000;
       const ok = code === 0;
       const verdict = ok ? 'ok' : `FAILED (${signal ? `signal ${signal}` : `exit ${code}`})`;
-      process.stdout.write(`\n── [${job.pass}] ${job.file} ${verdict} in ${seconds.toFixed(1)} s\n${Buffer.concat(chunks).toString()}`);
-      resolve({ ...job, ok, seconds });
+      const output = Buffer.concat(chunks).toString();
+      process.stdout.write(`\n── [${job.pass}] ${job.file} ${verdict} in ${seconds.toFixed(1)} s\n${output}`);
+      resolve({ ...job, ok, seconds, output: ok ? '' : output });
     });
   });
 }
@@ -171,5 +183,6 @@ for (const pass of [...new Set(jobs.map((job) => job.pass))]) console.log(`${pas
 if (failed.length > 0) {
   console.log(`\n${failed.length} file run${failed.length === 1 ? '' : 's'} FAILED (output above, under the ── line of each):`);
   for (const job of failed) console.log(`  [${job.pass}] ${job.file}`);
+  for (const job of failed) console.log(`\n── why [${job.pass}] ${job.file} failed (the end of its output)\n${whyItFailed(job.output)}`);
 }
 process.exit(failed.length === 0 ? 0 : 1);
