@@ -131,6 +131,8 @@ describe('Settings, People: invite, accept, change a role, remove', () => {
     await page.getByRole('textbox', { name: /^Action/ }).fill('person.role');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.getByRole('cell', { name: 'person.remove' }).waitFor({ state: 'detached' });
+    // While the filtered entries load the table is not shown at all: wait for the new rows.
+    await page.getByRole('cell', { name: 'person.role' }).waitFor();
     const rows = page.getByRole('table').getByRole('row');
     assert.equal(await rows.count(), 2, 'the heading row and the one role change');
     assert.match((await rows.nth(1).textContent())!, new RegExp(ownerEmail));
