@@ -22,7 +22,7 @@ import { contactLine } from '../knowledge/crawl/contact-details.ts';
 import type { attachmentSchema } from './schemas.ts';
 import { contentTerms, coverage, sentences } from './text.ts';
 import type { PassageHit } from '../knowledge/search.ts';
-import { appendMessages, findConversation, recentMessages, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
+import { appendMessages, findConversationWithRecent, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
 
 /** Enough of a quoted passage to tell its language. */
 const LANGUAGE_SAMPLE_CHARS = 400;
@@ -281,18 +281,18 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
   const model = await answeringModel(ctx, agent.model);
   const now = ctx.clock.now();
   let conversation: Conversation | undefined;
+  let recent: Awaited<ReturnType<typeof findConversationWithRecent>>;
   if (input.conversationId !== undefined) {
-    conversation = await findConversation(ctx.db, agent.id, input.conversationId, asker.seesTests);
+    recent = await findConversationWithRecent(ctx.db, agent.id, input.conversationId, asker.seesTests, MEMORY);
+    conversation = recent?.conversation;
     if (!conversation || !heldBy(conversation, asker)) throw errors.notFound('conversation').beforeWork();
   }
   const conversationId = conversation?.id ?? newId('conv');
   // The credits are taken while the passages are found: both need only the agent.
   const charging = chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer, chargedAgent(agent));
   const found = await whileCharging(ctx, charging, async () => {
-    const [history, language] = await Promise.all([
-      conversation ? recentMessages(ctx.db, conversation.id, MEMORY) : Promise.resolve([]),
-      answerLanguage(input.language, input.message, agent.language),
-    ]);
+    const history = recent?.recent ?? [];
+    const language = await answerLanguage(input.language, input.message, agent.language);
     const page = pageAddress(input.page?.url);
     return { history, language, page, ...(await retrieve(ctx, agent, input.message, history, page)) };
   });
