@@ -339,7 +339,7 @@ async function streamFirstBytes(asker: Asker, count: number, model: Thread): Pro
  */
 async function sdkFirstDeltas(service: Service, count: number, model: Thread): Promise<number[]> {
   const gaps: number[] = [];
-  const { model: languageModel } = answeringModel(service.ctx, 'gpt-4o-mini');
+  const { model: languageModel } = await answeringModel(service.ctx, 'gpt-4o-mini');
   await model.ask({ op: 'delay', delayMs: FIRST_TOKEN_DELAY_MS });
   try {
     let since = (await modelRequests(model, 0)).count;

@@ -6,7 +6,8 @@
  *   used (lexically, or by a second call to the model that answered), and the
  *   confidence capped by the result (partial: 60, unsupported: 20).
  */
-import { generateText, type LanguageModel } from 'ai';
+import type { LanguageModel } from 'ai';
+import { aiSdk } from './ai-sdk.ts';
 import type { Language } from '../agents/schemas.ts';
 import { contentTerms, questionTerms, sentences } from './text.ts';
 import { isOfflineDecline } from './offline-model.ts';
@@ -82,6 +83,7 @@ unsupported - the statements are not backed by the passages.`;
 export async function modelGrounding(model: LanguageModel, answer: string, passages: UsedPassage[]): Promise<Grounding> {
   const material = passages.map((p, i) => `[${i + 1}] ${p.title}\n${p.text}`).join('\n\n');
   try {
+    const { generateText } = await aiSdk();
     const { text } = await generateText({
       model,
       system: CHECK_PROMPT,

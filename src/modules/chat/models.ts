@@ -4,11 +4,12 @@
  * every other. The provider's endpoint is operator configuration, so it is reached
  * with the ordinary fetch, not the guarded one.
  */
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import type { Context } from '../../context.ts';
 import { OFFLINE_MODEL_ID, type ModelEntry } from '../workspace/models.ts';
 import { OFFLINE_PROVIDER, offlineLanguageModel } from './offline-model.ts';
+import { providerSdk } from './ai-sdk.ts';
 
 export interface AnsweringModel {
   entry: ModelEntry;
@@ -19,7 +20,8 @@ export interface AnsweringModel {
 /** The provider's models by id, made once: making one measured about 0.2 ms, on every answer. */
 const providerModels = new WeakMap<Context, { provider: ReturnType<typeof createOpenAICompatible>; models: Map<string, LanguageModel> }>();
 
-function providerModel(ctx: Context, modelId: string): LanguageModel {
+async function providerModel(ctx: Context, modelId: string): Promise<LanguageModel> {
+  const { createOpenAICompatible } = await providerSdk();
   let made = providerModels.get(ctx);
   if (!made) {
     const provider = createOpenAICompatible({
@@ -47,8 +49,8 @@ export function offlineModel(ctx: Context): AnsweringModel {
  * The model an agent answers with. Without a configured provider a provider model
  * cannot be reached, so the offline model answers (docs/chat.md).
  */
-export function answeringModel(ctx: Context, modelId: string): AnsweringModel {
+export async function answeringModel(ctx: Context, modelId: string): Promise<AnsweringModel> {
   const entry = ctx.models.find(modelId);
   if (!entry || entry.provider === OFFLINE_PROVIDER || !hasProvider(ctx)) return offlineModel(ctx);
-  return { entry, model: providerModel(ctx, entry.id), offline: false };
+  return { entry, model: await providerModel(ctx, entry.id), offline: false };
 }

@@ -310,6 +310,11 @@ function lengthPenalty(text: string): number {
   return count > 40 ? (count - 40) * 0.005 : 0;
 }
 
+/** A streamed answer's pieces: sentence by sentence, as a model would deliver them. */
+export function offlineDeltas(text: string): string[] {
+  return text.match(/[^\s].*?(?:[.!?:](?=\s)|\n+|$)\s*/gs) ?? [text];
+}
+
 /** The offline model as an AI SDK model: one path for every model in the answering service. */
 export function offlineLanguageModel(modelId: string): LanguageModelV3 {
   const answer = (options: LanguageModelV3CallOptions) => {
@@ -330,8 +335,7 @@ export function offlineLanguageModel(modelId: string): LanguageModelV3 {
       const parts: LanguageModelV3StreamPart[] = [
         { type: 'stream-start', warnings: [] },
         { type: 'text-start', id: '0' },
-        // Sentence by sentence, as a model would deliver them.
-        ...(text.match(/[^\s].*?(?:[.!?:](?=\s)|\n+|$)\s*/gs) ?? [text]).map((delta) => ({ type: 'text-delta' as const, id: '0', delta })),
+        ...offlineDeltas(text).map((delta) => ({ type: 'text-delta' as const, id: '0', delta })),
         { type: 'text-end', id: '0' },
         { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(options, text) },
       ];

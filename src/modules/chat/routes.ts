@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { pipeUIMessageStreamToResponse, type UIMessageChunk } from 'ai';
+import type { UIMessageChunk } from 'ai';
 import type { Context } from '../../context.ts';
 import { actorOf, seesTestConversations, type Principal } from '../../domain/principal.ts';
 import { commonErrors, list, single } from '../../http/schemas.ts';
 import { requireAgent, requireAgentSettings } from '../agents/access.ts';
 import { agentParams } from '../agents/schemas.ts';
 import { answer, answerStream, type Asker, type Question } from './service.ts';
+import { aiSdk } from './ai-sdk.ts';
 import type { Exporter } from './export.ts';
 import { deleteConversation, getConversation, listConversations } from './conversations.ts';
 import { agentConversationParams, chatBody, chatReply, conversationListQuery, conversationSchema, conversationWithMessagesSchema } from './schemas.ts';
@@ -49,7 +50,7 @@ export async function chatRoutes(parent: FastifyInstance, ctx: Context): Promise
       const question = keyQuestion(rest);
       if (!stream) return { data: await answer(ctx, askerOf(request.auth), agent, question) };
       const answering = await answerStream(ctx, askerOf(request.auth), agent, question);
-      sendStream(reply, answering.stream);
+      await sendStream(reply, answering.stream);
       return reply;
     },
   );
@@ -107,7 +108,8 @@ export async function chatRoutes(parent: FastifyInstance, ctx: Context): Promise
  * Hands the stream to the socket with the headers this request already has
  * (request id, rate limit): the AI SDK writes the UI message stream protocol itself.
  */
-export function sendStream(reply: FastifyReply, stream: ReadableStream<UIMessageChunk>): void {
+export async function sendStream(reply: FastifyReply, stream: ReadableStream<UIMessageChunk>): Promise<void> {
+  const { pipeUIMessageStreamToResponse } = await aiSdk();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
   reply.hijack();

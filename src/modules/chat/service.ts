@@ -2,7 +2,8 @@
  * Answering (spec 4.7): one transport-free verb used by the REST route and, later, the
  * widget, the iframe page, e-mail and MCP. docs/chat.md tells the whole path.
  */
-import { createUIMessageStream, generateText, streamText, type UIMessageStreamWriter } from 'ai';
+import type { UIMessageStreamWriter } from 'ai';
+import { aiSdk } from './ai-sdk.ts';
 import type { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
@@ -14,14 +15,14 @@ import { chargeCredits, refundCredits, type Charge, type ChargedAgent } from './
 import { cappedConfidence, lexicalGrounding, modelGrounding, retrievalConfidence, isOwnLine, SENTENCE_SUPPORT, type Grounding, type UsedPassage } from './grounding.ts';
 import { answerLanguage, detectLanguage } from './language.ts';
 import { answeringModel, offlineModel, type AnsweringModel } from './models.ts';
-import { composeOfflineAnswer, declined, isOfflineDecline, OFFLINE_PROVIDER, withLanguageLine, type OfflineContext } from './offline-model.ts';
+import { composeOfflineAnswer, declined, isOfflineDecline, OFFLINE_PROVIDER, offlineDeltas, withLanguageLine, type OfflineContext } from './offline-model.ts';
 import { conversationMessages, systemPrompt } from './prompt.ts';
 import { pageAddress, retrieve, siteFactPassages } from './retrieval.ts';
 import { contactLine } from '../knowledge/crawl/contact-details.ts';
 import type { attachmentSchema } from './schemas.ts';
 import { contentTerms, coverage, sentences } from './text.ts';
 import type { PassageHit } from '../knowledge/search.ts';
-import { appendMessages, findConversation, recentMessages, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
+import { appendMessages, findConversationWithRecent, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
 
 /** Enough of a quoted passage to tell its language. */
 const LANGUAGE_SAMPLE_CHARS = 400;
@@ -102,15 +103,23 @@ interface Prepared {
 /** The answer as one reply. */
 export async function answer(ctx: Context, asker: Asker, agent: Agent, input: Question): Promise<AnswerReply> {
   const prepared = await prepare(ctx, asker, agent, input);
-  // The question is recorded while the model writes (as a stream's is before its first byte), the answer once checked.
-  const recordingQuestion = appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
-  recordingQuestion.catch(() => {}); // awaited below; a failed answer must not leave it unhandled meanwhile
+  // The question is recorded while a provider model writes (as a stream's is before its first byte), the answer once
+  // checked. The offline model's answer is known already: both are recorded together, in one statement.
+  const recordingQuestion = prepared.model.offline ? undefined : appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
+  recordingQuestion?.catch(() => {}); // awaited below; a failed answer must not leave it unhandled meanwhile
   const { text, model, charge } = await generateWithFallback(ctx, asker, prepared);
   const grounding = await checkGrounding(model, text, prepared.passages);
   const confidence = cappedConfidence(prepared.confidence, grounding);
   const sources = sourcesOfAnswer(prepared, text);
-  await recordingQuestion;
-  await recordAnswer(ctx, prepared, { text, model, credits: charge.credits, grounding, confidence, sources });
+  const made = { text, model, credits: charge.credits, grounding, confidence, sources };
+  if (recordingQuestion) {
+    await recordingQuestion;
+    await recordAnswer(ctx, prepared, made);
+  } else {
+    const reply = answerMessage(ctx, prepared, made);
+    const create = prepared.newConversation && { ...prepared.newConversation, last_message_at: reply.created_at };
+    await appendMessages(ctx.db, { id: prepared.conversationId, create }, [prepared.question, reply]);
+  }
   return {
     conversationId: prepared.conversationId,
     messageId: prepared.answerId,
@@ -150,6 +159,7 @@ export async function answerStream(ctx: Context, asker: Asker, agent: Agent, inp
     model: prepared.model.entry.id,
     credits: prepared.charge.credits,
   };
+  const { createUIMessageStream } = await aiSdk();
   const stream = createUIMessageStream({
     execute: async ({ writer }) => {
       const send = tolerantWriter(writer);
@@ -197,6 +207,12 @@ async function streamWithFallback(ctx: Context, asker: Asker, prepared: Prepared
 }
 
 async function streamAnswerText(prepared: Prepared, model: AnsweringModel, id: string, send: Send): Promise<string> {
+  if (model.offline) {
+    const text = offlineText(prepared);
+    for (const delta of offlineDeltas(text)) if (delta) send({ type: 'text-delta', id, delta });
+    return text;
+  }
+  const { streamText } = await aiSdk();
   const result = streamText({ ...callOf(prepared, model), maxRetries: PROVIDER_RETRIES, abortSignal: AbortSignal.timeout(GENERATION_TIMEOUT_MS), onError: () => {} });
   let text = '';
   // Read to the end even when nobody listens any more, so the answer is recorded whole.
@@ -262,21 +278,21 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
   // The plan is checked against the agent's own model, also when the offline model stands in for it.
   const chosen = ctx.models.find(agent.model);
   if (chosen && !ctx.models.allowed(chosen, asker.plan)) throw errors.modelNotAllowed(chosen.id);
-  const model = answeringModel(ctx, agent.model);
+  const model = await answeringModel(ctx, agent.model);
   const now = ctx.clock.now();
   let conversation: Conversation | undefined;
+  let recent: Awaited<ReturnType<typeof findConversationWithRecent>>;
   if (input.conversationId !== undefined) {
-    conversation = await findConversation(ctx.db, agent.id, input.conversationId, asker.seesTests);
+    recent = await findConversationWithRecent(ctx.db, agent.id, input.conversationId, asker.seesTests, MEMORY);
+    conversation = recent?.conversation;
     if (!conversation || !heldBy(conversation, asker)) throw errors.notFound('conversation').beforeWork();
   }
   const conversationId = conversation?.id ?? newId('conv');
   // The credits are taken while the passages are found: both need only the agent.
   const charging = chargeCredits(ctx, asker.workspaceId, asker.plan, model.entry.creditsPerAnswer, chargedAgent(agent));
   const found = await whileCharging(ctx, charging, async () => {
-    const [history, language] = await Promise.all([
-      conversation ? recentMessages(ctx.db, conversation.id, MEMORY) : Promise.resolve([]),
-      answerLanguage(input.language, input.message, agent.language),
-    ]);
+    const history = recent?.recent ?? [];
+    const language = await answerLanguage(input.language, input.message, agent.language);
     const page = pageAddress(input.page?.url);
     return { history, language, page, ...(await retrieve(ctx, agent, input.message, history, page)) };
   });
@@ -449,15 +465,24 @@ interface Made {
  * the model that answered.
  */
 async function generateWithFallback(ctx: Context, asker: Asker, prepared: Prepared): Promise<Made> {
+  if (prepared.model.offline) return { text: offlineText(prepared), model: prepared.model, charge: prepared.charge };
   try {
+    const { generateText } = await aiSdk();
     const { text } = await generateText({ ...callOf(prepared, prepared.model), maxRetries: PROVIDER_RETRIES, abortSignal: AbortSignal.timeout(GENERATION_TIMEOUT_MS) });
-    if (text.trim() || prepared.model.offline) return { text, model: prepared.model, charge: prepared.charge };
-  } catch (error) {
-    if (prepared.model.offline) throw error;
+    if (text.trim()) return { text, model: prepared.model, charge: prepared.charge };
+  } catch {
+    // the offline model answers instead
   }
   const instead = await offlineInstead(ctx, asker, prepared);
-  const { text } = await generateText({ ...callOf(prepared, instead.model), maxRetries: 0 });
-  return { ...instead, text };
+  return { ...instead, text: offlineText(prepared) };
+}
+
+/**
+ * The offline model's text, without the AI SDK's round (its model, offline-model.ts, gives the same): the answer
+ * composed beforehand, or composed now when it stands in for a provider model.
+ */
+function offlineText(prepared: Prepared): string {
+  return prepared.offline.composed ?? composeOfflineAnswer(prepared.offline).text;
 }
 
 /** Gives back the provider model's charge and takes the offline model's. */

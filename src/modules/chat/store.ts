@@ -86,16 +86,31 @@ export async function findConversation(db: Db, agentId: string, conversationId: 
   return query.executeTakeFirst();
 }
 
-/** The last `limit` messages, oldest first. */
-export async function recentMessages(db: Db, conversationId: string, limit: number): Promise<Array<Pick<Message, 'role' | 'content'>>> {
-  const rows = await db
-    .selectFrom('messages')
-    .select(['role', 'content', 'position'])
-    .where('conversation_id', '=', conversationId)
-    .orderBy('position', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.reverse();
+/**
+ * The conversation with its last `limit` messages (oldest first), in one statement: what a
+ * follow-up question reads before it is answered.
+ */
+export async function findConversationWithRecent(
+  db: Db,
+  agentId: string,
+  conversationId: string,
+  includeTests: boolean,
+  limit: number,
+): Promise<{ conversation: Conversation; recent: Array<Pick<Message, 'role' | 'content'>> } | undefined> {
+  let query = db
+    .selectFrom('conversations as c')
+    .selectAll('c')
+    .select(
+      sql<Array<Pick<Message, 'role' | 'content'>> | null>`(select json_agg(json_build_object('role', m.role, 'content', m.content) order by m.position)
+        from (select role, content, position from messages where conversation_id = c.id order by position desc limit ${limit}::integer) m)`.as('recent'),
+    )
+    .where('c.id', '=', conversationId)
+    .where('c.agent_id', '=', agentId);
+  if (!includeTests) query = query.where('c.channel', '!=', TEST_CHANNEL);
+  const row = await query.executeTakeFirst();
+  if (!row) return undefined;
+  const { recent, ...conversation } = row;
+  return { conversation, recent: typeof recent === 'string' ? JSON.parse(recent) : (recent ?? []) };
 }
 
 export type NewMessage = Omit<MessageRow, 'conversation_id' | 'position' | 'feedback' | 'held' | 'correction_source_id'> & { held?: boolean };

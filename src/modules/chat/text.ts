@@ -52,6 +52,10 @@ const GENERIC_WORDS = new Set(
     .map(fold),
 );
 
+/** The words termsOf drops: a text's content terms drop the stop words; a question's also the generic words. */
+const CONTENT_DROPPED = [STOP_WORDS];
+const QUESTION_DROPPED = [STOP_WORDS, GENERIC_WORDS];
+
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’.,:-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
 
 /** The words of a text, numbers kept whole ("9:00", "4.95"), split on everything else. */
@@ -61,7 +65,7 @@ export function words(text: string): string[] {
 
 /** The stems of a text's words that carry meaning (stop words and single letters dropped), stemmed for `language` when given. */
 export function contentTerms(text: string, language?: Language): string[] {
-  return termsOf(text, language, [STOP_WORDS]);
+  return termsOf(text, language, CONTENT_DROPPED);
 }
 
 /**
@@ -94,7 +98,7 @@ export function questionVerbs(question: string, language: Language): Set<string>
   } else if (language === 'es') {
     for (const match of folded.matchAll(/\b(?:puedo|puede|pueden|podemos|debo|debe|deben|quiero|quiere|hay que|se puede)\s+([\p{L}]+(?:ar|er|ir))\b/gu)) found.push(match[1]);
   }
-  return new Set(found.flatMap((word) => termsOf(word, language, [STOP_WORDS, GENERIC_WORDS])));
+  return new Set(found.flatMap((word) => termsOf(word, language, QUESTION_DROPPED)));
 }
 
 const FRENCH_AUXILIARIES = /^(peux|peut|pouvez|pouvons|peuvent|puis|dois|doit|devez|devons|doivent|faut|veux|veut|voulez|suis|es|est|sont|sommes|etes|ai|as|a|avez|avons|ont)$/;
@@ -106,32 +110,53 @@ const GERMAN_AUXILIARIES = /^(kann|kannst|konnen|konnt|darf|darfst|durfen|muss|m
  * (GENERIC_WORDS). A question of generic words only keeps them.
  */
 export function questionTerms(text: string, language?: Language): string[] {
-  const terms = termsOf(text, language, [STOP_WORDS, GENERIC_WORDS]);
+  const terms = termsOf(text, language, QUESTION_DROPPED);
   return terms.length > 0 ? terms : contentTerms(text, language);
 }
 
 function termsOf(text: string, language: Language | undefined, dropped: Array<Set<string>>): string[] {
+  const known = keptTerms(language, dropped);
   const terms: string[] = [];
   for (const word of words(text)) {
-    const folded = fold(word);
-    if (/\p{L}['’]\p{L}/u.test(folded)) {
-      terms.push(...termsOf(elided(folded), language, dropped));
-      continue;
+    let found = known.get(word);
+    if (found === undefined) {
+      if (known.size >= MAX_WORDS_KEPT) known.clear();
+      known.set(word, (found = wordTerms(word, language, dropped)));
     }
-    if (folded.length < 2 && !/\d/.test(folded)) continue;
-    if (dropped.some((set) => set.has(folded))) continue;
-    // "trade-in" and "second-hand" also match "trade in" and "second hand"; "êtes-vous", whose parts are all dropped, is dropped.
-    const hyphenated = /\p{L}-\p{L}/u.test(folded);
-    const parts = hyphenated ? termsOf(folded.replace(/-/g, ' '), language, dropped) : [];
-    if (parts.length === 0 && hyphenated) continue;
-    // "gérez-vous" and "existe-t-il" are a verb with its pronoun: the verb alone is the word.
-    if (hyphenated && folded.split('-').some((part) => part.length < 2 || dropped.some((set) => set.has(part)))) {
-      terms.push(...parts);
-      continue;
-    }
-    terms.push(stem(folded.replace(/['’]/g, ''), language), ...parts);
+    for (const term of found) terms.push(term);
   }
   return terms;
+}
+
+/**
+ * Each word's terms, kept per language and list of dropped words: one answer reads the
+ * same candidate passages several times (confidence, sentence picking, grounding), and
+ * the next answers mostly the same words again (the capacity bench, docs/performance.md).
+ * Bounded; a word's terms depend on nothing else.
+ */
+const KEPT = new WeakMap<Array<Set<string>>, Map<Language | 'none', Map<string, string[]>>>();
+const MAX_WORDS_KEPT = 50_000;
+
+function keptTerms(language: Language | undefined, dropped: Array<Set<string>>): Map<string, string[]> {
+  let byLanguage = KEPT.get(dropped);
+  if (!byLanguage) KEPT.set(dropped, (byLanguage = new Map()));
+  let known = byLanguage.get(language ?? 'none');
+  if (!known) byLanguage.set(language ?? 'none', (known = new Map()));
+  return known;
+}
+
+function wordTerms(word: string, language: Language | undefined, dropped: Array<Set<string>>): string[] {
+  const folded = fold(word);
+  if (/\p{L}['’]\p{L}/u.test(folded)) return termsOf(elided(folded), language, dropped);
+  if (folded.length < 2 && !/\d/.test(folded)) return [];
+  if (dropped.some((set) => set.has(folded))) return [];
+  // "trade-in" and "second-hand" also match "trade in" and "second hand"; "êtes-vous", whose parts are all dropped, is dropped.
+  const hyphenated = /\p{L}-\p{L}/u.test(folded);
+  const parts = hyphenated ? termsOf(folded.replace(/-/g, ' '), language, dropped) : [];
+  if (parts.length === 0 && hyphenated) return [];
+  // "gérez-vous" and "existe-t-il" are a verb with its pronoun: the verb alone is the word.
+  if (hyphenated && folded.split('-').some((part) => part.length < 2 || dropped.some((set) => set.has(part)))) return parts;
+  return [stem(folded.replace(/['’]/g, ''), language), ...parts];
 }
 
 /**

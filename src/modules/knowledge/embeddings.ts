@@ -3,8 +3,7 @@
  * That endpoint is trusted configuration, not user input, so it is reached with the
  * normal fetch rather than the guarded one.
  */
-import { embedMany, type EmbeddingModel } from 'ai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { EmbeddingModel } from 'ai';
 import type { Context } from '../../context.ts';
 
 export function embeddingsEnabled(ctx: Context): boolean {
@@ -16,7 +15,9 @@ const BATCH = 64;
 /** The embedding model, made once a context: making it is a measurable share of a search's embedding call. */
 const embeddingModels = new WeakMap<Context, EmbeddingModel>();
 
-function embeddingModel(ctx: Context): EmbeddingModel {
+/** The AI SDK and its provider package are loaded here at the first embedding (docs/performance.md, Memory): without embeddings, never. */
+async function embeddingModel(ctx: Context): Promise<EmbeddingModel> {
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
   let model = embeddingModels.get(ctx);
   if (!model) {
     const provider = createOpenAICompatible({ name: 'parley-embeddings', baseURL: ctx.config.openaiBaseUrl!.replace(/\/+$/, ''), apiKey: ctx.config.openaiApiKey });
@@ -28,7 +29,7 @@ function embeddingModel(ctx: Context): EmbeddingModel {
 /** maxRetries: the indexing job leaves retrying to its queue (0); a search retries once. */
 export async function embedTexts(ctx: Context, texts: string[], options: { maxRetries?: number } = {}): Promise<number[][]> {
   if (texts.length === 0) return [];
-  const model = embeddingModel(ctx);
+  const [model, { embedMany }] = await Promise.all([embeddingModel(ctx), import('ai')]);
   const vectors: number[][] = [];
   for (let start = 0; start < texts.length; start += BATCH) {
     const { embeddings } = await embedMany({ model, values: texts.slice(start, start + BATCH), maxRetries: options.maxRetries ?? 1, abortSignal: AbortSignal.timeout(60_000) });

@@ -48,7 +48,7 @@ export async function visitorRoutes(parent: FastifyInstance, ctx: Context): Prom
       if (!stream) return { data: await visitorAnswer(ctx, request.visitor, input, token) };
       const answering = await visitorAnswerStream(ctx, request.visitor, input, token);
       if (answering.visitorToken !== undefined) reply.header(VISITOR_TOKEN_HEADER, answering.visitorToken);
-      sendStream(reply, answering.stream);
+      await sendStream(reply, answering.stream);
       return reply;
     },
   );
