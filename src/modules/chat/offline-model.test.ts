@@ -294,6 +294,36 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.match(reply.text, /Priya Shah/);
   });
 
+  test('a sentence holds a question’s word by a word one sense more specific or more general, for half its weight', () => {
+    const FAQ = passage('FAQ', 'Do I need a referral from my GP?\n\nNo. You can book directly with us without a referral.');
+    const FEES = passage('Physiotherapy fees', 'Home visits within 5 miles: 95 pounds per visit.\nMedico-legal reports for solicitors: 150 pounds per report.');
+    assert.match(ask('Do I need my doctor to refer me?', [FAQ]).text, /without a referral/, '"GP" is a kind of doctor');
+    assert.match(ask('How much do you charge for a report for my lawyer?', [FEES]).text, /150 pounds/, '"solicitor" is a kind of lawyer');
+    assert.match(ask('Can a physio come to my house?', [FEES]).text, /95 pounds/, '"house" is a kind of home');
+  });
+
+  test('"who" asks for a name that weighs as much as the question’s heaviest word', () => {
+    const CLINIC = passage('Clinic', 'We treat back pain and help you recover after surgery.');
+    const reply = ask('Who can help me recover after an operation?', [CLINIC, passage('Our team', 'Priya Shah specialises in rehabilitation after surgery.')]);
+    assert.match(reply.text, /Priya Shah/);
+  });
+
+  test('a heading inside a passage is what the lines under it are about', () => {
+    const FACTS = passage('Contact details', 'Contact details\n\nOudegracht 214\n\nOpening hours shop\n\nSaturday: 09:00 – 17:00\n\nSunday: 11:00 – 16:00');
+    const reply = ask('What time does the shop close on Saturday?', [FACTS]);
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /^Saturday: 09:00 – 17:00/);
+  });
+
+  test('two sources that answer alike are both quoted', () => {
+    const SHOP = passage('Shop', 'House blend — Origin: Brazil; 1 kilo: € 29,00');
+    const WHOLESALE = passage('Wholesale prices', 'House blend: 21,50 euro per kilo, excluding VAT.', 0.9);
+    const reply = ask('How much is a kilo of the house blend?', [WHOLESALE, SHOP]);
+    assert.match(reply.text, /29,00/);
+    assert.match(reply.text, /21,50/);
+    assert.match(reply.text, /Sources: Wholesale prices, Shop/);
+  });
+
   test('a verb, adjective or adverb the material lacks weighs less than a noun it lacks', () => {
     const ACUPUNCTURE = passage('Treatments', 'Acupuncture is added to a session for 10 pounds.');
     assert.equal(ask('Do you offer acupuncture?', [ACUPUNCTURE]).declined, false, '"offer" is mostly a verb');

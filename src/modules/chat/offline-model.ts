@@ -9,7 +9,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, coverage, heldKinds, questionTerms, questionVerbs, sentences, words } from './text.ts';
+import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, words } from './text.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -86,6 +86,8 @@ interface Candidate {
   ownTerms: Set<string>;
   /** With its passage's title terms: "Shipping costs" is what a sentence under it is about. */
   terms: Set<string>;
+  /** Question terms it holds only by a word one sense more specific ("GP" for "doctor"): each counts NARROWER_SHARE. */
+  narrower: Set<string>;
   passageScore: number;
 }
 
@@ -123,8 +125,10 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const lexicon = input.language === 'en' ? englishLexicon() : undefined;
-  const synonyms = synonymStems([input.question, input.followsUp ?? ''].join(' '), lexicon);
-  for (const candidate of candidates) addForms(candidate, asks, synonyms);
+  const asking = [input.question, input.followsUp ?? ''].join(' ');
+  const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
+  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
+  for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
   const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
   const weights = termWeights(candidates, input.language, (term) => notNouns.has(term), [
     { asked, factor: 1 },
@@ -132,7 +136,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   ]);
   if (weights.size === 0) return declined(input.language, input.nextSteps, 0);
   const chosen = chooseSentences(candidates, weights);
-  const held = coverage(weights, new Set(chosen.flatMap((c) => [...c.terms])));
+  const held = heldShare(weights, chosen);
   if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
@@ -157,16 +161,36 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
   const hasHeading = rest.length > 0 && first.length <= HEADING_CHARS && !/[.:;]$/.test(first.trim()) && !/\n|;|\S:\s/.test(first);
   const context = new Set([...titleTerms, ...(hasHeading ? contentTerms(first, language) : [])]);
   let asked: string[] = [];
+  let section: string[] = [];
+  let position = 0;
   const out: Candidate[] = [];
-  sentences(hasHeading ? rest.join('\n\n') : passage.text).forEach((text, position) => {
-    if (/[?¿]["')\]]?$/.test(text)) {
-      asked = contentTerms(text, language);
-      return;
+  for (const block of (hasHeading ? rest : [passage.text]).join('\n\n').split(/\n\s*\n/)) {
+    // A heading inside the passage ("Openingstijden winkel" over "Zaterdag: 09:00 – 17:00") is what the lines under it are about.
+    if (isSectionHeading(block)) {
+      section = contentTerms(block, language);
+      asked = [];
+      position++;
+      continue;
     }
-    const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
-    out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...context, ...asked]), passageScore: passage.score });
-  });
+    for (const text of sentences(block)) {
+      position++;
+      if (/[?¿]["')\]]?$/.test(text)) {
+        asked = contentTerms(text, language);
+        continue;
+      }
+      const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
+      const terms = new Set([...ownTerms, ...context, ...section, ...asked]);
+      out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), passageScore: passage.score });
+    }
+  }
   return out;
+}
+
+/** A short line of words alone in its block, without a figure or the punctuation of a sentence or a label: a heading, not a fact. */
+const SECTION_HEADING_CHARS = 60;
+function isSectionHeading(block: string): boolean {
+  const line = block.trim();
+  return line.length > 0 && line.length <= SECTION_HEADING_CHARS && !/\n/.test(line) && !/[\d.:;!?,·@]/.test(line);
 }
 
 /** Whether a text is the offline model's decline, in any of the five languages. */
@@ -183,7 +207,7 @@ const FORM_MIN_LENGTH = 5;
  * "cancelled", "refer" and "referral", "compost" and "composteerbaar"). The light stem
  * cuts common endings only; the search index's stemmer found the passage by such forms.
  */
-function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Set<string>>): void {
+function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Set<string>>, narrower: Map<string, Set<string>>): void {
   for (const term of asks) {
     if (candidate.terms.has(term)) continue;
     const same = synonyms.get(term);
@@ -191,7 +215,24 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
       same?.has(other) || (term.length >= FORM_MIN_LENGTH && other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other)));
     if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
     if ([...candidate.terms].some(isForm)) candidate.terms.add(term);
+    const kinds = narrower.get(term);
+    if (!candidate.terms.has(term) && kinds && [...candidate.terms].some((other) => kinds.has(other))) candidate.narrower.add(term);
   }
+}
+
+/** A sentence that holds a question's word only by a word one sense more specific holds this share of its weight: "GP" is a doctor, "solicitor" a lawyer, but not every doctor is a GP. */
+const NARROWER_SHARE = 0.5;
+
+/** The share of the question's weight the chosen sentences hold, a term held only by a more specific word counting NARROWER_SHARE. */
+function heldShare(weights: Map<string, number>, chosen: Candidate[]): number {
+  let total = 0;
+  let held = 0;
+  for (const [term, weight] of weights) {
+    total += weight;
+    if (chosen.some((c) => c.terms.has(term))) held += weight;
+    else if (chosen.some((c) => c.narrower.has(term))) held += NARROWER_SHARE * weight;
+  }
+  return total > 0 ? held / total : 0;
 }
 
 /** The terms of an English question's words that are mostly not nouns (knowledge/english-wordnet.ts). */
@@ -205,14 +246,14 @@ function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string>
 }
 
 /**
- * The stems of each question term's synonyms, for English (knowledge/english-wordnet.ts:
- * WordNet's synonym groups): "operation" holds "surgery", "started" "began".
+ * The stems of each question term's related words, for English (knowledge/english-wordnet.ts):
+ * its synonyms ("operation" holds "surgery", "started" "began") or its narrower words
+ * ("doctor" holds "gp").
  */
-function synonymStems(question: string, lexicon: EnglishLexicon | undefined): Map<string, Set<string>> {
+function relatedStems(question: string, related: (word: string) => readonly string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  if (!lexicon) return out;
   for (const word of words(question)) {
-    const found = lexicon.synonyms(word.toLowerCase());
+    const found = related(word.toLowerCase());
     if (found.length === 0) continue;
     const term = englishStem(word);
     const stems = out.get(term) ?? out.set(term, new Set()).get(term)!;
@@ -250,7 +291,7 @@ function termWeights(
   return weights;
 }
 
-const CONTACT_KINDS = ['#address', '#phone', '#email'];
+const CONTACT_KINDS = ['#address', '#phone', '#email', '#name'];
 
 /** The weight's share left to a question word no sentence holds that is mostly not a noun (English, by WordNet) or is the question's verb (the other languages, by word order: text.ts, questionVerbs). */
 const ABSENT_NOT_NOUN = 0.25;
@@ -268,15 +309,21 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
   const chosen: Candidate[] = [];
   const covered = new Set<string>();
   const total = [...weights.values()].reduce((a, b) => a + b, 0);
-  const gainOf = (terms: Set<string>) => {
+  const gainOf = (c: Candidate, own = false) => {
+    const terms = own ? c.ownTerms : c.terms;
     let gain = 0;
-    for (const [term, weight] of weights) if (!covered.has(term) && terms.has(term)) gain += weight;
+    for (const [term, weight] of weights) {
+      if (covered.has(term)) continue;
+      if (terms.has(term)) gain += weight;
+      else if (c.narrower.has(term)) gain += NARROWER_SHARE * weight;
+    }
     return gain / total;
   };
   const take = (c: Candidate | undefined) => {
     if (!c || chosen.includes(c) || chosen.length >= MAX_SENTENCES) return;
     chosen.push(c);
     c.terms.forEach((t) => covered.add(t));
+    c.narrower.forEach((t) => covered.add(t));
   };
   const neighbour = (c: Candidate, step: number) => candidates.find((other) => other.passage === c.passage && other.position === c.position + step);
   while (chosen.length < MAX_SENTENCES) {
@@ -284,24 +331,35 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     let bestValue = 0;
     for (const candidate of candidates) {
       if (chosen.includes(candidate)) continue;
-      const gain = gainOf(candidate.terms);
+      const gain = gainOf(candidate);
       if (gain <= 0 || (chosen.length > 0 && gain < LATER_GAIN)) continue;
       // Near-ties go to the sentence that says the words itself, not by its title or heading (its own terms are among its terms: own gain <= gain).
       const base = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
       if (base + 0.1 * gain <= bestValue) continue;
-      const value = base + 0.1 * gainOf(candidate.ownTerms);
+      const value = base + 0.1 * gainOf(candidate, true);
       if (value > bestValue) [best, bestValue] = [candidate, value];
     }
     if (!best) break;
-    const mostlyTitle = gainOf(best.ownTerms) < gainOf(best.terms) / 2;
+    // Two sources that answer alike (the shop's price list and the wholesale one) are both quoted: the question does not say which it means.
+    const rival = chosen.length === 0 ? alike(best, candidates, gainOf) : undefined;
+    const mostlyTitle = gainOf(best, true) < gainOf(best) / 2;
     // An address is written over lines: the postal code's line brings the street's before it (a line with a house number).
     const before = neighbour(best, -1);
     if (REFERS_BACK.test(best.text) || (best.ownTerms.has('#address') && before && /\d/.test(before.text) && !before.ownTerms.has('#address'))) take(before);
     take(best);
     const next = neighbour(best, 1);
     if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || [...next.ownTerms].some((t) => weights.has(t)))) take(next);
+    take(rival);
   }
   return chosen;
+}
+
+/** The best sentence of another source that holds the same share of the question as `best`, by its own words as much. */
+function alike(best: Candidate, candidates: Candidate[], gainOf: (c: Candidate, own?: boolean) => number): Candidate | undefined {
+  const [gain, own] = [gainOf(best), gainOf(best, true)];
+  return candidates
+    .filter((c) => c.sourceName !== best.sourceName && Math.abs(gainOf(c) - gain) < 1e-9 && Math.abs(gainOf(c, true) - own) < 1e-9)
+    .sort((a, b) => b.passageScore - a.passageScore)[0];
 }
 
 /** Long sentences hold more words by chance: a small cost per word past forty. */
