@@ -5,7 +5,8 @@ import { generateText, streamText } from 'ai';
 import { LANGUAGES } from '../agents/schemas.ts';
 import { answerLanguage, detectLanguage, PHRASES } from './language.ts';
 import { ANSWER_THRESHOLD, composeOfflineAnswer, offlineLanguageModel, withLanguageLine, type OfflineContext } from './offline-model.ts';
-import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, stem } from './text.ts';
+import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, stem, weekdaysNamed } from './text.ts';
+import { withDaysNamed } from './retrieval.ts';
 
 const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
 const ask = (question: string, passages: OfflineContext['passages'], extra: Partial<OfflineContext> = {}) =>
@@ -322,6 +323,21 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.match(reply.text, /29,00/);
     assert.match(reply.text, /21,50/);
     assert.match(reply.text, /Sources: Wholesale prices, Shop/);
+  });
+
+  test('across languages a question finds the days of the week, names, numbers and words spelt nearly alike; a name the material lacks is declined', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const HOURS_EN = passage('Opening hours', 'Monday to Friday: 8:00am – 6:00pm\n\nSaturday: 9:00am – 1:00pm\n\nWe are closed on Sundays and bank holidays.');
+    assert.deepEqual(weekdaysNamed('Samstags, Saturdays, sábados, zaterdag'), [5]);
+    assert.equal(withDaysNamed('Haben Sie am Samstag geöffnet?', 'de', 'en'), 'Haben Sie am Samstag geöffnet?\nSaturday', 'searched also by the day in the material’s language');
+    const saturday = ask('Haben Sie am Samstag geöffnet?', [HOURS_EN], { language: 'de' });
+    assert.equal(saturday.declined, false);
+    assert.match(saturday.text, /^Saturday: 9:00am – 1:00pm/);
+    const API = passage('API', "L'API REST est disponible dans les formules Équipe et Entreprise.\n\nRequêtes par minute: 60\n\nTaille d'une requête: 1 Mo");
+    assert.match(ask('Hoeveel API-verzoeken per minuut zijn toegestaan?', [API], { language: 'nl' }).text, /Requêtes par minute: 60/);
+    const INTEGRATIONS = passage('Intégrations', 'Stripe : vos clients paient leur facture par carte bancaire en ligne. Pennylane : export de vos factures vers votre comptabilité.');
+    assert.equal(ask('Do you integrate with QuickBooks?', [INTEGRATIONS]).declined, true);
+    assert.equal(ask('How much does it cost?', [passage('Tarifs', 'La formule Solo coûte 9 € HT par mois.')]).declined, true, 'an asked kind alone is no answer');
   });
 
   test('a verb, adjective or adverb the material lacks weighs less than a noun it lacks', () => {

@@ -9,7 +9,8 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, words } from './text.ts';
+import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
+import { detectLanguageNow } from '../knowledge/languages.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -122,15 +123,22 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asked = askedFor(input.question, input.language);
   const followed = input.followsUp ? askedFor(input.followsUp, input.language) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
-  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
+  // Material in another language than the question's is read in its own; the question finds in it what the languages share.
+  const material = detectLanguageNow(input.passages.map((p) => p.text).join('\n'));
+  const crossing = material !== undefined && material !== input.language;
+  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const lexicon = input.language === 'en' ? englishLexicon() : undefined;
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
   const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
   for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
+  if (crossing) addShared(candidates, asking, input.language);
   const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
-  const weights = termWeights(candidates, input.language, (term) => notNouns.has(term), [
+  // Across languages a word no sentence holds is most likely said in the material's language: it weighs what an absent verb weighs.
+  // A name or a number is written alike in every language: one the material lacks is what the question is about ("QuickBooks").
+  const alike = crossing ? namesAndNumbers(asking, input.language) : new Set<string>();
+  const weights = termWeights(candidates, input.language, (term) => (crossing && !alike.has(term)) || notNouns.has(term), [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -138,6 +146,9 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const chosen = chooseSentences(candidates, weights);
   const held = heldShare(weights, chosen);
   if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
+  // Across languages an asked kind alone ("how much") is no answer: a word the question shares with the material must be held.
+  const shared = (term: string) => !term.startsWith('#') || CONTACT_KINDS.includes(term);
+  if (crossing && ![...weights.keys()].some((term) => shared(term) && chosen.some((c) => c.terms.has(term)))) return declined(input.language, input.nextSteps, held);
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
@@ -218,6 +229,51 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
     const kinds = narrower.get(term);
     if (!candidate.terms.has(term) && kinds && [...candidate.terms].some((other) => kinds.has(other))) candidate.narrower.add(term);
   }
+}
+
+/**
+ * What a question shares with material in another language: the same word (a name, a
+ * number, "API"), a word spelt nearly alike (a cognate: "masaje" and "massage", "minuut"
+ * and "minute": stems of four letters or more at most a third apart), or the same day of
+ * the week ("Samstag" and "Saturday", text.ts, weekdaysNamed).
+ */
+function addShared(candidates: Candidate[], question: string, language: Language): void {
+  const asked = words(question).flatMap((word) => questionTerms(word, language).map((term) => ({ term, days: weekdaysNamed(word) })));
+  for (const candidate of candidates) {
+    const days = weekdaysNamed(candidate.text);
+    for (const { term, days: named } of asked) {
+      if (candidate.terms.has(term)) continue;
+      const cognate = [...candidate.ownTerms].some((own) => !own.startsWith('#') && nearlyAlike(term, own));
+      if (cognate || named.some((day) => days.includes(day))) {
+        candidate.ownTerms.add(term);
+        candidate.terms.add(term);
+      }
+    }
+  }
+}
+
+/** The terms of a question's names (a capitalised word after its first, "QuickBooks", "Yirgacheffe") and numbers. */
+function namesAndNumbers(question: string, language: Language): Set<string> {
+  const named = words(question)
+    .flatMap((word, i) => word.split('-').map((part, j) => ({ part, first: i === 0 && j === 0 })))
+    .filter(({ part, first }) => /\d/.test(part) || (!first && /^\p{Lu}/u.test(part)))
+    .map(({ part }) => part);
+  return new Set(named.flatMap((word) => questionTerms(word, language)));
+}
+
+function nearlyAlike(a: string, b: string): boolean {
+  if (a.length < 4 || b.length < 4 || /\d/.test(a) || /\d/.test(b)) return false;
+  return editDistance(a, b) <= Math.floor(Math.max(a.length, b.length) / 3);
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
 }
 
 /** A sentence that holds a question's word only by a word one sense more specific holds this share of its weight: "GP" is a doctor, "solicitor" a lawyer, but not every doctor is a GP. */
