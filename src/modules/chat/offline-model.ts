@@ -396,8 +396,8 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
       if (value > bestValue) [best, bestValue] = [candidate, value];
     }
     if (!best) break;
-    // Two sources that answer alike (the shop's price list and the wholesale one) are both quoted: the question does not say which it means.
-    const rival = chosen.length === 0 ? alike(best, candidates, gainOf) : undefined;
+    // Two sources that answer alike (the shop's price and the wholesale list's) are both quoted: the question does not say which it means.
+    const rival = chosen.length === 0 ? alike(best, candidates, gainOf, weights) : undefined;
     const mostlyTitle = gainOf(best, true) < gainOf(best) / 2;
     // An address is written over lines: the postal code's line brings the street's before it (a line with a house number).
     const before = neighbour(best, -1);
@@ -410,11 +410,18 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
   return chosen;
 }
 
-/** The best sentence of another source that holds the same share of the question as `best`, by its own words as much. */
-function alike(best: Candidate, candidates: Candidate[], gainOf: (c: Candidate, own?: boolean) => number): Candidate | undefined {
+/**
+ * The best sentence of another source that answers as `best` does: the question asks for a
+ * kind of fact (a price, a time), both hold it, and the same share of the question, by
+ * their own words as much.
+ */
+function alike(best: Candidate, candidates: Candidate[], gainOf: (c: Candidate, own?: boolean) => number, weights: Map<string, number>): Candidate | undefined {
+  const kinds = [...weights.keys()].filter((term) => term.startsWith('#'));
+  if (kinds.length === 0 || !kinds.every((kind) => best.ownTerms.has(kind))) return undefined;
   const [gain, own] = [gainOf(best), gainOf(best, true)];
   return candidates
-    .filter((c) => c.sourceName !== best.sourceName && Math.abs(gainOf(c) - gain) < 1e-9 && Math.abs(gainOf(c, true) - own) < 1e-9)
+    .filter((c) => c.sourceName !== best.sourceName && kinds.every((kind) => c.ownTerms.has(kind)))
+    .filter((c) => Math.abs(gainOf(c) - gain) < 1e-9 && Math.abs(gainOf(c, true) - own) < 1e-9)
     .sort((a, b) => b.passageScore - a.passageScore)[0];
 }
 
