@@ -61,6 +61,8 @@ export function declined(language: Language, steps: NextSteps | undefined, held:
   return { text: [phrases.decline, ...(offered.length > 0 ? [offered.join(' ')] : [])].join('\n\n'), coverage: held, declined: true, used: [] };
 }
 
+/** Enough of the passages to tell their language (as the answering service samples a quoted passage's). */
+const MATERIAL_SAMPLE_CHARS = 400;
 /** Below this share of the question's weight held by the chosen sentences, the model declines. */
 export const ANSWER_THRESHOLD = 0.5;
 /** A sentence after the first must add this share of the question's weight. */
@@ -124,7 +126,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const followed = input.followsUp ? askedFor(input.followsUp, input.language) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   // Material in another language than the question's is read in its own; the question finds in it what the languages share.
-  const material = detectLanguageNow(input.passages.map((p) => p.text).join('\n'));
+  const material = detectLanguageNow(input.passages.map((p) => p.text).join('\n').slice(0, MATERIAL_SAMPLE_CHARS));
   const crossing = material !== undefined && material !== input.language;
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));

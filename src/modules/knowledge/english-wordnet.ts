@@ -168,10 +168,10 @@ export function englishLexicon(): EnglishLexicon {
   const groupsOf = new Map<string, string[][]>();
   for (const group of groups) for (const word of group) (groupsOf.get(word) ?? groupsOf.set(word, []).get(word)!).push(group);
   // Every form's groups: "treated" is "treat" ("process", "handle") and "treated" ("hardened").
-  const synonyms = (word: string) => {
+  const synonyms = remembered((word: string) => {
     const forms = [word, ...baseForms(word)];
     return [...new Set(forms.flatMap((form) => groupsOf.get(form) ?? []).flat())].filter((other) => !forms.includes(other));
-  };
+  });
   const narrowerOf = new Map<string, string[]>();
   const broaderOf = new Map<string, string[]>();
   for (const line of data.narrower.split('\n')) {
@@ -179,10 +179,11 @@ export function englishLexicon(): EnglishLexicon {
     for (const word of general) (narrowerOf.get(word) ?? narrowerOf.set(word, []).get(word)!).push(...specific);
     for (const word of specific) (broaderOf.get(word) ?? broaderOf.set(word, []).get(word)!).push(...general);
   }
-  const related = (index: Map<string, string[]>) => (word: string) => {
-    const forms = [word, ...baseForms(word)];
-    return [...new Set(forms.flatMap((form) => index.get(form) ?? []))].filter((other) => !forms.includes(other));
-  };
+  const related = (index: Map<string, string[]>) =>
+    remembered((word: string) => {
+      const forms = [word, ...baseForms(word)];
+      return [...new Set(forms.flatMap((form) => index.get(form) ?? []))].filter((other) => !forms.includes(other));
+    });
   const narrower = related(narrowerOf);
   const broader = related(broaderOf);
   const notNouns = new Set(data.notNouns.split(' '));
@@ -196,6 +197,20 @@ export function englishLexicon(): EnglishLexicon {
   };
   lexicon = { synonyms, narrower, broader, notNoun };
   return lexicon;
+}
+
+/** Words looked up again and again (every English question's words): each lookup's result kept, up to a bound. */
+const MAX_REMEMBERED = 20_000;
+function remembered(lookup: (word: string) => string[]): (word: string) => readonly string[] {
+  const kept = new Map<string, string[]>();
+  return (word) => {
+    let found = kept.get(word);
+    if (found) return found;
+    if (kept.size >= MAX_REMEMBERED) kept.clear();
+    found = lookup(word);
+    kept.set(word, found);
+    return found;
+  };
 }
 
 /** The forms an inflected English word may come from, as WordNet's morphy tries them: "teaches" teach, "started" start, "making" make, "stopped" stop. */
