@@ -5,7 +5,10 @@
  * - Synonym groups: the single words of one WordNet synset in a sense people use (one of
  *   its words tagged at least once in WordNet's sense-tagged texts): "surgery" and
  *   "operation", "start" and "begin". Senses never met in those texts are left out: they
- *   join words that seldom mean the same.
+ *   join words that seldom mean the same; so is a word whose uses are seldom in that sense
+ *   (MIN_SENSE_SHARE: "year" is not a school "class").
+ * - Narrower nouns: each used noun sense with the senses one step more specific ("doctor"
+ *   over "GP", "lawyer" over "solicitor"), read both ways (narrower and broader).
  * - Words that are mostly not nouns ("offer", "late", "teach", "probably"), and those that
  *   are ("financing", "bath"): whether the word's tagged senses are more often a verb, an
  *   adjective or an adverb than a noun. A question's word is looked up as written, else
@@ -54,7 +57,7 @@ interface Synset {
   words: string[];
   /** Whether any of its words is tagged in this sense. */
   used: boolean;
-  /** Pointers: "@" hypernym, "&" similar adjective. */
+  /** Pointers ("@": the hypernym). */
   pointers: Array<{ symbol: string; offset: string; part: string }>;
 }
 
@@ -119,8 +122,6 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
     for (const pointer of synset.pointers) {
       const other = synsets.get(`${pointer.part}${pointer.offset}`);
       if (!other?.used || other.words.length === 0 || synset.words.length === 0) continue;
-      // An adjective's satellites are near synonyms of it ("first" and "initial").
-      if (synset.used && synset.part === 'a' && pointer.symbol === '&') group([...synset.words, ...other.words]);
       // A used noun sense's senses one step more specific, used or not: "solicitor" under "lawyer", "GP" under "doctor".
       if (synset.part === 'n' && pointer.symbol === '@') narrower.add(`${[...other.words].sort().join(' ')}|${[...synset.words].sort().join(' ')}`);
     }
