@@ -5,7 +5,8 @@ import { generateText, streamText } from 'ai';
 import { LANGUAGES } from '../agents/schemas.ts';
 import { answerLanguage, detectLanguage, PHRASES } from './language.ts';
 import { ANSWER_THRESHOLD, composeOfflineAnswer, offlineLanguageModel, withLanguageLine, type OfflineContext } from './offline-model.ts';
-import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, stem } from './text.ts';
+import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, stem, weekdaysNamed } from './text.ts';
+import { withDaysNamed } from './retrieval.ts';
 
 const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
 const ask = (question: string, passages: OfflineContext['passages'], extra: Partial<OfflineContext> = {}) =>
@@ -292,6 +293,51 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     const reply = ask('Who can help me after an operation?', [TEAM]);
     assert.equal(reply.declined, false);
     assert.match(reply.text, /Priya Shah/);
+  });
+
+  test('a sentence holds a question’s word by a word one sense more specific or more general, for half its weight', () => {
+    const FAQ = passage('FAQ', 'Do I need a referral from my GP?\n\nNo. You can book directly with us without a referral.');
+    const FEES = passage('Physiotherapy fees', 'Home visits within 5 miles: 95 pounds per visit.\nMedico-legal reports for solicitors: 150 pounds per report.');
+    assert.match(ask('Do I need my doctor to refer me?', [FAQ]).text, /without a referral/, '"GP" is a kind of doctor');
+    assert.match(ask('How much do you charge for a report for my lawyer?', [FEES]).text, /150 pounds/, '"solicitor" is a kind of lawyer');
+    assert.match(ask('Can a physio come to my house?', [FEES]).text, /95 pounds/, '"house" is a kind of home');
+  });
+
+  test('"who" asks for a name that weighs as much as the question’s heaviest word', () => {
+    const CLINIC = passage('Clinic', 'We treat back pain and help you recover after surgery.');
+    const reply = ask('Who can help me recover after an operation?', [CLINIC, passage('Our team', 'Priya Shah specialises in rehabilitation after surgery.')]);
+    assert.match(reply.text, /Priya Shah/);
+  });
+
+  test('a heading inside a passage is what the lines under it are about', () => {
+    const FACTS = passage('Contact details', 'Contact details\n\nOudegracht 214\n\nOpening hours shop\n\nSaturday: 09:00 – 17:00\n\nSunday: 11:00 – 16:00');
+    const reply = ask('What time does the shop close on Saturday?', [FACTS]);
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /^Saturday: 09:00 – 17:00/);
+  });
+
+  test('two sources that answer alike are both quoted', () => {
+    const SHOP = passage('Shop', 'House blend — Origin: Brazil; 1 kilo: € 29,00');
+    const WHOLESALE = passage('Wholesale prices', 'House blend: 21,50 euro per kilo, excluding VAT.', 0.9);
+    const reply = ask('How much is a kilo of the house blend?', [WHOLESALE, SHOP]);
+    assert.match(reply.text, /29,00/);
+    assert.match(reply.text, /21,50/);
+    assert.match(reply.text, /Sources: Wholesale prices, Shop/);
+  });
+
+  test('across languages a question finds the days of the week, names, numbers and words spelt nearly alike; a name the material lacks is declined', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const HOURS_EN = passage('Opening hours', 'Monday to Friday: 8:00am – 6:00pm\n\nSaturday: 9:00am – 1:00pm\n\nWe are closed on Sundays and bank holidays.');
+    assert.deepEqual(weekdaysNamed('Samstags, Saturdays, sábados, zaterdag'), [5]);
+    assert.equal(withDaysNamed('Haben Sie am Samstag geöffnet?', 'de', 'en'), 'Haben Sie am Samstag geöffnet?\nSaturday', 'searched also by the day in the material’s language');
+    const saturday = ask('Haben Sie am Samstag geöffnet?', [HOURS_EN], { language: 'de' });
+    assert.equal(saturday.declined, false);
+    assert.match(saturday.text, /^Saturday: 9:00am – 1:00pm/);
+    const API = passage('API', "L'API REST est disponible dans les formules Équipe et Entreprise.\n\nRequêtes par minute: 60\n\nTaille d'une requête: 1 Mo");
+    assert.match(ask('Hoeveel API-verzoeken per minuut zijn toegestaan?', [API], { language: 'nl' }).text, /Requêtes par minute: 60/);
+    const INTEGRATIONS = passage('Intégrations', 'Stripe : vos clients paient leur facture par carte bancaire en ligne. Pennylane : export de vos factures vers votre comptabilité.');
+    assert.equal(ask('Do you integrate with QuickBooks?', [INTEGRATIONS]).declined, true);
+    assert.equal(ask('How much does it cost?', [passage('Tarifs', 'La formule Solo coûte 9 € HT par mois.')]).declined, true, 'an asked kind alone is no answer');
   });
 
   test('a verb, adjective or adverb the material lacks weighs less than a noun it lacks', () => {

@@ -9,7 +9,8 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, coverage, heldKinds, questionTerms, questionVerbs, sentences, words } from './text.ts';
+import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
+import { detectLanguageNow } from '../knowledge/languages.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -60,6 +61,8 @@ export function declined(language: Language, steps: NextSteps | undefined, held:
   return { text: [phrases.decline, ...(offered.length > 0 ? [offered.join(' ')] : [])].join('\n\n'), coverage: held, declined: true, used: [] };
 }
 
+/** Enough of the passages to tell their language (as the answering service samples a quoted passage's). */
+const MATERIAL_SAMPLE_CHARS = 400;
 /** Below this share of the question's weight held by the chosen sentences, the model declines. */
 export const ANSWER_THRESHOLD = 0.5;
 /** A sentence after the first must add this share of the question's weight. */
@@ -86,6 +89,8 @@ interface Candidate {
   ownTerms: Set<string>;
   /** With its passage's title terms: "Shipping costs" is what a sentence under it is about. */
   terms: Set<string>;
+  /** Question terms it holds only by a word one sense more specific ("GP" for "doctor"): each counts NARROWER_SHARE. */
+  narrower: Set<string>;
   passageScore: number;
 }
 
@@ -120,20 +125,32 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asked = askedFor(input.question, input.language);
   const followed = input.followsUp ? askedFor(input.followsUp, input.language) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
-  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, input.language, kinds));
+  // Material in another language than the question's is read in its own; the question finds in it what the languages share.
+  const material = detectLanguageNow(input.passages.map((p) => p.text).join('\n').slice(0, MATERIAL_SAMPLE_CHARS));
+  const crossing = material !== undefined && material !== input.language;
+  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const lexicon = input.language === 'en' ? englishLexicon() : undefined;
-  const synonyms = synonymStems([input.question, input.followsUp ?? ''].join(' '), lexicon);
-  for (const candidate of candidates) addForms(candidate, asks, synonyms);
+  const asking = [input.question, input.followsUp ?? ''].join(' ');
+  const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
+  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
+  for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
+  if (crossing) addShared(candidates, asking, input.language);
   const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
-  const weights = termWeights(candidates, input.language, (term) => notNouns.has(term), [
+  // Across languages a word no sentence holds is most likely said in the material's language: it weighs what an absent verb weighs.
+  // A name or a number is written alike in every language: one the material lacks is what the question is about ("QuickBooks").
+  const alike = crossing ? namesAndNumbers(asking, input.language) : new Set<string>();
+  const weights = termWeights(candidates, input.language, (term) => (crossing && !alike.has(term)) || notNouns.has(term), [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
   if (weights.size === 0) return declined(input.language, input.nextSteps, 0);
   const chosen = chooseSentences(candidates, weights);
-  const held = coverage(weights, new Set(chosen.flatMap((c) => [...c.terms])));
+  const held = heldShare(weights, chosen);
   if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
+  // Across languages an asked kind alone ("how much") is no answer: a word the question shares with the material must be held.
+  const shared = (term: string) => !term.startsWith('#') || CONTACT_KINDS.includes(term);
+  if (crossing && ![...weights.keys()].some((term) => shared(term) && chosen.some((c) => c.terms.has(term)))) return declined(input.language, input.nextSteps, held);
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
@@ -157,16 +174,36 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
   const hasHeading = rest.length > 0 && first.length <= HEADING_CHARS && !/[.:;]$/.test(first.trim()) && !/\n|;|\S:\s/.test(first);
   const context = new Set([...titleTerms, ...(hasHeading ? contentTerms(first, language) : [])]);
   let asked: string[] = [];
+  let section: string[] = [];
+  let position = 0;
   const out: Candidate[] = [];
-  sentences(hasHeading ? rest.join('\n\n') : passage.text).forEach((text, position) => {
-    if (/[?¿]["')\]]?$/.test(text)) {
-      asked = contentTerms(text, language);
-      return;
+  for (const block of (hasHeading ? rest : [passage.text]).join('\n\n').split(/\n\s*\n/)) {
+    // A heading inside the passage ("Openingstijden winkel" over "Zaterdag: 09:00 – 17:00") is what the lines under it are about.
+    if (isSectionHeading(block)) {
+      section = contentTerms(block, language);
+      asked = [];
+      position++;
+      continue;
     }
-    const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
-    out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms: new Set([...ownTerms, ...context, ...asked]), passageScore: passage.score });
-  });
+    for (const text of sentences(block)) {
+      position++;
+      if (/[?¿]["')\]]?$/.test(text)) {
+        asked = contentTerms(text, language);
+        continue;
+      }
+      const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
+      const terms = new Set([...ownTerms, ...context, ...section, ...asked]);
+      out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), passageScore: passage.score });
+    }
+  }
   return out;
+}
+
+/** A short line of words alone in its block, without a figure or the punctuation of a sentence or a label: a heading, not a fact. */
+const SECTION_HEADING_CHARS = 60;
+function isSectionHeading(block: string): boolean {
+  const line = block.trim();
+  return line.length > 0 && line.length <= SECTION_HEADING_CHARS && !/\n/.test(line) && !/[\d.:;!?,·@]/.test(line);
 }
 
 /** Whether a text is the offline model's decline, in any of the five languages. */
@@ -183,7 +220,7 @@ const FORM_MIN_LENGTH = 5;
  * "cancelled", "refer" and "referral", "compost" and "composteerbaar"). The light stem
  * cuts common endings only; the search index's stemmer found the passage by such forms.
  */
-function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Set<string>>): void {
+function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Set<string>>, narrower: Map<string, Set<string>>): void {
   for (const term of asks) {
     if (candidate.terms.has(term)) continue;
     const same = synonyms.get(term);
@@ -191,7 +228,69 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
       same?.has(other) || (term.length >= FORM_MIN_LENGTH && other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other)));
     if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
     if ([...candidate.terms].some(isForm)) candidate.terms.add(term);
+    const kinds = narrower.get(term);
+    if (!candidate.terms.has(term) && kinds && [...candidate.terms].some((other) => kinds.has(other))) candidate.narrower.add(term);
   }
+}
+
+/**
+ * What a question shares with material in another language: the same word (a name, a
+ * number, "API"), a word spelt nearly alike (a cognate: "masaje" and "massage", "minuut"
+ * and "minute": stems of four letters or more at most a third apart), or the same day of
+ * the week ("Samstag" and "Saturday", text.ts, weekdaysNamed).
+ */
+function addShared(candidates: Candidate[], question: string, language: Language): void {
+  const asked = words(question).flatMap((word) => questionTerms(word, language).map((term) => ({ term, days: weekdaysNamed(word) })));
+  for (const candidate of candidates) {
+    const days = weekdaysNamed(candidate.text);
+    for (const { term, days: named } of asked) {
+      if (candidate.terms.has(term)) continue;
+      const cognate = [...candidate.ownTerms].some((own) => !own.startsWith('#') && nearlyAlike(term, own));
+      if (cognate || named.some((day) => days.includes(day))) {
+        candidate.ownTerms.add(term);
+        candidate.terms.add(term);
+      }
+    }
+  }
+}
+
+/** The terms of a question's names (a capitalised word after its first, "QuickBooks", "Yirgacheffe") and numbers. */
+function namesAndNumbers(question: string, language: Language): Set<string> {
+  const named = words(question)
+    .flatMap((word, i) => word.split('-').map((part, j) => ({ part, first: i === 0 && j === 0 })))
+    .filter(({ part, first }) => /\d/.test(part) || (!first && /^\p{Lu}/u.test(part)))
+    .map(({ part }) => part);
+  return new Set(named.flatMap((word) => questionTerms(word, language)));
+}
+
+function nearlyAlike(a: string, b: string): boolean {
+  if (a.length < 4 || b.length < 4 || /\d/.test(a) || /\d/.test(b)) return false;
+  return editDistance(a, b) <= Math.floor(Math.max(a.length, b.length) / 3);
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
+/** A sentence that holds a question's word only by a word one sense more specific holds this share of its weight: "GP" is a doctor, "solicitor" a lawyer, but not every doctor is a GP. */
+const NARROWER_SHARE = 0.5;
+
+/** The share of the question's weight the chosen sentences hold, a term held only by a more specific word counting NARROWER_SHARE. */
+function heldShare(weights: Map<string, number>, chosen: Candidate[]): number {
+  let total = 0;
+  let held = 0;
+  for (const [term, weight] of weights) {
+    total += weight;
+    if (chosen.some((c) => c.terms.has(term))) held += weight;
+    else if (chosen.some((c) => c.narrower.has(term))) held += NARROWER_SHARE * weight;
+  }
+  return total > 0 ? held / total : 0;
 }
 
 /** The terms of an English question's words that are mostly not nouns (knowledge/english-wordnet.ts). */
@@ -205,14 +304,14 @@ function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string>
 }
 
 /**
- * The stems of each question term's synonyms, for English (knowledge/english-wordnet.ts:
- * WordNet's synonym groups): "operation" holds "surgery", "started" "began".
+ * The stems of each question term's related words, for English (knowledge/english-wordnet.ts):
+ * its synonyms ("operation" holds "surgery", "started" "began") or its narrower words
+ * ("doctor" holds "gp").
  */
-function synonymStems(question: string, lexicon: EnglishLexicon | undefined): Map<string, Set<string>> {
+function relatedStems(question: string, related: (word: string) => readonly string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  if (!lexicon) return out;
   for (const word of words(question)) {
-    const found = lexicon.synonyms(word.toLowerCase());
+    const found = related(word.toLowerCase());
     if (found.length === 0) continue;
     const term = englishStem(word);
     const stems = out.get(term) ?? out.set(term, new Set()).get(term)!;
@@ -250,7 +349,7 @@ function termWeights(
   return weights;
 }
 
-const CONTACT_KINDS = ['#address', '#phone', '#email'];
+const CONTACT_KINDS = ['#address', '#phone', '#email', '#name'];
 
 /** The weight's share left to a question word no sentence holds that is mostly not a noun (English, by WordNet) or is the question's verb (the other languages, by word order: text.ts, questionVerbs). */
 const ABSENT_NOT_NOUN = 0.25;
@@ -268,15 +367,21 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
   const chosen: Candidate[] = [];
   const covered = new Set<string>();
   const total = [...weights.values()].reduce((a, b) => a + b, 0);
-  const gainOf = (terms: Set<string>) => {
+  const gainOf = (c: Candidate, own = false) => {
+    const terms = own ? c.ownTerms : c.terms;
     let gain = 0;
-    for (const [term, weight] of weights) if (!covered.has(term) && terms.has(term)) gain += weight;
+    for (const [term, weight] of weights) {
+      if (covered.has(term)) continue;
+      if (terms.has(term)) gain += weight;
+      else if (c.narrower.has(term)) gain += NARROWER_SHARE * weight;
+    }
     return gain / total;
   };
   const take = (c: Candidate | undefined) => {
     if (!c || chosen.includes(c) || chosen.length >= MAX_SENTENCES) return;
     chosen.push(c);
     c.terms.forEach((t) => covered.add(t));
+    c.narrower.forEach((t) => covered.add(t));
   };
   const neighbour = (c: Candidate, step: number) => candidates.find((other) => other.passage === c.passage && other.position === c.position + step);
   while (chosen.length < MAX_SENTENCES) {
@@ -284,24 +389,42 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     let bestValue = 0;
     for (const candidate of candidates) {
       if (chosen.includes(candidate)) continue;
-      const gain = gainOf(candidate.terms);
+      const gain = gainOf(candidate);
       if (gain <= 0 || (chosen.length > 0 && gain < LATER_GAIN)) continue;
       // Near-ties go to the sentence that says the words itself, not by its title or heading (its own terms are among its terms: own gain <= gain).
       const base = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
       if (base + 0.1 * gain <= bestValue) continue;
-      const value = base + 0.1 * gainOf(candidate.ownTerms);
+      const value = base + 0.1 * gainOf(candidate, true);
       if (value > bestValue) [best, bestValue] = [candidate, value];
     }
     if (!best) break;
-    const mostlyTitle = gainOf(best.ownTerms) < gainOf(best.terms) / 2;
+    // Two sources that answer alike (the shop's price and the wholesale list's) are both quoted: the question does not say which it means.
+    const rival = chosen.length === 0 ? alike(best, candidates, gainOf, weights) : undefined;
+    const mostlyTitle = gainOf(best, true) < gainOf(best) / 2;
     // An address is written over lines: the postal code's line brings the street's before it (a line with a house number).
     const before = neighbour(best, -1);
     if (REFERS_BACK.test(best.text) || (best.ownTerms.has('#address') && before && /\d/.test(before.text) && !before.ownTerms.has('#address'))) take(before);
     take(best);
     const next = neighbour(best, 1);
     if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || [...next.ownTerms].some((t) => weights.has(t)))) take(next);
+    take(rival);
   }
   return chosen;
+}
+
+/**
+ * The best sentence of another source that answers as `best` does: the question asks for a
+ * kind of fact (a price, a time), both hold it, and the same share of the question, by
+ * their own words as much.
+ */
+function alike(best: Candidate, candidates: Candidate[], gainOf: (c: Candidate, own?: boolean) => number, weights: Map<string, number>): Candidate | undefined {
+  const kinds = [...weights.keys()].filter((term) => term.startsWith('#'));
+  if (kinds.length === 0 || !kinds.every((kind) => best.ownTerms.has(kind))) return undefined;
+  const [gain, own] = [gainOf(best), gainOf(best, true)];
+  return candidates
+    .filter((c) => c.sourceName !== best.sourceName && kinds.every((kind) => c.ownTerms.has(kind)))
+    .filter((c) => Math.abs(gainOf(c) - gain) < 1e-9 && Math.abs(gainOf(c, true) - own) < 1e-9)
+    .sort((a, b) => b.passageScore - a.passageScore)[0];
 }
 
 /** Long sentences hold more words by chance: a small cost per word past forty. */

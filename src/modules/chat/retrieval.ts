@@ -10,7 +10,8 @@ import { detectLanguage } from '../knowledge/languages.ts';
 import { normaliseUrl } from '../knowledge/crawl/urls.ts';
 import type { Agent } from '../agents/schemas.ts';
 import type { PastMessage } from './prompt.ts';
-import { askedFor, contentTerms, coverage } from './text.ts';
+import { askedFor, contentTerms, coverage, weekdayName, weekdaysNamed } from './text.ts';
+import type { Language } from '../agents/schemas.ts';
 import { SITE_FACTS_FRAGMENT } from '../knowledge/crawl/contact-details.ts';
 
 const FOLLOW_UP_START = /^(and|but|also|what about|how about|and if|or|en|maar|ook|et|mais|aussi|und|aber|auch|y|pero|también)\b/i;
@@ -53,7 +54,7 @@ export async function retrieve(ctx: Context, agent: Agent, question: string, his
   const questionLanguage = await detectLanguage(query);
   const asksContact = askedFor(query).kinds.some((kind) => CONTACT_KINDS.has(kind));
   const [searched, onPage, facts] = await Promise.all([
-    searchPassages(ctx, { agentId: agent.id, query, topK, minSimilarity, language: agent.language, questionLanguage }),
+    searchPassages(ctx, { agentId: agent.id, query: withDaysNamed(query, questionLanguage, agent.language), topK, minSimilarity, language: agent.language, questionLanguage }),
     page ? pagePassages(ctx, agent.id, page, query) : Promise.resolve([]),
     asksContact ? siteFactPassages(ctx, agent.id) : Promise.resolve([]),
   ]);
@@ -63,6 +64,17 @@ export async function retrieve(ctx: Context, agent: Agent, question: string, his
   if (onPage.length === 0) return { passages: found, followsUp };
   const first = new Set(onPage.map((p) => p.passageId));
   return { passages: [...onPage, ...found.filter((p) => !first.has(p.passageId))].slice(0, topK), followsUp };
+}
+
+/**
+ * A question in another language than the agent's is searched also with the days of the
+ * week it names in the agent's language ("Samstag" also as "Saturday"): the material
+ * shares no other word with it.
+ */
+export function withDaysNamed(query: string, questionLanguage: Language | undefined, language: Language): string {
+  if (!questionLanguage || questionLanguage === language) return query;
+  const days = weekdaysNamed(query);
+  return days.length === 0 ? query : `${query}\n${days.map((day) => weekdayName(day, language)).join(' ')}`;
 }
 
 /** The kinds of fact (text.ts, askedFor) that a site's contact facts hold. */

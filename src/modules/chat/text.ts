@@ -5,7 +5,7 @@
  * languages dropped): it ranks sentences that the search index already chose, so it
  * only has to tell the best of a few dozen apart.
  */
-import type { Language } from '../agents/schemas.ts';
+import { LANGUAGES, type Language } from '../agents/schemas.ts';
 import { EMAIL, POSTAL_CODES } from '../knowledge/crawl/contact-details.ts';
 import { fold, stem } from '../knowledge/stemming.ts';
 
@@ -330,3 +330,29 @@ export function heldKinds(sentence: string, asked: string[]): string[] {
  * e-mail address's label). Matched on folded text.
  */
 const ADDRESS_LABEL = /(?<!e-?mail[\s-]?)\b(address|adres|adresse|anschrift|lieferadresse|direccion|domicilio)\s*:\s*\S/;
+
+let weekdays: Map<string, number> | undefined;
+
+/**
+ * The days of the week a text names, in any of the five languages (0 Monday … 6 Sunday):
+ * the names as the runtime's locale data (CLDR, through Intl) writes them, folded, also
+ * with a plural s ("Saturdays", "sábados", "samstags").
+ */
+export function weekdaysNamed(text: string): number[] {
+  weekdays ??= new Map(
+    LANGUAGES.flatMap((language) => Array.from({ length: 7 }, (_, day) => [fold(weekdayName(day, language)), day] as [string, number])),
+  );
+  const found = new Set<number>();
+  for (const word of words(text)) {
+    const folded = fold(word);
+    const day = weekdays.get(folded) ?? weekdays.get(folded.replace(/s$/, ''));
+    if (day !== undefined) found.add(day);
+  }
+  return [...found];
+}
+
+/** A day of the week's name in a language (0 Monday … 6 Sunday), from the runtime's locale data. */
+export function weekdayName(day: number, language: Language): string {
+  // 5 January 2026 is a Monday.
+  return new Intl.DateTimeFormat(language, { weekday: 'long', timeZone: 'UTC' }).format(Date.UTC(2026, 0, 5 + day));
+}

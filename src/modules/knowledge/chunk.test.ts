@@ -61,3 +61,17 @@ test('tailOf starts at a sentence boundary', () => {
   assert.equal(tailOf('One thing. Two things here. Three.', 20), 'Three.');
   assert.equal(tailOf('short', 20), 'short');
 });
+
+test('chunkText joins the lines a page width wrapped, and keeps a line that ends a sentence or stops short of the margin', () => {
+  const text = [
+    'Prices per kilo, excluding VAT, for restaurants and offices, valid from the first of',
+    'January until the end of the year.',
+    'House blend: 21,50 euro per kilo',
+    'Espresso: 23,00 euro per kilo',
+    'The minimum order is 5 kilo per delivery.',
+  ].join('\n');
+  assert.equal(
+    chunkText(text)[0].text,
+    'Prices per kilo, excluding VAT, for restaurants and offices, valid from the first of January until the end of the year.\nHouse blend: 21,50 euro per kilo\nEspresso: 23,00 euro per kilo\nThe minimum order is 5 kilo per delivery.',
+  );
+});

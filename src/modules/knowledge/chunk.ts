@@ -44,7 +44,7 @@ function splitSections(text: string): Section[] {
   let current: Section = { heading: '', paragraphs: [] };
   let paragraph: string[] = [];
   const endParagraph = () => {
-    const joined = paragraph.join(' ').replace(/\s+/g, ' ').trim();
+    const joined = joinLines(paragraph);
     if (joined) current.paragraphs.push(joined);
     paragraph = [];
   };
@@ -63,6 +63,30 @@ function splitSections(text: string): Section[] {
   endParagraph();
   if (current.paragraphs.length > 0) sections.push(current);
   return sections;
+}
+
+/**
+ * A line shorter than this share of its paragraph's longest line ended where its writer
+ * ended it (a price list's "House blend: 21,50 euro per kilo"), not where the page's width
+ * wrapped it.
+ */
+const SHORT_LINE = 0.6;
+
+/**
+ * A paragraph's lines as one text: a line that runs to the margin was wrapped and goes on in
+ * the next (joined with a space); one that ends a sentence or stops short of the margin ends
+ * there (kept as a line break), so that the lines of a list read from a PDF are not glued
+ * into one sentence.
+ */
+function joinLines(lines: string[]): string {
+  const clean = lines.map((line) => line.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  const longest = Math.max(0, ...clean.map((line) => line.length));
+  return clean.reduce((text, line, i) => {
+    if (i === 0) return line;
+    const before = clean[i - 1];
+    const ended = /[.!?:;]["')\]]?$/.test(before) || before.length < SHORT_LINE * longest;
+    return `${text}${ended ? '\n' : ' '}${line}`;
+  }, '');
 }
 
 /** A paragraph longer than the budget, in sentence (or word) pieces that fit. */

@@ -15,6 +15,21 @@ describe("English synonyms and parts of speech from WordNet's data (english-word
     assert.deepEqual(lexicon.synonyms('okafor'), []);
   });
 
+  test('a word joins only the senses it is used in: "year" is not a "class"', () => {
+    const lexicon = englishLexicon();
+    assert.ok(!lexicon.synonyms('year').includes('class'));
+    assert.ok(!lexicon.synonyms('classes').includes('year'));
+  });
+
+  test('a noun’s senses one step more specific and more general, abbreviations in capitals included', () => {
+    const lexicon = englishLexicon();
+    assert.ok(lexicon.narrower('doctor').includes('gp'));
+    assert.ok(lexicon.narrower('lawyers').includes('solicitor'));
+    assert.ok(lexicon.broader('solicitor').includes('lawyer'));
+    assert.ok(lexicon.broader('house').includes('home'));
+    assert.ok(!lexicon.narrower('solicitor').includes('lawyer'));
+  });
+
   test('a word is mostly not a noun by its tagged senses, looked up as written, else by its base form', () => {
     const lexicon = englishLexicon();
     assert.equal(lexicon.notNoun('offer'), true);

