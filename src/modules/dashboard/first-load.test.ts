@@ -23,8 +23,8 @@ before(async () => {
 });
 after(() => dash?.close());
 
-const pageOf = async (path: string, cookie?: string) => {
-  const reply = await fetch(`${dash.service.url}${path}`, { headers: cookie ? { cookie } : {} });
+const pageOf = async (path: string, cookie?: string, headers: Record<string, string> = {}) => {
+  const reply = await fetch(`${dash.service.url}${path}`, { headers: { ...headers, ...(cookie ? { cookie } : {}) } });
   return { reply, html: await reply.text() };
 };
 const preloadsIn = (html: string) => [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]!);
@@ -42,10 +42,10 @@ describe('the page for a signed-in person starts without round trips it can spar
     assert.deepEqual(meIn(html), me.body.data);
   });
 
-  test('it preloads the opened page\'s own chunks (and a redirect\'s page\'s) beside the entry\'s', async () => {
+  test('it preloads the opened page\'s own chunks (and a redirect\'s page\'s) beside the entry\'s, and the person\'s language\'s texts', async () => {
     const build = await buildDashboard();
     const signedOut = preloadsIn((await pageOf('/app/agents')).html);
-    assert.deepEqual(signedOut, build.entry.preload);
+    assert.deepEqual(signedOut, [...build.entry.preload, ...build.languageChunks.en]);
     for (const [path, module] of [
       [`/app/agents/${agentId}/inbox/conversations`, './pages/inbox/conversations.tsx'],
       [`/app/agents/${agentId}/inbox/tickets?status=all`, './pages/inbox/tickets.tsx'],
@@ -54,11 +54,23 @@ describe('the page for a signed-in person starts without round trips it can spar
     ] as const) {
       const chunks = build.pageChunks.get(module)!;
       assert.ok(chunks.length > 0, module);
-      assert.deepEqual(preloadsIn((await pageOf(path, owner.cookie)).html), [...build.entry.preload, ...chunks], path);
+      assert.deepEqual(preloadsIn((await pageOf(path, owner.cookie)).html), [...build.entry.preload, ...chunks, ...build.languageChunks.en], path);
       for (const chunk of chunks) assert.equal((await fetch(`${dash.service.url}${chunk}`)).status, 200, chunk);
     }
     // An unknown address preloads nothing more.
-    assert.deepEqual(preloadsIn((await pageOf('/app/no/such/page', owner.cookie)).html), build.entry.preload);
+    assert.deepEqual(preloadsIn((await pageOf('/app/no/such/page', owner.cookie)).html), [...build.entry.preload, ...build.languageChunks.en]);
+  });
+
+  test('a page carries one language\'s texts: the person\'s, else (signed out) the first of Accept-Language\'s the dashboard speaks', async () => {
+    const build = await buildDashboard();
+    assert.notDeepEqual(build.languageChunks.en, build.languageChunks.nl);
+    for (const chunk of [...build.languageChunks.en, ...build.languageChunks.nl]) assert.ok(!build.entry.preload.includes(chunk) && chunk !== build.entry.script, chunk);
+    const dutch = 'nl-BE,nl;q=0.9,en;q=0.8';
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', undefined, { 'accept-language': dutch })).html), [...build.entry.preload, ...build.languageChunks.nl]);
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', undefined, { 'accept-language': 'de-DE, nl;q=0, en;q=0.5' })).html), [...build.entry.preload, ...build.languageChunks.en]);
+    // Signed in, the person's language wins over the browser's; an ended session gets the browser's (the sign-in page's).
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', owner.cookie, { 'accept-language': dutch })).html), [...build.entry.preload, ...build.pageChunks.get('./pages/agents/page.tsx')!, ...build.languageChunks.en]);
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', 'parley_session=not-a-session', { 'accept-language': dutch })).html).slice(-build.languageChunks.nl.length), build.languageChunks.nl);
   });
 
   test('every page in the routes table has its chunks known to the build', async () => {
@@ -100,6 +112,7 @@ describe('in Chromium', () => {
     await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
     const asked: string[] = [];
     page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    const { languageChunks } = await buildDashboard();
     await page.goto('/app/settings/account');
     const nameField = page.getByRole('textbox', { name: 'Je naam' });
     await nameField.waitFor();
@@ -107,9 +120,14 @@ describe('in Chromium', () => {
     assert.equal(await nameField.inputValue(), name);
     assert.ok(!asked.includes('/app/api/me'), asked.join(' '));
     assert.equal(await page.locator(`#${ME_ELEMENT_ID}`).count(), 0, 'taken out of the document');
-    // The session works for changes (the CSRF token came with the page): back to English.
+    assert.ok(languageChunks.nl.every((chunk) => asked.includes(chunk)), 'the Dutch texts');
+    assert.ok(!languageChunks.en.some((chunk) => asked.includes(chunk)), 'not the English ones');
+    // The session works for changes (the CSRF token came with the page): back to English, its texts loaded then.
     await page.getByRole('combobox', { name: 'Taal', exact: true }).selectOption('en');
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await page.getByRole('textbox', { name: 'Your name' }).waitFor();
+    assert.equal(await page.getAttribute('html', 'lang'), 'en');
+    assert.ok(languageChunks.en.every((chunk) => asked.includes(chunk)), 'the English texts, once switched');
     assert.equal((await owner.call('GET', '/api/me')).body.data.person.language, 'en');
   });
 });
