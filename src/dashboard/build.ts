@@ -5,6 +5,8 @@
  * content-hashed name below /app/assets/ (cached for a year), and the HTML page that loads them.
  */
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type * as Esbuild from 'esbuild';
 import { BROWSER_BUNDLE, buildOncePerProcess, builtAsset, CONTENT_TYPES, type BuiltAsset, type EsbuildBuild } from '../platform/bundle.ts';
 import { pageRouteOf, type Route } from './routes.ts';
@@ -98,4 +100,22 @@ export function pageChunksFor(build: DashboardBuild, pathname: string): string[]
   const route = pageRouteOf(pathname);
   const module = route && pageModuleOf(route);
   return (module && build.pageChunks.get(module)) || [];
+}
+
+/** Below this an asset is sent as it is: gzip's header and the round trip cost more than it saves. */
+const GZIP_FROM_BYTES = 1024;
+const gzipAsync = promisify(gzip);
+const gzippedAssets = new WeakMap<BuiltAsset, Promise<BuiltAsset | undefined>>();
+
+/**
+ * The asset gzipped (its own ETag), made the first time it is asked for and kept; undefined for one
+ * too small to gain. Made on demand, not with the build, so the first page is not held up by all of them.
+ */
+export function gzippedAsset(asset: BuiltAsset): Promise<BuiltAsset | undefined> {
+  let gzipped = gzippedAssets.get(asset);
+  if (!gzipped) {
+    gzipped = asset.body.length < GZIP_FROM_BYTES ? Promise.resolve(undefined) : gzipAsync(asset.body, { level: 9 }).then((body) => builtAsset(asset.path, body, asset.type));
+    gzippedAssets.set(asset, gzipped);
+  }
+  return gzipped;
 }

@@ -73,6 +73,24 @@ describe('the page for a signed-in person starts without round trips it can spar
     assert.deepEqual(preloadsIn((await pageOf('/app/agents', 'parley_session=not-a-session', { 'accept-language': dutch })).html).slice(-build.languageChunks.nl.length), build.languageChunks.nl);
   });
 
+  test('its files go gzipped to a browser that takes gzip (each encoding its own ETag), as they are to one that does not', async () => {
+    const build = await buildDashboard();
+    for (const file of [build.entry.script, ...build.languageChunks.nl, build.entry.style!]) {
+      const plain = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'identity' } });
+      const gzipped = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'br, gzip;q=0.8' } });
+      assert.equal(plain.headers.get('content-encoding'), null, file);
+      assert.equal(gzipped.headers.get('content-encoding'), 'gzip', file);
+      for (const reply of [plain, gzipped]) assert.equal(reply.headers.get('vary'), 'accept-encoding', file);
+      assert.notEqual(plain.headers.get('etag'), gzipped.headers.get('etag'), file);
+      assert.equal(await gzipped.text(), await plain.text(), file);
+      const refused = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'gzip;q=0' } });
+      assert.equal(refused.headers.get('content-encoding'), null, file);
+      await refused.arrayBuffer();
+      const again = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': gzipped.headers.get('etag')! } });
+      assert.equal(again.status, 304, file);
+    }
+  });
+
   test('every page in the routes table has its chunks known to the build', async () => {
     const build = await buildDashboard();
     for (const route of routes.filter((r) => r.load)) assert.ok(build.pageChunks.get(pageModuleOf(route)!)?.length, route.path);

@@ -3,7 +3,7 @@
  * the application's page (never cached, a strict Content-Security-Policy, not framable); its
  * files under /app/assets/ have content-hashed names and are cached for a year. For a signed-in
  * person the page also preloads the opened page's chunks and carries GET /app/api/me's data, so
- * the application starts without waiting for either. /app/api/…
+ * the application starts without waiting for either. Its files go gzipped to a browser that takes it. /app/api/…
  * and /app/sign-in belong to the people module (./people/routes.ts) and are left to it: an
  * unknown path there is the API's 404, not the page.
  */
@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
-import { buildDashboard, pageChunksFor, type DashboardBuild } from '../../dashboard/build.ts';
+import { buildDashboard, gzippedAsset, pageChunksFor, type DashboardBuild } from '../../dashboard/build.ts';
 import { LANGUAGES, ME_ELEMENT_ID, type Language, type Me } from '../../dashboard/types.ts';
 import { sendBuiltAsset } from '../../http/built-assets.ts';
 import { notFound } from '../../http/error-handler.ts';
@@ -48,7 +48,10 @@ export async function dashboardRoutes(parent: FastifyInstance, ctx: Context): Pr
   app.get('/assets/:file', { schema: { ...hidden, params: z.strictObject({ file: z.string().max(100) }) } }, async (request, reply) => {
     const asset = (await buildDashboard()).assets.get(`/app/assets/${request.params.file}`);
     if (!asset) return notFound(request, reply);
-    return sendBuiltAsset(request, reply, asset, `public, max-age=${ASSET_MAX_AGE_SECONDS}, immutable`);
+    const cacheControl = `public, max-age=${ASSET_MAX_AGE_SECONDS}, immutable`;
+    const gzipped = acceptsGzip(request.headers['accept-encoding']) ? await gzippedAsset(asset) : undefined;
+    if (gzipped) return sendBuiltAsset(request, reply, gzipped, cacheControl, { 'content-encoding': 'gzip', vary: 'accept-encoding' });
+    return sendBuiltAsset(request, reply, asset, cacheControl, { vary: 'accept-encoding' });
   });
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -73,6 +76,14 @@ export async function dashboardRoutes(parent: FastifyInstance, ctx: Context): Pr
   // a /app/* route: a route would also win over the not-found handlers of the scopes under
   // /app/api/v1, whose hooks must answer their unknown paths (401 without a session).
   app.setNotFoundHandler(page);
+}
+
+/** Whether Accept-Encoding takes gzip (listed, not with q=0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...parameters] = part.trim().toLowerCase().split(';');
+    return (coding === 'gzip' || coding === 'x-gzip') && !parameters.some((parameter) => /^\s*q=0(\.0*)?\s*$/.test(parameter));
+  });
 }
 
 /**
