@@ -68,8 +68,8 @@ describe('the page for a signed-in person starts without round trips it can spar
     const dutch = 'nl-BE,nl;q=0.9,en;q=0.8';
     assert.deepEqual(preloadsIn((await pageOf('/app/agents', undefined, { 'accept-language': dutch })).html), [...build.entry.preload, ...build.languageChunks.nl]);
     assert.deepEqual(preloadsIn((await pageOf('/app/agents', undefined, { 'accept-language': 'de-DE, nl;q=0, en;q=0.5' })).html), [...build.entry.preload, ...build.languageChunks.en]);
-    // Signed in, the person's language wins over the browser's; an ended session gets the browser's (the sign-in page's).
-    assert.deepEqual(preloadsIn((await pageOf('/app/agents', owner.cookie, { 'accept-language': dutch })).html), [...build.entry.preload, ...build.pageChunks.get('./pages/agents/page.tsx')!, ...build.languageChunks.en]);
+    // Signed in, the browser's language is preloaded at once and the person's, when another, with their data; an ended session gets the browser's (the sign-in page's).
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', owner.cookie, { 'accept-language': dutch })).html), [...build.entry.preload, ...build.pageChunks.get('./pages/agents/page.tsx')!, ...build.languageChunks.nl, ...build.languageChunks.en]);
     assert.deepEqual(preloadsIn((await pageOf('/app/agents', 'parley_session=not-a-session', { 'accept-language': dutch })).html).slice(-build.languageChunks.nl.length), build.languageChunks.nl);
   });
 
@@ -89,6 +89,22 @@ describe('the page for a signed-in person starts without round trips it can spar
       const again = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': gzipped.headers.get('etag')! } });
       assert.equal(again.status, 304, file);
     }
+  });
+
+  test('it preloads the API replies the opened page asks for as it opens, built from its address', async () => {
+    const fetchesIn = (html: string) => [...html.matchAll(/<link rel="preload" as="fetch" crossorigin href="([^"]+)">/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    const agent = encodeURIComponent(agentId);
+    for (const [path, expected] of [
+      [`/app/agents/${agent}/inbox/conversations?channel=email&q=a%22b&other=1`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/conversations?limit=50&channel=email&q=a%22b`]],
+      [`/app/agents/${agent}/inbox`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/conversations?limit=50`]],
+      [`/app/agents/${agent}/inbox/tickets?status=all`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/tickets?limit=50`]],
+      [`/app/agents/${agent}/inbox/tickets?status=nonsense`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/tickets?limit=50&status=open`]],
+      ['/app/analytics', ['/app/api/v1/agents']],
+      ['/app/settings', []],
+    ] as const) {
+      assert.deepEqual(fetchesIn((await pageOf(path, owner.cookie)).html), expected, path);
+    }
+    assert.deepEqual(fetchesIn((await pageOf(`/app/agents/${agent}/inbox/conversations`)).html), [], 'none signed out');
   });
 
   test('every page in the routes table has its chunks known to the build', async () => {
@@ -125,7 +141,8 @@ describe('in Chromium', () => {
   test('the application starts with the page\'s data: no GET /app/api/me, the person\'s name and language as given', async () => {
     const name = 'Bea </script><!-- Example';
     assert.equal((await owner.call('PATCH', '/api/me', { name, language: 'nl' })).status, 200);
-    const page = await dash.newPage();
+    // A Dutch browser: the head's guess (the browser's language) is the person's, so no English texts are loaded.
+    const page = await dash.newPage({ locale: 'nl-NL' });
     const [cookieName, value] = owner.cookie.split('=') as [string, string];
     await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
     const asked: string[] = [];
@@ -147,6 +164,32 @@ describe('in Chromium', () => {
     assert.equal(await page.getAttribute('html', 'lang'), 'en');
     assert.ok(languageChunks.en.every((chunk) => asked.includes(chunk)), 'the English texts, once switched');
     assert.equal((await owner.call('GET', '/api/me')).body.data.person.language, 'en');
+  });
+});
+
+describe('the preloaded API replies in Chromium', () => {
+  test('the page takes them instead of asking again: one request each, and the page shows its data', async () => {
+    assert.equal((await owner.call('PATCH', '/api/me', { language: 'en' })).status, 200);
+    const page = await dash.newPage();
+    const [cookieName, value] = owner.cookie.split('=') as [string, string];
+    await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/app/api/')) asked.push(`${url.pathname}${url.search}`);
+    });
+    // Each page's last request: the tickets list; the figures, asked for once the agents are in.
+    for (const [path, last] of [
+      [`/app/agents/${encodeURIComponent(agentId)}/inbox/tickets`, `/app/api/v1/agents/${encodeURIComponent(agentId)}/tickets?`],
+      ['/app/analytics', `/app/api/v1/agents/${encodeURIComponent(agentId)}/analytics?`],
+    ] as const) {
+      asked.length = 0;
+      const lastReply = page.waitForResponse((response) => response.url().includes(last));
+      await page.goto(path);
+      await lastReply;
+      for (const request of new Set(asked)) assert.equal(asked.filter((r) => r === request).length, 1, `${request} asked once: ${asked.join(' ')}`);
+      assert.ok(asked.includes('/app/api/v1/agents'), asked.join(' '));
+    }
   });
 });
 

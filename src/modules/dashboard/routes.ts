@@ -14,6 +14,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { buildDashboard, gzippedAsset, pageChunksFor, type DashboardBuild } from '../../dashboard/build.ts';
+import { pageRequestsOf } from '../../dashboard/routes.ts';
 import { LANGUAGES, ME_ELEMENT_ID, type Language, type Me } from '../../dashboard/types.ts';
 import { sendBuiltAsset } from '../../http/built-assets.ts';
 import { notFound } from '../../http/error-handler.ts';
@@ -55,7 +56,7 @@ export async function dashboardRoutes(parent: FastifyInstance, ctx: Context): Pr
   });
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    const pathname = request.url.split('?')[0]!;
+    const [pathname, search = ''] = request.url.split('?') as [string, string?];
     if (!PAGE_METHODS.has(request.method) || NOT_PAGES.test(pathname)) return notFound(request, reply);
     const build = await buildDashboard();
     const token = request.cookies[sessionCookieName(ctx)];
@@ -69,7 +70,7 @@ export async function dashboardRoutes(parent: FastifyInstance, ctx: Context): Pr
     if (!token) return reply.send(signedOutPage(build, browserLanguage));
     // The head, with the opened page's chunks to preload, goes out at once: the browser fetches
     // them while the session is read; the person's data follows in the body.
-    return reply.send(Readable.from(signedInPage(build, pathname, meOf(ctx, request, token), browserLanguage)));
+    return reply.send(Readable.from(signedInPage(build, pathname, search, meOf(ctx, request, token), browserLanguage)));
   };
   app.get('/', { schema: hidden }, page);
   // Every other path under /app is the page too, as this prefix's not-found handler rather than
@@ -124,15 +125,17 @@ function signedOutPage(build: DashboardBuild, language: Language): string {
 }
 
 /**
- * With a session cookie: the head also preloads the opened page's own chunks, beside the entry's;
- * the body carries the person's GET /app/api/me data in a JSON element (data, never run: the
- * policy is unchanged) and preloads their language's texts (known only with the data), or, when
- * the session is not live, no data and the browser's language's texts (the sign-in page's).
+ * With a session cookie: the head also preloads the opened page's own chunks beside the entry's,
+ * the browser's language's texts, and the API replies the page asks for as it opens (the session's
+ * cookie goes with them: a preload the page does not use is one request wasted). The body carries
+ * the person's GET /app/api/me data in a JSON element (data, never run: the policy is unchanged)
+ * and preloads their language's texts when it is not the browser's (known only with the data).
  */
-async function* signedInPage(build: DashboardBuild, pathname: string, me: Promise<Me | undefined>, browserLanguage: Language): AsyncGenerator<string> {
-  yield pageHead(build, pageChunksFor(build, pathname));
+async function* signedInPage(build: DashboardBuild, pathname: string, search: string, me: Promise<Me | undefined>, browserLanguage: Language): AsyncGenerator<string> {
+  yield pageHead(build, [...pageChunksFor(build, pathname), ...build.languageChunks[browserLanguage]], pageRequestsOf(pathname, search));
   const data = await me;
-  yield pageBody(data, build.languageChunks[data ? languageOf(data.person.language, browserLanguage) : browserLanguage]);
+  const language = data ? languageOf(data.person.language, browserLanguage) : browserLanguage;
+  yield pageBody(data, language === browserLanguage ? [] : build.languageChunks[language]);
 }
 
 /** The person's language when the dashboard speaks it, else the browser's (src/dashboard/i18n's languageFor). */
@@ -153,7 +156,14 @@ export function acceptedLanguage(header: string | undefined): Language {
 
 const modulePreloads = (chunks: string[]) => chunks.map((chunk) => `<link rel="modulepreload" href="${chunk}">\n`).join('');
 
-function pageHead(build: DashboardBuild, pageChunks: string[]): string {
+/** API replies to preload: `crossorigin` (anonymous) so the page's own fetch (mode cors, same-origin credentials) takes them. */
+const fetchPreloads = (paths: string[]) => paths.map((api) => `<link rel="preload" as="fetch" crossorigin href="/app/api${escapeAttribute(api)}">\n`).join('');
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+function pageHead(build: DashboardBuild, pageChunks: string[], requests: string[] = []): string {
   const { script, style, preload } = build.entry;
   return `<!doctype html>
 <html lang="en">
@@ -162,7 +172,7 @@ function pageHead(build: DashboardBuild, pageChunks: string[]): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>Parley</title>
-${style ? `<link rel="stylesheet" href="${style}">\n` : ''}${modulePreloads([...preload, ...pageChunks])}<script type="module" src="${script}"></script>
+${style ? `<link rel="stylesheet" href="${style}">\n` : ''}${modulePreloads([...preload, ...pageChunks])}${fetchPreloads(requests)}<script type="module" src="${script}"></script>
 </head>
 `;
 }
