@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import { ApiError, get, send, startSession } from './api.ts';
-import { currentLanguage, languageFor, LANGUAGES, setLanguage, t } from './i18n/index.ts';
+import { changeLanguage, currentLanguage, languageFor, LANGUAGES, t } from './i18n/index.ts';
 import { navigate, useLocation } from './router.ts';
 import { matchRoute, type PageProps, type Route } from './routes.ts';
 import { SessionContext, type Session } from './session.ts';
@@ -18,21 +18,18 @@ type State = { kind: 'loading' } | { kind: 'signedOut' } | { kind: 'signedIn'; m
 
 /** inlinedMe: GET /app/api/me's data when the page brought it (signed in), so the app starts without asking. */
 export function App({ inlinedMe }: { inlinedMe?: Me }) {
-  const [state, setState] = useState<State>(() => {
-    if (!inlinedMe) return { kind: 'loading' };
-    // Before the first render, so it is in the person's language; the session starts in the effect below.
-    setLanguage(languageFor(inlinedMe.person.language));
-    return { kind: 'signedIn', me: inlinedMe };
-  });
+  // With inlinedMe, main.tsx has loaded the person's language before the first render; the session starts in the effect below.
+  const [state, setState] = useState<State>(() => (inlinedMe ? { kind: 'signedIn', me: inlinedMe } : { kind: 'loading' }));
   const startSessionOf = useCallback((me: Me) => startSession(me.csrfToken, () => setState({ kind: 'signedOut' })), []);
-  const signedIn = useCallback((me: Me) => {
+  /** Shown once the person's language's texts are in (a switch of language waits for them; a failure to load them is the caller's). */
+  const signedIn = useCallback(async (me: Me) => {
     startSessionOf(me);
-    setLanguage(languageFor(me.person.language));
+    await changeLanguage(languageFor(me.person.language));
     setState({ kind: 'signedIn', me });
   }, []);
   const load = useCallback(async () => {
     try {
-      signedIn(await get<Me>('/me'));
+      await signedIn(await get<Me>('/me'));
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) setState({ kind: 'signedOut' });
       else setState({ kind: 'failed', error: error as ApiError });
@@ -89,7 +86,7 @@ function Layout({ session }: { session: Session }) {
   };
   const switchWorkspace = (workspaceId: string) =>
     trySwitch(async () => {
-      session.refresh(await send<Me>('PUT', '/me/workspace', { workspaceId }));
+      await session.refresh(await send<Me>('PUT', '/me/workspace', { workspaceId }));
       navigate('/app/agents');
     });
   const switchLanguage = (language: string) => trySwitch(async () => session.refresh(await send<Me>('PATCH', '/me', { language })));

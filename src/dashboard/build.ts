@@ -5,9 +5,12 @@
  * content-hashed name below /app/assets/ (cached for a year), and the HTML page that loads them.
  */
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type * as Esbuild from 'esbuild';
 import { BROWSER_BUNDLE, buildOncePerProcess, builtAsset, CONTENT_TYPES, type BuiltAsset, type EsbuildBuild } from '../platform/bundle.ts';
 import { pageRouteOf, type Route } from './routes.ts';
+import type { Language } from './types.ts';
 
 export const ASSETS_PREFIX = '/app/assets/';
 
@@ -18,8 +21,10 @@ export interface DashboardBuild {
   entry: { script: string; style: string | undefined; preload: string[] };
   /** What the first load of /app downloads: the entry, its static imports and its style sheet. */
   firstLoad: BuiltAsset[];
-  /** The chunks a page needs beyond the first load (its own first, then what it imports), by its module as routes.ts names it ('./pages/…'). */
+  /** The chunks a page (or a catalogue) needs beyond the first load (its own first, then what it imports), by its module as routes.ts (i18n/index.ts) names it ('./pages/…', './i18n/en.ts'). */
   pageChunks: Map<string, string[]>;
+  /** Each language's catalogue chunk (i18n/index.ts loads the one in use; the HTML preloads it). */
+  languageChunks: Record<Language, string[]>;
 }
 
 const here = new URL('.', import.meta.url).pathname;
@@ -56,7 +61,9 @@ async function bundle(build: EsbuildBuild): Promise<DashboardBuild> {
   const script = served(entryFile);
   const style = entryMeta.cssBundle ? served(entryMeta.cssBundle) : undefined;
   const firstLoad = [script, ...preload, ...(style ? [style] : [])].map((p) => assets.get(p)!);
-  return { assets, entry: { script, style, preload }, firstLoad, pageChunks: pageChunksOf(outputs, new Set([script, ...preload]), served) };
+  const pageChunks = pageChunksOf(outputs, new Set([script, ...preload]), served);
+  const languageChunks = { en: pageChunks.get('./i18n/en.ts')!, nl: pageChunks.get('./i18n/nl.ts')! };
+  return { assets, entry: { script, style, preload }, firstLoad, pageChunks, languageChunks };
 }
 
 type Outputs = Esbuild.Metafile['outputs'];
@@ -93,4 +100,22 @@ export function pageChunksFor(build: DashboardBuild, pathname: string): string[]
   const route = pageRouteOf(pathname);
   const module = route && pageModuleOf(route);
   return (module && build.pageChunks.get(module)) || [];
+}
+
+/** Below this an asset is sent as it is: gzip's header and the round trip cost more than it saves. */
+const GZIP_FROM_BYTES = 1024;
+const gzipAsync = promisify(gzip);
+const gzippedAssets = new WeakMap<BuiltAsset, Promise<BuiltAsset | undefined>>();
+
+/**
+ * The asset gzipped (its own ETag), made the first time it is asked for and kept; undefined for one
+ * too small to gain. Made on demand, not with the build, so the first page is not held up by all of them.
+ */
+export function gzippedAsset(asset: BuiltAsset): Promise<BuiltAsset | undefined> {
+  let gzipped = gzippedAssets.get(asset);
+  if (!gzipped) {
+    gzipped = asset.body.length < GZIP_FROM_BYTES ? Promise.resolve(undefined) : gzipAsync(asset.body, { level: 9 }).then((body) => builtAsset(asset.path, body, asset.type));
+    gzippedAssets.set(asset, gzipped);
+  }
+  return gzipped;
 }

@@ -4,6 +4,7 @@ import './styles/tokens.css';
 import './styles/base.css';
 import './styles/components.css';
 import { App, pageLoaded } from './app.tsx';
+import { browserLanguage, changeLanguage, languageFor } from './i18n/index.ts';
 import { installLinkHandling } from './router.ts';
 import { pageRouteOf } from './routes.ts';
 import { ME_ELEMENT_ID, type Me } from './types.ts';
@@ -11,10 +12,12 @@ import { ME_ELEMENT_ID, type Me } from './types.ts';
 installLinkHandling();
 const me = inlinedMe();
 const opened = loadPage(location.pathname);
+// The texts of the person's language (the browser's when signed out), preloaded by the HTML: the
+// first render needs them. If they cannot be loaded the app starts anyway and shows the keys.
+const texts = changeLanguage(me ? languageFor(me.person.language) : browserLanguage()).catch(() => {});
 // Signed in, the HTML preloaded the opened page's chunks: waiting for its module (a moment) lets the
 // first render be the page itself, its requests starting at once. Signed out, the sign-in page is here.
-if (me) void opened.then(start);
-else start();
+void Promise.all([texts, me ? opened : undefined]).then(start);
 
 function start(): void {
   render(<App inlinedMe={me} />, document.getElementById('app')!);

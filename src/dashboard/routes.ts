@@ -4,6 +4,7 @@
  * it is opened (its own chunk), so the first load stays small.
  */
 import type { ComponentType } from 'preact';
+import { AGENTS_LIST, conversationFilters, conversationsList, ticketsList, ticketStatusOf } from './first-requests.ts';
 import type { MessageKey } from './i18n/index.ts';
 import type { Me, Role } from './types.ts';
 
@@ -25,6 +26,8 @@ export interface Route {
   roles?: Role[];
   /** The main navigation's entry this page belongs to. */
   section?: Section;
+  /** The API addresses the page asks for as it opens (first-requests.ts): the HTML preloads them. */
+  requests?: (params: Record<string, string>, query: URLSearchParams) => string[];
 }
 
 export type Section = 'agents' | 'inbox' | 'analytics' | 'webhooks' | 'keys' | 'settings';
@@ -41,13 +44,13 @@ export const routes: Route[] = [
   { path: '/app/agents/:agentId/install', title: 'agent.install', section: 'agents', load: () => import('./pages/agent-install/page.tsx') },
   { path: '/app/inbox', title: 'nav.inbox', section: 'inbox', load: () => import('./pages/inbox/page.tsx') },
   { path: '/app/agents/:agentId/inbox', title: 'nav.inbox', redirect: (p) => `/app/agents/${encodeURIComponent(p.agentId!)}/inbox/conversations` },
-  { path: '/app/agents/:agentId/inbox/conversations', title: 'inbox.conversations', section: 'inbox', load: () => import('./pages/inbox/conversations.tsx') },
+  { path: '/app/agents/:agentId/inbox/conversations', title: 'inbox.conversations', section: 'inbox', load: () => import('./pages/inbox/conversations.tsx'), requests: (p, q) => [AGENTS_LIST, conversationsList(p.agentId!, conversationFilters(q))] },
   { path: '/app/agents/:agentId/inbox/conversations/:conversationId', title: 'inbox.conversation', section: 'inbox', load: () => import('./pages/inbox/conversation.tsx') },
   { path: '/app/agents/:agentId/inbox/leads', title: 'inbox.leads', section: 'inbox', load: () => import('./pages/inbox/leads.tsx') },
   { path: '/app/agents/:agentId/inbox/leads/:leadId', title: 'inbox.leads', section: 'inbox', load: () => import('./pages/inbox/lead.tsx') },
-  { path: '/app/agents/:agentId/inbox/tickets', title: 'inbox.tickets', section: 'inbox', load: () => import('./pages/inbox/tickets.tsx') },
+  { path: '/app/agents/:agentId/inbox/tickets', title: 'inbox.tickets', section: 'inbox', load: () => import('./pages/inbox/tickets.tsx'), requests: (p, q) => [AGENTS_LIST, ticketsList(p.agentId!, ticketStatusOf(q))] },
   { path: '/app/agents/:agentId/inbox/tickets/:ticketId', title: 'inbox.ticket', section: 'inbox', load: () => import('./pages/inbox/ticket.tsx') },
-  { path: '/app/analytics', title: 'nav.analytics', section: 'analytics', load: () => import('./pages/analytics/page.tsx') },
+  { path: '/app/analytics', title: 'nav.analytics', section: 'analytics', load: () => import('./pages/analytics/page.tsx'), requests: () => [AGENTS_LIST] },
   { path: '/app/agents/:agentId/client', title: 'agent.client', section: 'agents', load: () => import('./pages/agent-client/page.tsx') },
   { path: '/app/webhooks', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
   { path: '/app/webhooks/:webhookId', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
@@ -97,6 +100,14 @@ export function pageRouteOf(pathname: string): Route | undefined {
   const match = matchRoute(pathname);
   if (match?.route.redirect) return matchRoute(match.route.redirect(match.params))?.route;
   return match?.route;
+}
+
+/** The API addresses (under /app/api) the page an address opens asks for as it opens. */
+export function pageRequestsOf(pathname: string, search: string): string[] {
+  const match = matchRoute(pathname);
+  // A redirect leads to its page without the query.
+  const page = match?.route.redirect ? matchRoute(match.route.redirect(match.params)) : match;
+  return page?.route.requests?.(page.params, new URLSearchParams(page === match ? search : '')) ?? [];
 }
 
 /** The main navigation, in order: its links' names are fixed by the operator contract. */

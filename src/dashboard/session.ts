@@ -4,8 +4,8 @@ import type { Me } from './types.ts';
 
 export interface Session {
   me: Me;
-  /** After a change to the person or workspace (language, workspace switched): me again. */
-  refresh: (me: Me) => void;
+  /** After a change to the person or workspace (language, workspace switched): me again; settles once it is shown (a new language's texts loaded). */
+  refresh: (me: Me) => Promise<void>;
   signOut: () => Promise<void>;
 }
 

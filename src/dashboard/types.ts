@@ -16,6 +16,8 @@ export type { Preset, SetupGuide } from '../modules/workspace/setup-guide.ts';
 
 export type Role = 'owner' | 'admin' | 'member';
 export type Language = 'en' | 'nl';
+/** The languages the dashboard speaks, each with its catalogue (i18n/). */
+export const LANGUAGES: Language[] = ['en', 'nl'];
 
 /** GET /app/api/me: the route has no reply schema (people's describeMe), so its shape is written here. */
 export interface Me {

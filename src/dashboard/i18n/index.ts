@@ -1,20 +1,29 @@
 /**
  * The interface's language: the person's own (GET /app/api/me), else the browser's first
- * of en and nl, else English. t() looks a text up in the chosen catalogue; dates, numbers
- * and sizes are written with Intl in that language.
+ * of en and nl, else English. Each language's catalogue is a chunk of its own, loaded when the
+ * language is first used (the page's HTML preloads the one it knows is needed), so a page
+ * downloads one language's texts, not both. t() looks a text up in the chosen catalogue; dates,
+ * numbers and sizes are written with Intl in that language.
  */
-import type { Language } from '../types.ts';
-import { en, type MessageKey } from './en.ts';
-import { nl } from './nl.ts';
+import { LANGUAGES, type Language } from '../types.ts';
+import type { MessageKey } from './en.ts';
 
 export type { MessageKey };
-export const LANGUAGES: Language[] = ['en', 'nl'];
-const CATALOGUES: Record<Language, Record<MessageKey, string>> = { en, nl };
+export { LANGUAGES };
+type Catalogue = Record<MessageKey, string>;
+
+/** Literal import() paths, so esbuild makes each catalogue its own chunk (src/dashboard/build.ts finds them by these modules). */
+const LOADERS: Record<Language, () => Promise<Catalogue>> = {
+  en: async () => (await import('./en.ts')).en,
+  nl: async () => (await import('./nl.ts')).nl,
+};
+const catalogues: Partial<Record<Language, Catalogue>> = {};
 
 let language: Language = 'en';
+let catalogue: Catalogue | undefined;
 let dateFormat: Intl.DateTimeFormat;
 let numberFormat: Intl.NumberFormat;
-setLanguage(browserLanguage());
+formatsFor(language);
 
 export function browserLanguage(): Language {
   for (const tag of navigator.languages ?? [navigator.language]) {
@@ -29,9 +38,18 @@ export function languageFor(personLanguage: string | undefined): Language {
   return LANGUAGES.includes(personLanguage as Language) ? (personLanguage as Language) : browserLanguage();
 }
 
-export function setLanguage(next: Language): void {
+/**
+ * Switches the texts to a language, its catalogue loaded first when it is not yet (the texts
+ * change at once when it is). Rejects when the catalogue cannot be loaded: the language in use stays.
+ */
+export async function changeLanguage(next: Language): Promise<void> {
+  catalogue = catalogues[next] ??= await LOADERS[next]();
   language = next;
   document.documentElement.lang = next;
+  formatsFor(next);
+}
+
+function formatsFor(next: Language): void {
   dateFormat = new Intl.DateTimeFormat(next, { dateStyle: 'medium', timeStyle: 'short' });
   numberFormat = new Intl.NumberFormat(next);
 }
@@ -40,9 +58,9 @@ export function currentLanguage(): Language {
   return language;
 }
 
-/** The text for a key, with {name} parts filled in. */
+/** The text for a key, with {name} parts filled in (the key itself before any catalogue is in: see main.tsx). */
 export function t(key: MessageKey, values: Record<string, string | number> = {}): string {
-  const text = CATALOGUES[language][key] ?? en[key];
+  const text = catalogue?.[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
 

@@ -23,8 +23,8 @@ before(async () => {
 });
 after(() => dash?.close());
 
-const pageOf = async (path: string, cookie?: string) => {
-  const reply = await fetch(`${dash.service.url}${path}`, { headers: cookie ? { cookie } : {} });
+const pageOf = async (path: string, cookie?: string, headers: Record<string, string> = {}) => {
+  const reply = await fetch(`${dash.service.url}${path}`, { headers: { ...headers, ...(cookie ? { cookie } : {}) } });
   return { reply, html: await reply.text() };
 };
 const preloadsIn = (html: string) => [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]!);
@@ -42,10 +42,10 @@ describe('the page for a signed-in person starts without round trips it can spar
     assert.deepEqual(meIn(html), me.body.data);
   });
 
-  test('it preloads the opened page\'s own chunks (and a redirect\'s page\'s) beside the entry\'s', async () => {
+  test('it preloads the opened page\'s own chunks (and a redirect\'s page\'s) beside the entry\'s, and the person\'s language\'s texts', async () => {
     const build = await buildDashboard();
     const signedOut = preloadsIn((await pageOf('/app/agents')).html);
-    assert.deepEqual(signedOut, build.entry.preload);
+    assert.deepEqual(signedOut, [...build.entry.preload, ...build.languageChunks.en]);
     for (const [path, module] of [
       [`/app/agents/${agentId}/inbox/conversations`, './pages/inbox/conversations.tsx'],
       [`/app/agents/${agentId}/inbox/tickets?status=all`, './pages/inbox/tickets.tsx'],
@@ -54,11 +54,57 @@ describe('the page for a signed-in person starts without round trips it can spar
     ] as const) {
       const chunks = build.pageChunks.get(module)!;
       assert.ok(chunks.length > 0, module);
-      assert.deepEqual(preloadsIn((await pageOf(path, owner.cookie)).html), [...build.entry.preload, ...chunks], path);
+      assert.deepEqual(preloadsIn((await pageOf(path, owner.cookie)).html), [...build.entry.preload, ...chunks, ...build.languageChunks.en], path);
       for (const chunk of chunks) assert.equal((await fetch(`${dash.service.url}${chunk}`)).status, 200, chunk);
     }
     // An unknown address preloads nothing more.
-    assert.deepEqual(preloadsIn((await pageOf('/app/no/such/page', owner.cookie)).html), build.entry.preload);
+    assert.deepEqual(preloadsIn((await pageOf('/app/no/such/page', owner.cookie)).html), [...build.entry.preload, ...build.languageChunks.en]);
+  });
+
+  test('a page carries one language\'s texts: the person\'s, else (signed out) the first of Accept-Language\'s the dashboard speaks', async () => {
+    const build = await buildDashboard();
+    assert.notDeepEqual(build.languageChunks.en, build.languageChunks.nl);
+    for (const chunk of [...build.languageChunks.en, ...build.languageChunks.nl]) assert.ok(!build.entry.preload.includes(chunk) && chunk !== build.entry.script, chunk);
+    const dutch = 'nl-BE,nl;q=0.9,en;q=0.8';
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', undefined, { 'accept-language': dutch })).html), [...build.entry.preload, ...build.languageChunks.nl]);
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', undefined, { 'accept-language': 'de-DE, nl;q=0, en;q=0.5' })).html), [...build.entry.preload, ...build.languageChunks.en]);
+    // Signed in, the browser's language is preloaded at once and the person's, when another, with their data; an ended session gets the browser's (the sign-in page's).
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', owner.cookie, { 'accept-language': dutch })).html), [...build.entry.preload, ...build.pageChunks.get('./pages/agents/page.tsx')!, ...build.languageChunks.nl, ...build.languageChunks.en]);
+    assert.deepEqual(preloadsIn((await pageOf('/app/agents', 'parley_session=not-a-session', { 'accept-language': dutch })).html).slice(-build.languageChunks.nl.length), build.languageChunks.nl);
+  });
+
+  test('its files go gzipped to a browser that takes gzip (each encoding its own ETag), as they are to one that does not', async () => {
+    const build = await buildDashboard();
+    for (const file of [build.entry.script, ...build.languageChunks.nl, build.entry.style!]) {
+      const plain = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'identity' } });
+      const gzipped = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'br, gzip;q=0.8' } });
+      assert.equal(plain.headers.get('content-encoding'), null, file);
+      assert.equal(gzipped.headers.get('content-encoding'), 'gzip', file);
+      for (const reply of [plain, gzipped]) assert.equal(reply.headers.get('vary'), 'accept-encoding', file);
+      assert.notEqual(plain.headers.get('etag'), gzipped.headers.get('etag'), file);
+      assert.equal(await gzipped.text(), await plain.text(), file);
+      const refused = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'gzip;q=0' } });
+      assert.equal(refused.headers.get('content-encoding'), null, file);
+      await refused.arrayBuffer();
+      const again = await fetch(`${dash.service.url}${file}`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': gzipped.headers.get('etag')! } });
+      assert.equal(again.status, 304, file);
+    }
+  });
+
+  test('it preloads the API replies the opened page asks for as it opens, built from its address', async () => {
+    const fetchesIn = (html: string) => [...html.matchAll(/<link rel="preload" as="fetch" crossorigin href="([^"]+)">/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    const agent = encodeURIComponent(agentId);
+    for (const [path, expected] of [
+      [`/app/agents/${agent}/inbox/conversations?channel=email&q=a%22b&other=1`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/conversations?limit=50&channel=email&q=a%22b`]],
+      [`/app/agents/${agent}/inbox`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/conversations?limit=50`]],
+      [`/app/agents/${agent}/inbox/tickets?status=all`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/tickets?limit=50`]],
+      [`/app/agents/${agent}/inbox/tickets?status=nonsense`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/tickets?limit=50&status=open`]],
+      ['/app/analytics', ['/app/api/v1/agents']],
+      ['/app/settings', []],
+    ] as const) {
+      assert.deepEqual(fetchesIn((await pageOf(path, owner.cookie)).html), expected, path);
+    }
+    assert.deepEqual(fetchesIn((await pageOf(`/app/agents/${agent}/inbox/conversations`)).html), [], 'none signed out');
   });
 
   test('every page in the routes table has its chunks known to the build', async () => {
@@ -95,11 +141,13 @@ describe('in Chromium', () => {
   test('the application starts with the page\'s data: no GET /app/api/me, the person\'s name and language as given', async () => {
     const name = 'Bea </script><!-- Example';
     assert.equal((await owner.call('PATCH', '/api/me', { name, language: 'nl' })).status, 200);
-    const page = await dash.newPage();
+    // A Dutch browser: the head's guess (the browser's language) is the person's, so no English texts are loaded.
+    const page = await dash.newPage({ locale: 'nl-NL' });
     const [cookieName, value] = owner.cookie.split('=') as [string, string];
     await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
     const asked: string[] = [];
     page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    const { languageChunks } = await buildDashboard();
     await page.goto('/app/settings/account');
     const nameField = page.getByRole('textbox', { name: 'Je naam' });
     await nameField.waitFor();
@@ -107,10 +155,41 @@ describe('in Chromium', () => {
     assert.equal(await nameField.inputValue(), name);
     assert.ok(!asked.includes('/app/api/me'), asked.join(' '));
     assert.equal(await page.locator(`#${ME_ELEMENT_ID}`).count(), 0, 'taken out of the document');
-    // The session works for changes (the CSRF token came with the page): back to English.
+    assert.ok(languageChunks.nl.every((chunk) => asked.includes(chunk)), 'the Dutch texts');
+    assert.ok(!languageChunks.en.some((chunk) => asked.includes(chunk)), 'not the English ones');
+    // The session works for changes (the CSRF token came with the page): back to English, its texts loaded then.
     await page.getByRole('combobox', { name: 'Taal', exact: true }).selectOption('en');
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await page.getByRole('textbox', { name: 'Your name' }).waitFor();
+    assert.equal(await page.getAttribute('html', 'lang'), 'en');
+    assert.ok(languageChunks.en.every((chunk) => asked.includes(chunk)), 'the English texts, once switched');
     assert.equal((await owner.call('GET', '/api/me')).body.data.person.language, 'en');
+  });
+});
+
+describe('the preloaded API replies in Chromium', () => {
+  test('the page takes them instead of asking again: one request each, and the page shows its data', async () => {
+    assert.equal((await owner.call('PATCH', '/api/me', { language: 'en' })).status, 200);
+    const page = await dash.newPage();
+    const [cookieName, value] = owner.cookie.split('=') as [string, string];
+    await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/app/api/')) asked.push(`${url.pathname}${url.search}`);
+    });
+    // Each page's last request: the tickets list; the figures, asked for once the agents are in.
+    for (const [path, last] of [
+      [`/app/agents/${encodeURIComponent(agentId)}/inbox/tickets`, `/app/api/v1/agents/${encodeURIComponent(agentId)}/tickets?`],
+      ['/app/analytics', `/app/api/v1/agents/${encodeURIComponent(agentId)}/analytics?`],
+    ] as const) {
+      asked.length = 0;
+      const lastReply = page.waitForResponse((response) => response.url().includes(last));
+      await page.goto(path);
+      await lastReply;
+      for (const request of new Set(asked)) assert.equal(asked.filter((r) => r === request).length, 1, `${request} asked once: ${asked.join(' ')}`);
+      assert.ok(asked.includes('/app/api/v1/agents'), asked.join(' '));
+    }
   });
 });
 

@@ -8,6 +8,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { get, list } from '../../api.ts';
 import { useData } from '../../data.ts';
+import { AGENTS_LIST } from '../../first-requests.ts';
 import { currentLanguage, formatNumber, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
@@ -38,7 +39,7 @@ function recentMonths(): string[] {
 }
 
 export default function AnalyticsPage({ query }: PageProps) {
-  const agents = useData(() => list<Agent>('/v1/agents'), []);
+  const agents = useData(() => list<Agent>(AGENTS_LIST), []);
   // The agent chosen is in the address, so its figures are asked for beside the agents, not after them.
   const chosen = query.get('agent') ?? '';
   const choose = (id: string) => navigate(`/app/analytics?agent=${encodeURIComponent(id)}`, { replace: true });

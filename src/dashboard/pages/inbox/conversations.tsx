@@ -11,22 +11,18 @@ import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
 import { Button, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
+import { conversationFilters, conversationsList, CONVERSATION_FILTERS } from '../../first-requests.ts';
 import { agentApi, InboxFrame, inboxPath, ShowMore, usePaged } from './frame.tsx';
 import { CHANNELS, type Conversation } from './types.ts';
 
-const FILTERS = ['channel', 'from', 'to', 'confidence', 'feedback', 'q'] as const;
 const BANDS = ['high', 'medium', 'low'] as const;
 const FEEDBACK = ['up', 'down', 'none'] as const;
 
 export default function ConversationsPage({ params, query }: PageProps) {
   const agentId = params.agentId!;
-  const filters = new URLSearchParams();
-  for (const name of FILTERS) {
-    const value = query.get(name);
-    if (value) filters.set(name, value);
-  }
+  const filters = conversationFilters(query);
   const filterString = filters.toString();
-  const setFilter = (name: (typeof FILTERS)[number], value: string) => {
+  const setFilter = (name: (typeof CONVERSATION_FILTERS)[number], value: string) => {
     const next = new URLSearchParams(filterString);
     if (value) next.set(name, value);
     else next.delete(name);
@@ -34,7 +30,7 @@ export default function ConversationsPage({ params, query }: PageProps) {
     navigate(`${inboxPath(agentId, 'conversations')}${search ? `?${search}` : ''}`, { replace: true });
   };
   const [search, setSearch] = useState(filters.get('q') ?? '');
-  const conversations = usePaged<Conversation>(agentApi(agentId, `conversations?limit=50${filterString ? `&${filterString}` : ''}`));
+  const conversations = usePaged<Conversation>(conversationsList(agentId, filters));
   const [message] = useState<Flash | undefined>(takeFlash);
   const [exported, setExported] = useState<{ url: string; expiresAt: string }>();
   const [exportError, setExportError] = useState<ApiError>();

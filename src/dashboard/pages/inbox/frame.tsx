@@ -7,6 +7,7 @@ import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, list, type ApiError, type ListReply } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
+import { AGENTS_LIST } from '../../first-requests.ts';
 import { t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { Agent } from '../../types.ts';
@@ -16,10 +17,10 @@ export type InboxTab = 'conversations' | 'leads' | 'tickets';
 const TABS: InboxTab[] = ['conversations', 'leads', 'tickets'];
 
 export const inboxPath = (agentId: string, tab: InboxTab, id?: string) => `/app/agents/${encodeURIComponent(agentId)}/inbox/${tab}${id ? `/${encodeURIComponent(id)}` : ''}`;
-export const agentApi = (agentId: string, rest: string) => `/v1/agents/${encodeURIComponent(agentId)}/${rest}`;
+export { agentApi } from '../../first-requests.ts';
 
 export function InboxFrame({ agentId, tab, children }: { agentId: string; tab: InboxTab; children: ComponentChildren }) {
-  const agents = useData(() => list<Agent>('/v1/agents'), []);
+  const agents = useData(() => list<Agent>(AGENTS_LIST), []);
   const known = agents.data?.some((agent) => agent.id === agentId);
   return (
     <>

@@ -9,7 +9,8 @@ import { takeFlash, type Flash } from '../../data.ts';
 import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { Badge, EmptyState, ErrorNotice, Notice, Table, TabLinks } from '../../components/index.ts';
-import { agentApi, InboxFrame, inboxPath, ShowMore, usePaged } from './frame.tsx';
+import { ticketsList, ticketStatusOf } from '../../first-requests.ts';
+import { InboxFrame, inboxPath, ShowMore, usePaged } from './frame.tsx';
 import { TICKET_STATUSES, type Ticket, type TicketStatus } from './types.ts';
 
 export const STATUS_TONE = { open: 'bad', waiting: 'busy', solved: 'good' } as const;
@@ -18,9 +19,8 @@ type TicketList = ListReply<Ticket> & { counts: Record<TicketStatus, number> };
 
 export default function TicketsPage({ params, query }: PageProps) {
   const agentId = params.agentId!;
-  const asked = query.get('status');
-  const status: TicketStatus | 'all' = asked === 'all' || TICKET_STATUSES.includes(asked as TicketStatus) ? (asked as TicketStatus | 'all') : 'open';
-  const tickets = usePaged<Ticket, TicketList>(agentApi(agentId, `tickets?limit=50${status === 'all' ? '' : `&status=${status}`}`));
+  const status = ticketStatusOf(query);
+  const tickets = usePaged<Ticket, TicketList>(ticketsList(agentId, status));
   const [message] = useState<Flash | undefined>(takeFlash);
   const counts = tickets.first?.counts;
   const count = (which: TicketStatus | 'all') => (counts ? (which === 'all' ? counts.open + counts.waiting + counts.solved : counts[which]) : 0);

@@ -53,7 +53,7 @@ function Profile({ me }: { me: Me }) {
   const [saved, setSaved] = useState<string>();
   const { busy, error, submit } = useSubmit(async () => {
     setSaved(undefined);
-    session.refresh(await send<Me>('PATCH', '/me', { name, language }));
+    await session.refresh(await send<Me>('PATCH', '/me', { name, language }));
     setSaved(t('account.saved'));
   });
   return (
@@ -86,7 +86,7 @@ function Password({ hasPassword }: { hasPassword: boolean }) {
     setCurrent('');
     setNext('');
     setSaved(t('account.passwordSaved'));
-    session.refresh({ ...session.me, person: { ...session.me.person, hasPassword: true } });
+    await session.refresh({ ...session.me, person: { ...session.me.person, hasPassword: true } });
   });
   return (
     <section class="card" aria-labelledby="account-password">

@@ -62,7 +62,7 @@ function WorkspaceForm({ workspace, onSaved }: { workspace: WorkspaceSettings; o
     await send('PATCH', '/workspace', { name, language });
     setSaved(t('account.saved'));
     // The top bar shows the workspace's name: me again.
-    session.refresh(await get<Me>('/me'));
+    await session.refresh(await get<Me>('/me'));
     await onSaved();
   });
   return (

@@ -10,7 +10,7 @@ import { t } from '../../i18n/index.ts';
 import type { Me } from '../../types.ts';
 import { Button, ErrorNotice, Notice, TextField } from '../../components/index.ts';
 
-export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
+export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => Promise<void> }) {
   const [way, setWay] = useState<'link' | 'password'>('link');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -29,7 +29,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
         await send('POST', '/sign-in/links', { email });
         setSentTo(email);
       } else {
-        onSignedIn(await send<Me>('POST', '/sign-in/password', { email, password }));
+        await onSignedIn(await send<Me>('POST', '/sign-in/password', { email, password }));
       }
     } catch (caught) {
       setError(asApiError(caught));
@@ -46,7 +46,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       const options = await send<unknown>('POST', '/sign-in/passkey/options');
       const credential = (await navigator.credentials.get({ publicKey: (PublicKeyCredential as any).parseRequestOptionsFromJSON(options) })) as PublicKeyCredential | null;
       if (!credential) return;
-      onSignedIn(await send<Me>('POST', '/sign-in/passkey', { response: credential.toJSON() }));
+      await onSignedIn(await send<Me>('POST', '/sign-in/passkey', { response: credential.toJSON() }));
     } catch (caught) {
       // The person closed the browser's passkey prompt: nothing to say.
       if (!(caught instanceof DOMException && caught.name === 'NotAllowedError')) setError(asApiError(caught));
