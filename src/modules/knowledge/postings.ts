@@ -34,6 +34,8 @@ const MAX_LIST_LENGTH = 200_000;
  * lists; a larger one by MaxScore (maxScoreTop): only its rarest terms' lists are read whole.
  */
 export const FULL_READ_POSTINGS = 60_000;
+/** Postings MaxScore reads whole at first: the rarest lists, whose best passages set the first k-th score. */
+const FIRST_READ = 20_000;
 /** Candidates whose other terms are looked up in one statement (maxScoreTop). */
 const PROBE_BATCH = 500;
 /** Candidates looked up at most before the next term's list is read whole instead. */
@@ -160,8 +162,10 @@ async function maxScoreTop(
   const rest = new Float64Array(held.length + 1);
   for (let i = held.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + held[i].bound;
   const floor = minScore * idfSum * (1 - 1e-9);
+  // The rarest lists first, as many as FIRST_READ postings allow (at least enough to hold `limit` passages): their best
+  // passages, completed, give the k-th score the other lists are judged by.
   let essential = 1;
-  for (let passages = held[0].df; essential < held.length && passages < limit; essential++) passages += held[essential].df;
+  for (let passages = held[0].df; essential < held.length && (passages < limit || passages + held[essential].df <= FIRST_READ); essential++) passages += held[essential].df;
   for (;;) {
     if (!(await readWhole(ctx, agentId, question, agent, held.slice(0, essential)))) return null;
     const outcome = await scoreWithEssential(ctx, agentId, question, agent, held, essential, rest[essential], limit, floor);
@@ -209,8 +213,17 @@ async function scoreWithEssential(
   for (const slot of touched) lower.offer(agent.seqs[slot], partial[slot]);
   let kth = Math.max(floor, lower.ranked().length === limit ? lower.ranked()[limit - 1].score : 0);
   const others = held.slice(essential);
-  // A passage no essential list holds scores at most restBound.
-  if (others.length > 0 && restBound * SLACK >= kth) return { kth };
+  // A passage no essential list holds scores at most restBound. When that is not below the k-th, the best partial
+  // scores are completed first: their k-th exact score is a higher floor, and fewer lists have to be read whole.
+  if (others.length > 0 && restBound * SLACK >= kth) {
+    const first = lower.ranked().length < limit ? [] : touched.filter((slot) => partial[slot] >= kth).sort((a, b) => partial[b] - partial[a]).slice(0, PROBE_BATCH);
+    const extra = first.length === 0 ? new Map<number, number>() : await otherContributions(ctx, agentId, question, others, first.map((slot) => agent.seqs[slot]));
+    if (!extra) return null;
+    const exact = new TopK(limit);
+    for (const slot of first) exact.offer(agent.seqs[slot], partial[slot] + (extra.get(agent.seqs[slot]) ?? 0));
+    if (exact.ranked().length === limit) kth = Math.max(kth, exact.ranked()[limit - 1].score);
+    if (restBound * SLACK >= kth) return { kth };
+  }
   const candidates: Array<[slot: number, score: number]> = touched.filter((slot) => partial[slot] + restBound * SLACK >= kth).map((slot) => [slot, partial[slot]]);
   candidates.sort((a, b) => b[1] - a[1] || agent.seqs[a[0]] - agent.seqs[b[0]]);
   if (others.length > 0 && candidates.length > MAX_PROBED) return { kth };
