@@ -33,7 +33,7 @@ const MAX_LIST_LENGTH = 200_000;
  * A question whose terms hold at most this many postings together is scored over all its
  * lists; a larger one by MaxScore (maxScoreTop): only its rarest terms' lists are read whole.
  */
-export const FULL_READ_POSTINGS = 60_000;
+export const FULL_READ_POSTINGS = 20_000;
 /** Postings MaxScore reads whole at first: the rarest lists, whose best passages set the first k-th score. */
 const FIRST_READ = 20_000;
 /** Candidates whose other terms are looked up in one statement (maxScoreTop). */
