@@ -124,6 +124,9 @@ async function assertIndexMatchesRecount(): Promise<void> {
       // The lists kept in the process and the database function alone rank alike; the kept lists answer (no fallback).
       const parsed = (await parseQuestion(service.ctx, agentId, ['english'], query))!;
       assert.notEqual(await topPassages(service.ctx, agentId, parsed, limit, minScore), null, query);
+      // MaxScore over the rarest lists (the path of a question whose lists are long together) ranks alike too.
+      const byMaxScore = await topPassages(service.ctx, agentId, parsed, limit, minScore, 0);
+      assert.deepEqual(byMaxScore?.map((hit) => hit.score.toFixed(9)), expected.map(([, s]) => s.toFixed(9)), `MaxScore: ${query} (top ${limit}, min ${minScore})`);
       const searches = {
         lexicalSearch: () => lexicalSearch(service.ctx, agentId, query, ['english'], limit, minScore),
         databaseLexicalSearch: () => databaseLexicalSearch(service.ctx, agentId, parsed, limit, minScore),
