@@ -168,15 +168,20 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
   const now = ctx.clock.now();
   // Named in the row before it is sent: no second write to record it. Should the send not happen, the recovery sweep finds no such job.
   const jobId = newReadJobId();
+  const id = newId('src');
   await defineReads(ctx);
   const row = await ctx.db.transaction().execute(async (trx) => {
+    // A text or Q&A source's job is written in its transaction (one commit, not two), before the
+    // agent's lock: concurrent POSTs to the agent wait for one another only over the check and the row.
+    // A file's job waits for its bytes.
+    if (!input.file) await queueReads(ctx, [{ id, generation: 0, jobId }], trx);
     if (!(await lockAgent(trx, agent.id))) throw errors.notFound('agent');
     await checkStorageAllowance(trx, agent.id, input.sizeBytes, plan.storagePerAgentBytes);
     if (options.endsFetch !== undefined) await endFileFetch(trx, options.endsFetch);
-    const inserted = await trx
+    return trx
       .insertInto('sources')
       .values({
-        id: newId('src'),
+        id,
         workspace_id: agent.workspaceId,
         agent_id: agent.id,
         type: input.type,
@@ -198,9 +203,6 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    // A text or Q&A source and its job are written together (one commit, not two); a file's job waits for its bytes.
-    if (!input.file) await queueReads(ctx, [{ id: inserted.id, generation: inserted.generation, jobId }], trx);
-    return inserted;
   });
   if (input.file) {
     await storeFileBytes(ctx, row.id, input.file);
