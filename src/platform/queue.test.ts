@@ -2,7 +2,8 @@
  * The job queue's batches and wake-ups (src/platform/queue.ts), on each store: jobs
  * waiting when a batch worker starts come to it in one batch; a job sent to an idle
  * worker wakes it (its polling floor is set far beyond the test's wait, so only the
- * wake-up can bring the job); a job whose outcome is an error comes again as a retry.
+ * wake-up can bring the job); a job whose outcome is an error comes again as a retry; a
+ * one-job-at-a-time worker takes a backlog one job after the other, not one a poll.
  */
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -92,5 +93,43 @@ describe('batch workers of the job queue', () => {
     }
     assert.ok(retried(), `the flaky job came again: ${JSON.stringify(seen)}`);
     assert.equal(seen.filter((entry) => entry.word === 'fine').length, 1, `the job that succeeded is not handled again: ${JSON.stringify(seen)}`);
+  });
+
+  test('a worker taking one job at a time works through a backlog without waiting for the poll between jobs', async () => {
+    const queue = await openQueue();
+    await queue.define('test.one-by-one', { retryLimit: 0 });
+    // Sent before the worker starts: no NOTIFY can bring them, only its fetching again at once after each job.
+    await queue.sendMany('test.one-by-one', Array.from({ length: 6 }, (_, n) => ({ data: { n } })));
+    const handled: number[] = [];
+    await queue.work<{ n: number }>('test.one-by-one', async (data) => {
+      handled.push(data.n);
+    });
+    await until('the backlog is handled', () => handled.length === 6);
+    assert.deepEqual([...handled].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5]);
+  });
+
+  test('with a concurrency of two, two jobs are handled at once', async () => {
+    const queue = await openQueue();
+    await queue.define('test.side-by-side', { retryLimit: 0 });
+    await queue.sendMany('test.side-by-side', Array.from({ length: 4 }, (_, n) => ({ data: { n } })));
+    let running = 0;
+    let most = 0;
+    const handled: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await queue.work<{ n: number }>(
+      'test.side-by-side',
+      async (data) => {
+        running++;
+        most = Math.max(most, running);
+        if (running === 2) release();
+        await gate;
+        running--;
+        handled.push(data.n);
+      },
+      { concurrency: 2 },
+    );
+    await until('the jobs are handled', () => handled.length === 4);
+    assert.equal(most, 2);
   });
 });

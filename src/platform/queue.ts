@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { CompiledQuery } from 'kysely';
 import { PgBoss } from 'pg-boss';
-import type { Database } from './db.ts';
+import type { Database, Db } from './db.ts';
 import { underMigrationLock } from './migrate.ts';
 
 export interface JobOptions {
@@ -36,8 +37,12 @@ export interface Queue {
   /** Declares a kind of job; every process declares the kinds before sending. */
   define(name: string, options?: { retryLimit?: number; retryDelaySeconds?: number; expireInSeconds?: number; heartbeatSeconds?: number }): Promise<void>;
   send<T extends object>(name: string, data: T, options?: JobOptions): Promise<string | null>;
-  /** Many jobs of one kind in one statement (waking the workers once); their ids, in order. */
-  sendMany<T extends object>(name: string, jobs: Array<{ data: T; options?: Omit<JobOptions, 'singletonKey'> }>): Promise<string[]>;
+  /**
+   * Many jobs of one kind in one statement (waking the workers once); their ids, in order.
+   * `within` a transaction (a kind defined before it began), the jobs are written and their
+   * workers woken only when it commits, and no other statement is needed meanwhile.
+   */
+  sendMany<T extends object>(name: string, jobs: Array<{ data: T; options?: Omit<JobOptions, 'singletonKey'> }>, options?: { within?: Db }): Promise<string[]>;
   /** Starts working on a kind of job in this process (worker role only). */
   work<T>(name: string, handler: JobHandler<T>, options?: { concurrency?: number }): Promise<void>;
   /**
@@ -81,6 +86,9 @@ export async function createQueue(database: Database, options: { pollingSeconds?
       });
       // A queue made before jobs woke their workers is switched over too (createQueue leaves an existing queue as it is).
       await boss.updateQueue(name, { notify: true } as never);
+      // Fills pg-boss's cache of the queue again (updateQueue emptied it), so a send within a transaction
+      // needs no statement of its own: on the embedded store's one connection it would wait for that transaction.
+      await boss.insert(name, []);
       defined.add(name);
     },
     send: (name, data, options = {}) =>
@@ -95,8 +103,9 @@ export async function createQueue(database: Database, options: { pollingSeconds?
           id: options.id,
         }),
       ),
-    async sendMany(name, jobs) {
+    async sendMany(name, jobs, options = {}) {
       if (jobs.length === 0) return [];
+      const within = options.within;
       const ids = jobs.map((job) => job.options?.id ?? randomUUID());
       // Ids chosen here: insert() answers none when asked for none, and rows it skipped would shift positions.
       await boss.insert(
@@ -110,15 +119,25 @@ export async function createQueue(database: Database, options: { pollingSeconds?
             retryDelay: job.options?.retryDelaySeconds,
           }),
         ),
+        within ? { db: { executeSql: async (text: string, values?: unknown[]) => ({ rows: (await within.executeQuery(CompiledQuery.raw(text, values ?? []))).rows as any[] }) } } : {},
       );
       return ids;
     },
     // Polled every half second also while woken by NOTIFY (pg-boss would relax to 30 s): a job made
-    // due by time (startAfter, a retry's delay) sends no NOTIFY.
+    // due by time (startAfter, a retry's delay) sends no NOTIFY. One pg-boss worker a unit of
+    // concurrency, each woken by its own job's end: it fetches again at once rather than after the
+    // poll, so a backlog is worked through one job after the other without a pause between them.
     async work<T>(name: string, handler: JobHandler<T>, options: { concurrency?: number } = {}) {
-      await boss.work<T>(name, { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling, batchSize: 1, localConcurrency: options.concurrency ?? 1 }, async (jobs) => {
-        for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
-      });
+      for (let i = 0; i < (options.concurrency ?? 1); i++) {
+        let known!: (id: string) => void;
+        const workerId = new Promise<string>((resolve) => (known = resolve));
+        known(
+          await boss.work<T>(name, { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling, batchSize: 1 }, async (jobs) => {
+            for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
+            if (jobs.length > 0) boss.notifyWorker(await workerId);
+          }),
+        );
+      }
     },
     async workBatches<T>(name: string, handler: BatchHandler<T>, options: { batchSize: number; concurrency?: number; gatherMs?: number }) {
       await boss.work<T>(

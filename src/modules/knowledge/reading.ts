@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
+import type { Db } from '../../platform/db.ts';
 import type { BatchJob } from '../../platform/queue.ts';
 import { agentsChanged } from '../agents/access.ts';
 import { indexSourcesText, indexSourceText, NoContentError } from './indexing.ts';
@@ -50,23 +51,30 @@ export function newReadJobId(): string {
 
 type QueuedRead = { id: string; generation: number; jobId?: string };
 
+/** Declares the reading jobs' queue: before queueReads within a transaction, outside it. */
+export async function defineReads(ctx: Context): Promise<void> {
+  await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
+}
+
 /**
  * Sends a read job for each source, SEND_BATCH to a statement. A source that names
  * `jobId` already holds it in its row (written with the row); the others have theirs
- * recorded after the send.
+ * recorded after the send. `within` the transaction that stores the sources (defineReads
+ * called before it), the jobs are written with them: both or neither.
  */
-export async function queueReads(ctx: Context, sources: QueuedRead[]): Promise<void> {
+export async function queueReads(ctx: Context, sources: QueuedRead[], within?: Db): Promise<void> {
   if (sources.length === 0) return;
-  await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
+  await defineReads(ctx);
   const options = { retryLimit: READ_RETRY_LIMIT, retryDelaySeconds: retryDelaySeconds(ctx) };
   for (let start = 0; start < sources.length; start += SEND_BATCH) {
     const slice = sources.slice(start, start + SEND_BATCH);
     const ids = await ctx.queue.sendMany<ReadSourceJob>(
       READ_SOURCE_JOB,
       slice.map((source) => ({ data: { sourceId: source.id, generation: source.generation }, options: { ...options, id: source.jobId } })),
+      { within },
     );
     const unrecorded = slice.flatMap((source, i) => (source.jobId ? [] : [{ sourceId: source.id, generation: source.generation, jobId: ids[i]! }]));
-    await recordReadJobs(ctx.db, unrecorded);
+    await recordReadJobs(within ?? ctx.db, unrecorded);
   }
 }
 

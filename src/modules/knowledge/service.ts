@@ -12,7 +12,7 @@ import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts
 import { fetchFile, fetchRecordLifetimeMs, MAX_FILE_BYTES } from './fetch-file.ts';
 import { detectFileKind } from './file-kind.ts';
 import { deleteSourceAndPassages } from './indexing.ts';
-import { newReadJobId, queueReads } from './reading.ts';
+import { defineReads, newReadJobId, queueReads } from './reading.ts';
 import {
   checkStorageAllowance,
   countPendingSources,
@@ -160,21 +160,28 @@ interface PendingSource {
  * Stores a source and queues its reading. The storage allowance is checked again here
  * with the agent's row locked: sources added at the same time (two files fetched side by
  * side) are counted one after the other, so together they cannot pass it either. That
- * transaction only writes the source's row, which reserves its size; a file's bytes are
- * written after it, holding no lock that chats, tickets or other sources of the agent need.
+ * transaction only writes the source's row, which reserves its size (and, for a text or
+ * Q&A source, its read job); a file's bytes are written after it, holding no lock that
+ * chats, tickets or other sources of the agent need, and only then is its job sent.
  */
 async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, input: PendingSource, options: { endsFetch?: number } = {}): Promise<SourceRow> {
   const now = ctx.clock.now();
   // Named in the row before it is sent: no second write to record it. Should the send not happen, the recovery sweep finds no such job.
   const jobId = newReadJobId();
+  const id = newId('src');
+  await defineReads(ctx);
   const row = await ctx.db.transaction().execute(async (trx) => {
+    // A text or Q&A source's job is written in its transaction (one commit, not two), before the
+    // agent's lock: concurrent POSTs to the agent wait for one another only over the check and the row.
+    // A file's job waits for its bytes.
+    if (!input.file) await queueReads(ctx, [{ id, generation: 0, jobId }], trx);
     if (!(await lockAgent(trx, agent.id))) throw errors.notFound('agent');
     await checkStorageAllowance(trx, agent.id, input.sizeBytes, plan.storagePerAgentBytes);
     if (options.endsFetch !== undefined) await endFileFetch(trx, options.endsFetch);
     return trx
       .insertInto('sources')
       .values({
-        id: newId('src'),
+        id,
         workspace_id: agent.workspaceId,
         agent_id: agent.id,
         type: input.type,
@@ -197,8 +204,10 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
       .returningAll()
       .executeTakeFirstOrThrow();
   });
-  if (input.file) await storeFileBytes(ctx, row.id, input.file);
-  await queueReads(ctx, [{ id: row.id, generation: row.generation, jobId }]);
+  if (input.file) {
+    await storeFileBytes(ctx, row.id, input.file);
+    await queueReads(ctx, [{ id: row.id, generation: row.generation, jobId }]);
+  }
   return row;
 }
 

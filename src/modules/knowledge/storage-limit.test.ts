@@ -2,7 +2,9 @@
  * Spec 4.6 file rule 4 and 7.2: a file may be as large as the agent's storage allowance
  * left, at most 50 MB. Past the allowance: 402 storage_limit_reached; only past the 50 MB
  * cap: 413 file_too_large. The download stops as soon as either limit is passed. Text
- * and Q&A sources count toward the allowance too.
+ * and Q&A sources count toward the allowance too. The storage used is a running total kept
+ * beside the sources (migrations/037_agent_storage.sql): it stays their sum through concurrent
+ * POSTs, deletes, pages read again and retrains.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,8 @@ import { startService, type Service, type SeededWorkspace } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { newId } from '../../platform/ids.ts';
 import { PLANS } from '../../domain/plans.ts';
+import { ingestWebsitePage } from './ingest.ts';
+import { storageUsed } from './store.ts';
 import { startServer, waitForSource, type Route } from './test-support.ts';
 
 const MB = 1024 * 1024;
@@ -185,4 +189,63 @@ test('two files fetched side by side that each fit but not both: one is stored, 
   const replies = await Promise.all([addFile(agent, '/twin.txt'), addFile(agent, '/twin.txt')]);
   assert.deepEqual(replies.map((reply) => reply.status).sort(), [201, 402], JSON.stringify(replies.map((reply) => reply.body)));
   assert.equal(replies.find((reply) => reply.status === 402)!.body.error.code, 'storage_limit_reached');
+});
+
+/** The running total the allowance is checked against, and the sum it must equal. */
+async function storageOf(agent: Agent): Promise<{ total: number; sum: number }> {
+  const sum = await sql<{ n: number }>`select coalesce(sum(size_bytes), 0)::bigint as n from sources where agent_id = ${agent.id}`.execute(service.ctx.db);
+  return { total: await storageUsed(service.ctx.db, agent.id), sum: Number(sum.rows[0]!.n) };
+}
+
+async function untilReady(agent: Agent, ids: string[]): Promise<void> {
+  for (const id of ids) await waitForSource(service, agent.ws.keys.read, agent.id, id, 120_000);
+}
+
+test('the running total of an agent’s storage is the sum of its sources’ sizes after concurrent POSTs, deletes, a page read again and a retrain', async () => {
+  const agent = await newAgent('Running total');
+  const bodies = Array.from({ length: 24 }, (_, n) =>
+    n % 2 === 0 ? { type: 'qa', question: `Question ${n}?`, answer: 'a'.repeat(10 + n) } : { type: 'text', title: `Text ${n}`, content: 't'.repeat(100 + n * 7) },
+  );
+  const replies = await Promise.all(bodies.map((body) => addSource(agent, body)));
+  assert.deepEqual(replies.map((reply) => reply.status), bodies.map(() => 201), JSON.stringify(replies.find((reply) => reply.status !== 201)?.body));
+  const sizes = replies.map((reply) => reply.body.data.sizeBytes as number);
+  assert.deepEqual(await storageOf(agent), { total: sizes.reduce((a, b) => a + b, 0), sum: sizes.reduce((a, b) => a + b, 0) });
+
+  const ids = replies.map((reply) => reply.body.data.id as string);
+  await untilReady(agent, ids);
+  for (const id of ids.slice(0, 5)) assert.equal((await service.api('DELETE', `/agents/${agent.id}/sources/${id}`, { key: agent.ws.keys.manage })).status, 200);
+  const kept = sizes.slice(5).reduce((a, b) => a + b, 0);
+  assert.deepEqual(await storageOf(agent), { total: kept, sum: kept }, 'deletes take their sizes off');
+
+  // A crawled page read again with a longer text replaces its size (an update of size_bytes, not a new source).
+  const page = { workspaceId: agent.ws.id, agentId: agent.id, crawlId: 'crawl_total', url: 'https://example.com/page', title: 'Page' };
+  await ingestWebsitePage(service.ctx, { ...page, text: 'p'.repeat(300) });
+  await ingestWebsitePage(service.ctx, { ...page, text: 'p'.repeat(1200) });
+  assert.deepEqual(await storageOf(agent), { total: kept + 1200, sum: kept + 1200 }, 'a page read again counts once, at its new size');
+
+  const retrain = await service.api('POST', `/agents/${agent.id}/retrain`, { key: agent.ws.keys.manage });
+  assert.equal(retrain.status, 202, JSON.stringify(retrain.body));
+  await untilReady(agent, ids.slice(5));
+  assert.deepEqual(await storageOf(agent), { total: kept + 1200, sum: kept + 1200 }, 'a retrain changes no size');
+});
+
+test('concurrent POSTs that each fit but not all together: exactly as many are stored as fit, and the total stays the sum', async () => {
+  const agent = await newAgent('Concurrent');
+  await fill(agent, PLANS.studio.storagePerAgentBytes - 1000);
+  const replies = await Promise.all(Array.from({ length: 10 }, (_, n) => addSource(agent, { type: 'text', title: `Three hundred ${n}`, content: 'c'.repeat(300) })));
+  assert.deepEqual(
+    replies.map((reply) => reply.status).sort(),
+    [201, 201, 201, 402, 402, 402, 402, 402, 402, 402],
+    JSON.stringify(replies.map((reply) => reply.body.error?.code ?? reply.status)),
+  );
+  assert.deepEqual(await storageOf(agent), { total: PLANS.studio.storagePerAgentBytes - 100, sum: PLANS.studio.storagePerAgentBytes - 100 });
+});
+
+test('deleting an agent takes its running total with it', async () => {
+  const agent = await newAgent('Deleted');
+  assert.equal((await addSource(agent, { type: 'text', title: 'Gone', content: 'g'.repeat(500) })).status, 201);
+  assert.equal((await storageOf(agent)).total, 500);
+  assert.equal((await service.api('DELETE', `/agents/${agent.id}`, { key: agent.ws.keys.manage })).status, 200);
+  const rows = await sql<{ n: number }>`select count(*)::int as n from agent_storage where agent_id = ${agent.id}`.execute(service.ctx.db);
+  assert.equal(rows.rows[0]!.n, 0);
 });

@@ -56,6 +56,8 @@ declare module '../../platform/db.ts' {
     passage_postings: { term_id: number; passage_seq: number; tf: number; length: number };
     agent_term_stats: { agent_id: string; term: string; term_id: number; df: number; max_tf: number; min_length: number };
     agent_stats: { agent_id: string; passage_count: number; total_length: number };
+    /** Kept by triggers on sources: never written by the application. */
+    agent_storage: { agent_id: string; used_bytes: number };
     retrain_counts: { agent_id: string; day: string; count: number };
     file_fetches: { id: GeneratedAlways<number>; agent_id: string; started_at: Date; expires_at: Date };
   }
@@ -115,14 +117,13 @@ export async function listSourcesPage(
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
 
-/** Storage an agent uses: the sum of its sources' sizes. */
+/**
+ * Storage an agent uses: the sum of its sources' sizes, as the running total kept beside them
+ * (migrations/037_agent_storage.sql) holds it: one row read, however many sources the agent has.
+ */
 export async function storageUsed(db: Db, agentId: string): Promise<number> {
-  const row = await db
-    .selectFrom('sources')
-    .select(sql<number>`coalesce(sum(size_bytes), 0)`.as('used'))
-    .where('agent_id', '=', agentId)
-    .executeTakeFirst();
-  return Number(row?.used ?? 0);
+  const row = await db.selectFrom('agent_storage').select('used_bytes').where('agent_id', '=', agentId).executeTakeFirst();
+  return Number(row?.used_bytes ?? 0);
 }
 
 /**
@@ -137,7 +138,8 @@ export async function lockAgent(db: Db, agentId: string): Promise<boolean> {
 
 /**
  * Throws storage_limit_reached when `addedBytes` more would take the agent past its allowance.
- * Called with the agent locked (lockAgent) in the transaction that stores the source, so sources
+ * Called with the agent locked (lockAgent, in a statement before this one, so this one reads the
+ * total as the last holder of the lock left it) in the transaction that stores the source: sources
  * added at the same time are counted one after the other and together cannot pass it either.
  */
 export async function checkStorageAllowance(db: Db, agentId: string, addedBytes: number, allowanceBytes: number): Promise<void> {
