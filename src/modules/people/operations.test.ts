@@ -165,7 +165,10 @@ describe('workspace settings, usage and plan (spec 1.5)', () => {
     assert.equal(data.agents.limit, 25);
     assert.ok(data.agents.count >= 1);
     assert.equal(data.storage.allowancePerAgentBytes, 100 * 1024 * 1024);
-    assert.ok(data.storage.agents.some((a: { agentId: string; usedBytes: number }) => a.agentId === stored && a.usedBytes > 0), JSON.stringify(data.storage));
+    const { size } = await service.ctx.db.selectFrom('sources').select((eb) => eb.fn.sum<number>('size_bytes').as('size')).where('agent_id', '=', stored).executeTakeFirstOrThrow();
+    assert.ok(Number(size) > 0);
+    const storedUse = data.storage.agents.find((a: { agentId: string }) => a.agentId === stored);
+    assert.equal(storedUse?.usedBytes, Number(size), 'the agent uses what its sources take');
     // A member limited to some agents is told nothing about the workspace (as /app/api/v1/workspace tells them {}):
     // their agents' storage only, no name, plan, credits nor agent count.
     const limited = await addPerson(service, owner, `storage${++counter}@ops.example`, 'member', [stored]);

@@ -65,14 +65,13 @@ export async function describeWorkspaceAsPerson(ctx: Context, caller: PersonCall
   };
 }
 
-/** The storage each agent the person reaches uses, against the plan's allowance per agent. */
+/** The storage each agent the person reaches uses (the running total of migration 037), against the plan's allowance per agent. */
 async function storageOf(ctx: Context, caller: PersonCaller, allowancePerAgentBytes: number) {
   let agents = ctx.db
     .selectFrom('agents as a')
-    .leftJoin('sources as s', 's.agent_id', 'a.id')
-    .select(['a.id', 'a.name', sql<number>`coalesce(sum(s.size_bytes), 0)`.as('used')])
+    .leftJoin('agent_storage as s', 's.agent_id', 'a.id')
+    .select(['a.id', 'a.name', sql<number>`coalesce(s.used_bytes, 0)`.as('used')])
     .where('a.workspace_id', '=', caller.workspaceId)
-    .groupBy(['a.id', 'a.name', 'a.created_at'])
     .orderBy('a.created_at')
     .orderBy('a.id');
   if (caller.agentIds !== null) agents = agents.where('a.id', 'in', caller.agentIds.length > 0 ? caller.agentIds : ['']);
