@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../src/modules/widget/browser.ts';
-import { latestMailTo, linkIn, signIn } from '../../src/modules/people/test-support.ts';
+import { latestMailTo, linkIn, signIn, type SignedIn } from '../../src/modules/people/test-support.ts';
 import { startService, type Service, type ServiceOptions } from './harness.ts';
 
 export interface DashboardHarness {
@@ -23,6 +23,8 @@ export interface DashboardHarness {
   signInByMail(page: Page, email: string): Promise<string>;
   /** Signs the page's context in as a person of the workspace without the mail (a session cookie from an operator link). */
   signInDirectly(page: Page, workspaceId: string, email?: string): Promise<void>;
+  /** Gives the page's context the session cookie of a person already signed in (people/test-support.ts signIn). */
+  useSession(page: Page, person: SignedIn): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,8 +59,8 @@ export async function startDashboard(options: ServiceOptions = {}): Promise<Dash
       await page.getByRole('navigation', { name: 'Main' }).waitFor();
       return link;
     },
-    signInDirectly: async (page, workspaceId, email) => {
-      const person = await signIn(service, workspaceId, email);
+    signInDirectly: async (page, workspaceId, email) => harness.useSession(page, await signIn(service, workspaceId, email)),
+    useSession: async (page, person) => {
       const [name, value] = person.cookie.split('=') as [string, string];
       await page.context().addCookies([{ name, value, url: service.url }]);
     },

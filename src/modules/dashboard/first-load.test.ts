@@ -143,8 +143,7 @@ describe('in Chromium', () => {
     assert.equal((await owner.call('PATCH', '/api/me', { name, language: 'nl' })).status, 200);
     // A Dutch browser: the head's guess (the browser's language) is the person's, so no English texts are loaded.
     const page = await dash.newPage({ locale: 'nl-NL' });
-    const [cookieName, value] = owner.cookie.split('=') as [string, string];
-    await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
+    await dash.useSession(page, owner);
     const asked: string[] = [];
     page.on('request', (request) => asked.push(new URL(request.url()).pathname));
     const { languageChunks } = await buildDashboard();
@@ -171,8 +170,7 @@ describe('the preloaded API replies in Chromium', () => {
   test('the page takes them instead of asking again: one request each, and the page shows its data', async () => {
     assert.equal((await owner.call('PATCH', '/api/me', { language: 'en' })).status, 200);
     const page = await dash.newPage();
-    const [cookieName, value] = owner.cookie.split('=') as [string, string];
-    await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
+    await dash.useSession(page, owner);
     const asked: string[] = [];
     page.on('request', (request) => {
       const url = new URL(request.url());
@@ -197,8 +195,7 @@ describe('the top bar', () => {
   test('a language switch that fails says so and the choice shows the language still in use', async () => {
     assert.equal((await owner.call('PATCH', '/api/me', { language: 'en' })).status, 200);
     const page = await dash.newPage();
-    const [cookieName, value] = owner.cookie.split('=') as [string, string];
-    await page.context().addCookies([{ name: cookieName, value, url: dash.service.url }]);
+    await dash.useSession(page, owner);
     await page.route('**/app/api/me', (route) => (route.request().method() === 'PATCH' ? route.abort('connectionfailed') : route.continue()));
     await page.goto('/app/agents');
     const language = page.getByRole('combobox', { name: 'Language', exact: true });
