@@ -340,6 +340,17 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.equal(ask('How much does it cost?', [passage('Tarifs', 'La formule Solo coûte 9 € HT par mois.')]).declined, true, 'an asked kind alone is no answer');
   });
 
+  test('across languages a question word is held by its translation (FreeDict), for less than the same word', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const SHIPPING_NL = passage('Verzending', 'Binnen Nederland is verzending gratis vanaf 40 euro. We verzenden ook naar België en Duitsland voor 7,95 euro per pakket.');
+    const translated = ask('Do you ship to Germany?', [SHIPPING_NL]);
+    assert.equal(translated.declined, false);
+    assert.match(translated.text, /Duitsland voor 7,95 euro/);
+    const same = ask('Verzenden jullie naar Duitsland?', [SHIPPING_NL], { language: 'nl' });
+    assert.ok(translated.coverage < same.coverage, `${translated.coverage} < ${same.coverage}`);
+    assert.equal(ask('Do you ship to Japan?', [SHIPPING_NL]).declined, true, 'a country the material does not name');
+  });
+
   test('a verb, adjective or adverb the material lacks weighs less than a noun it lacks', () => {
     const ACUPUNCTURE = passage('Treatments', 'Acupuncture is added to a session for 10 pounds.');
     assert.equal(ask('Do you offer acupuncture?', [ACUPUNCTURE]).declined, false, '"offer" is mostly a verb');

@@ -11,6 +11,7 @@ import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
 import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
+import { translations } from '../knowledge/bilingual.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -134,13 +135,15 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
   const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
+  if (crossing) addTranslations(narrower, asking, input.language, material);
   for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
   if (crossing) addShared(candidates, asking, input.language);
+  const translated = new Set(candidates.flatMap((c) => [...c.narrower]));
   const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
   // Across languages a word no sentence holds is most likely said in the material's language: it weighs what an absent verb weighs.
   // A name or a number is written alike in every language: one the material lacks is what the question is about ("QuickBooks").
   const alike = crossing ? namesAndNumbers(asking, input.language) : new Set<string>();
-  const weights = termWeights(candidates, input.language, (term) => (crossing && !alike.has(term)) || notNouns.has(term), [
+  const weights = termWeights(candidates, input.language, (term) => (crossing && !alike.has(term) && !translated.has(term)) || notNouns.has(term), [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -150,7 +153,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
   // Across languages an asked kind alone ("how much") is no answer: a word the question shares with the material must be held.
   const shared = (term: string) => !term.startsWith('#') || CONTACT_KINDS.includes(term);
-  if (crossing && ![...weights.keys()].some((term) => shared(term) && chosen.some((c) => c.terms.has(term)))) return declined(input.language, input.nextSteps, held);
+  if (crossing && ![...weights.keys()].some((term) => shared(term) && chosen.some((c) => c.terms.has(term) || c.narrower.has(term)))) return declined(input.language, input.nextSteps, held);
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
@@ -251,6 +254,23 @@ function addShared(candidates: Candidate[], question: string, language: Language
         candidate.terms.add(term);
       }
     }
+  }
+}
+
+/**
+ * Across languages, each question word's translations into the material's language
+ * (knowledge/bilingual.ts, FreeDict): "afspraak" appointment, "Germany" Duitsland. A
+ * sentence holding one holds the word as a narrower noun does, for NARROWER_SHARE of its
+ * weight: a dictionary's translation is not always the sense the question means.
+ */
+function addTranslations(related: Map<string, Set<string>>, question: string, language: Language, material: Language): void {
+  for (const word of words(question)) {
+    const [term] = questionTerms(word, language);
+    if (!term || /\d/.test(word)) continue;
+    const stems = translations(word, language, material).flatMap((translation) => contentTerms(translation, material));
+    if (stems.length === 0) continue;
+    const kept = related.get(term) ?? related.set(term, new Set()).get(term)!;
+    for (const translated of stems) kept.add(translated);
   }
 }
 
