@@ -351,6 +351,15 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.equal(ask('Do you ship to Japan?', [SHIPPING_NL]).declined, true, 'a country the material does not name');
   });
 
+  test('across languages a word spelt as one of the material’s that is none of its translations is a false friend', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const INVOICE = passage('Créer une facture', "Facturo ajoute les mentions obligatoires : date d'échéance et pénalités de retard.");
+    const HOSTING = passage('Sécurité', 'Vos données sont hébergées en France et sauvegardées chaque nuit à Strasbourg.', 0.5);
+    const reply = ask('Wo werden meine Daten gespeichert?', [INVOICE, HOSTING], { language: 'de' });
+    assert.match(reply.text, /hébergées en France/, '"Daten" is "données", not "date"');
+    assert.doesNotMatch(reply.text, /échéance/);
+  });
+
   test('a verb, adjective or adverb the material lacks weighs less than a noun it lacks', () => {
     const ACUPUNCTURE = passage('Treatments', 'Acupuncture is added to a session for 10 pounds.');
     assert.equal(ask('Do you offer acupuncture?', [ACUPUNCTURE]).declined, false, '"offer" is mostly a verb');

@@ -135,15 +135,17 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
   const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
-  if (crossing) addTranslations(narrower, asking, input.language, material);
+  const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
+  for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
+  dropFalseFriends(candidates, translated);
   for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
-  if (crossing) addShared(candidates, asking, input.language);
-  const translated = new Set(candidates.flatMap((c) => [...c.narrower]));
+  if (crossing) addShared(candidates, asking, input.language, translated);
+  const heldByTranslation = new Set(candidates.flatMap((c) => [...c.narrower]));
   const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
   // Across languages a word no sentence holds is most likely said in the material's language: it weighs what an absent verb weighs.
   // A name or a number is written alike in every language: one the material lacks is what the question is about ("QuickBooks").
   const alike = crossing ? namesAndNumbers(asking, input.language) : new Set<string>();
-  const weights = termWeights(candidates, input.language, (term) => (crossing && !alike.has(term) && !translated.has(term)) || notNouns.has(term), [
+  const weights = termWeights(candidates, input.language, (term) => (crossing && !alike.has(term) && !heldByTranslation.has(term)) || notNouns.has(term), [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -239,16 +241,19 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
 /**
  * What a question shares with material in another language: the same word (a name, a
  * number, "API"), a word spelt nearly alike (a cognate: "masaje" and "massage", "minuut"
- * and "minute": stems of four letters or more at most a third apart), or the same day of
+ * and "minute": stems of four letters or more at most a third apart; when the dictionary
+ * knows the word, only one of its translations), or the same day of
  * the week ("Samstag" and "Saturday", text.ts, weekdaysNamed).
  */
-function addShared(candidates: Candidate[], question: string, language: Language): void {
+function addShared(candidates: Candidate[], question: string, language: Language, translated: Map<string, Set<string>>): void {
   const asked = words(question).flatMap((word) => questionTerms(word, language).map((term) => ({ term, days: weekdaysNamed(word) })));
   for (const candidate of candidates) {
     const days = weekdaysNamed(candidate.text);
     for (const { term, days: named } of asked) {
       if (candidate.terms.has(term)) continue;
-      const cognate = [...candidate.ownTerms].some((own) => !own.startsWith('#') && nearlyAlike(term, own));
+      // A look-alike that is none of the word's translations is a false friend ("Daten" is not "date").
+      const confirmed = (own: string) => !translated.has(term) || translated.get(term)!.has(own);
+      const cognate = [...candidate.ownTerms].some((own) => !own.startsWith('#') && nearlyAlike(term, own) && confirmed(own));
       if (cognate || named.some((day) => days.includes(day))) {
         candidate.ownTerms.add(term);
         candidate.terms.add(term);
@@ -258,19 +263,36 @@ function addShared(candidates: Candidate[], question: string, language: Language
 }
 
 /**
- * Across languages, each question word's translations into the material's language
- * (knowledge/bilingual.ts, FreeDict): "afspraak" appointment, "Germany" Duitsland. A
- * sentence holding one holds the word as a narrower noun does, for NARROWER_SHARE of its
+ * Across languages, each question term's translations into the material's language, as
+ * stems (knowledge/bilingual.ts, FreeDict): "afspraak" appointment, "Germany" Duitsland. A
+ * sentence holding one holds the term as a narrower noun does, for NARROWER_SHARE of its
  * weight: a dictionary's translation is not always the sense the question means.
  */
-function addTranslations(related: Map<string, Set<string>>, question: string, language: Language, material: Language): void {
+function translatedStems(question: string, language: Language, material: Language): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
   for (const word of words(question)) {
     const [term] = questionTerms(word, language);
     if (!term || /\d/.test(word)) continue;
     const stems = translations(word, language, material).flatMap((translation) => contentTerms(translation, material));
     if (stems.length === 0) continue;
-    const kept = related.get(term) ?? related.set(term, new Set()).get(term)!;
+    const kept = out.get(term) ?? out.set(term, new Set()).get(term)!;
     for (const translated of stems) kept.add(translated);
+  }
+  return out;
+}
+
+/**
+ * A question's word written as a word of the material's language is not that word when
+ * the dictionary knows its translations and that word is none of them: German "Daten"
+ * (data) and French "date" share the stem "dat".
+ */
+function dropFalseFriends(candidates: Candidate[], translated: Map<string, Set<string>>): void {
+  for (const candidate of candidates) {
+    for (const [term, stems] of translated) {
+      if (stems.has(term) || !candidate.terms.has(term)) continue;
+      candidate.terms.delete(term);
+      candidate.ownTerms.delete(term);
+    }
   }
 }
 

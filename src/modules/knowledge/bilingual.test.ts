@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { bilingualFile, deriveBilingual, dictionariesInstalled, FOREIGN_LANGUAGES, translations } from './bilingual.ts';
+import { bilingualFile, deriveBilingual, dictionariesInstalled, LANGUAGE_PAIRS, translations } from './bilingual.ts';
 
 describe("Translations of words from FreeDict's dictionaries (bilingual-*.json)", () => {
-  for (const language of FOREIGN_LANGUAGES) {
-    test(`bilingual-${language}.json is what the FreeDict packages derive`, { skip: !dictionariesInstalled(language) && 'the dict-freedict packages are not installed' }, () => {
-      assert.deepEqual(JSON.parse(readFileSync(bilingualFile(language), 'utf8')), deriveBilingual(language), 'stale: run node src/modules/knowledge/bilingual.ts');
+  for (const pair of LANGUAGE_PAIRS) {
+    test(`bilingual-${pair.join('-')}.json is what the FreeDict packages derive`, { skip: !dictionariesInstalled(pair) && 'the dict-freedict packages are not installed' }, () => {
+      assert.deepEqual(JSON.parse(readFileSync(bilingualFile(pair), 'utf8')), deriveBilingual(pair), 'stale: run node src/modules/knowledge/bilingual.ts');
     });
   }
 
@@ -21,8 +21,10 @@ describe("Translations of words from FreeDict's dictionaries (bilingual-*.json)"
     assert.ok(translations('afspraken', 'nl', 'en').includes('appointment'));
   });
 
-  test('between two languages other than English the translation goes through English', () => {
-    assert.ok(translations('masaje', 'es', 'nl').includes('masseren'));
+  test('between two languages other than English, by their own dictionaries; a German past participle by its infinitive', () => {
+    assert.ok(translations('Daten', 'de', 'fr').includes('données'));
+    assert.ok(translations('gespeichert', 'de', 'fr').includes('sauvegarder'));
+    assert.ok(translations('données', 'fr', 'de').includes('daten'), 'read both ways');
     assert.deepEqual(translations('afspraak', 'nl', 'nl'), []);
     assert.deepEqual(translations('okafor', 'en', 'fr'), []);
   });

@@ -1,15 +1,13 @@
 /**
- * Translations of single words between English and Dutch, French, German and Spanish, from
- * the FreeDict dictionaries Debian packages (dict-freedict-nld-eng, eng-nld, fra-eng,
- * eng-fra, deu-eng, eng-deu, spa-eng, eng-spa; dictd files under /usr/share/dictd, GPL-2+,
- * deu-eng and eng-deu GPL-3+), narrowed to what answering needs: one file per language
- * (bilingual-nl.json …), each word of that language with its English words, both
- * dictionaries of the pair read into it (the English one reversed). Only single words of
- * letters are kept, the first MAX_TRANSLATIONS of a headword; examples, notes and
- * cross-references are left out.
- * Between two languages other than English the translation goes through English ("Daten"
- * data "données"), from the first PIVOT_TRANSLATIONS English words only: each step
- * loosens it.
+ * Translations of single words between any two of the five languages, from the FreeDict
+ * dictionaries Debian packages (dict-freedict-*; dictd files under /usr/share/dictd; the
+ * licences in docs/knowledge.md), narrowed to what answering needs: one file per pair of
+ * languages (bilingual-en-nl.json, bilingual-de-fr.json …), each word of the pair's first
+ * language with its words in the second, from both dictionaries of the pair that Debian has
+ * (nld-fra, and fra-nld reversed). Only single words of letters are kept, the first
+ * MAX_TRANSLATIONS of a headword; examples, notes, glosses and cross-references are left
+ * out. German and English's dictionaries (from Ding, 980,000 headwords both ways) list rare
+ * and technical senses too: only their common English words are kept.
  * src/modules/knowledge/bilingual.test.ts checks the files against the packages when they
  * are installed (.ci/run installs them); `node src/modules/knowledge/bilingual.ts` writes
  * them again.
@@ -17,34 +15,30 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import type { Language } from '../agents/schemas.ts';
+import { LANGUAGES, type Language } from '../agents/schemas.ts';
 import { fold, stem } from './stemming.ts';
 import { ENGLISH_WORDNET_FILE, type EnglishWordnet } from './english-wordnet.ts';
 
-export type ForeignLanguage = Exclude<Language, 'en'>;
-export const FOREIGN_LANGUAGES: readonly ForeignLanguage[] = ['nl', 'fr', 'de', 'es'];
-
 /** FreeDict's three-letter names. */
-const FREEDICT_CODE: Record<ForeignLanguage, string> = { nl: 'nld', fr: 'fra', de: 'deu', es: 'spa' };
+const FREEDICT_CODE: Record<Language, string> = { en: 'eng', nl: 'nld', fr: 'fra', de: 'deu', es: 'spa' };
+
+/** Every pair of two languages, in LANGUAGES' order: en-nl, en-fr, … de-es. */
+export const LANGUAGE_PAIRS: ReadonlyArray<readonly [Language, Language]> = LANGUAGES.flatMap((first, i) => LANGUAGES.slice(i + 1).map((second) => [first, second] as const));
 
 export const DICTD_DIRECTORY = '/usr/share/dictd/';
 
-export function bilingualFile(language: ForeignLanguage): URL {
-  return new URL(`./bilingual-${language}.json`, import.meta.url);
+export function bilingualFile([first, second]: readonly [Language, Language]): URL {
+  return new URL(`./bilingual-${first}-${second}.json`, import.meta.url);
 }
 
 export interface BilingualData {
-  /** One word a line: the word (lower case), then its English words, separated by spaces. */
-  toEnglish: string;
+  /** One word a line: a word of the pair's first language (lower case), then its words in the second, separated by spaces. */
+  words: string;
 }
 
 /** A headword's translations kept, at most (the dictionaries list the usual ones first). */
 const MAX_TRANSLATIONS = 4;
-/** A word's English words kept, at most, from all its entries in both dictionaries (its own language's first). */
-const MAX_WORD_TRANSLATIONS = 6;
-/** The English words a pivot goes on from, at most. */
-const PIVOT_TRANSLATIONS = 2;
-/** Headwords of a language's two dictionaries together above which only common English words are kept (German's: 980,000; Dutch's: 30,000). */
+/** Headwords of a pair's two dictionaries together above which only common English words are kept (German and English's: 980,000; Dutch and English's: 30,000). */
 const LARGE_DICTIONARIES = 200_000;
 /** Words of at least this many letters (shorter ones are mostly function words and abbreviations). */
 const MIN_LETTERS = 3;
@@ -52,9 +46,9 @@ const MIN_LETTERS = 3;
 const SINGLE_WORD = /^\p{L}+$/u;
 
 /**
- * A dictd dictionary's entries: headword and the translations of its definition lines (a
- * line "1. stop, discontinue" or "data <pl>", without its grammar in brackets; indented
- * lines are notes, examples and cross-references).
+ * A dictd dictionary's entries: headword and the translations of its definition lines (its
+ * first line, "data <pl>", or its numbered ones, "1. stop, discontinue", without their
+ * grammar in brackets; indented lines are notes, examples and cross-references).
  */
 export function dictdEntries(dictionary: string): Array<[headword: string, translations: string[]]> {
   const dictDirectory = DICTD_DIRECTORY;
@@ -65,8 +59,9 @@ export function dictdEntries(dictionary: string): Array<[headword: string, trans
     const [headword, offset, length] = line.split('\t');
     if (!headword || !offset || headword.startsWith('00-database') || headword.startsWith('00database')) continue;
     const body = text.subarray(base64Number(offset), base64Number(offset) + base64Number(length)).toString('utf8').split('\n');
-    const translations = body
-      .slice(1)
+    // The first line, or the numbered ones ("1. stop, discontinue"); an unnumbered line after them is a gloss in the headword's language.
+    const numbered = body.slice(1).filter((definition) => /^\d+\.\s/.test(definition));
+    const translations = (numbered.length > 0 ? numbered : body.slice(1, 2))
       .filter((definition) => definition && !/^\s/.test(definition))
       .flatMap((definition) => definition.replace(/^\d+\.\s*/, '').replace(/\s*(<[^>]*>|\([^)]*\)|\[[^\]]*\])/g, '').split(/[,;]\s*/))
       .map((word) => word.trim().normalize('NFKC').toLowerCase());
@@ -83,31 +78,26 @@ function base64Number(digits: string): number {
   return value;
 }
 
-/** What bilingual-<language>.json holds, from the language's two FreeDict dictionaries with English. */
-export function deriveBilingual(language: ForeignLanguage): BilingualData {
-  const code = FREEDICT_CODE[language];
-  const english = new Map<string, string[]>();
+/** What a pair's file holds, from the pair's FreeDict dictionaries (either or both). */
+export function deriveBilingual([first, second]: readonly [Language, Language]): BilingualData {
+  const forward = installed(first, second) ? dictdEntries(`${FREEDICT_CODE[first]}-${FREEDICT_CODE[second]}`) : [];
+  const backward = installed(second, first) ? dictdEntries(`${FREEDICT_CODE[second]}-${FREEDICT_CODE[first]}`) : [];
+  const common = forward.length + backward.length > LARGE_DICTIONARIES ? commonEnglish() : undefined;
+  const usual = (word: string, language: Language) => !common || language !== 'en' || common.has(word) || common.has(word.replace(/s$/, ''));
+  const joinable = (word: string, language: Language) => SINGLE_WORD.test(word) && word.length >= MIN_LETTERS && usual(word, language);
+  const words = new Map<string, string[]>();
   const add = (word: string, translation: string) => {
-    if (word === translation) return;
-    const list = english.get(word) ?? english.set(word, []).get(word)!;
-    if (!list.includes(translation) && list.length < MAX_WORD_TRANSLATIONS) list.push(translation);
+    const list = words.get(word) ?? words.set(word, []).get(word)!;
+    if (!list.includes(translation)) list.push(translation);
   };
-  const joinable = (word: string) => SINGLE_WORD.test(word) && word.length >= MIN_LETTERS;
-  const fromLanguage = dictdEntries(`${code}-eng`);
-  const fromEnglish = dictdEntries(`eng-${code}`);
-  // Dictionaries this large list rare and technical senses too: their English words are kept when in common use.
-  const common = fromLanguage.length + fromEnglish.length > LARGE_DICTIONARIES ? commonEnglish() : undefined;
-  const usual = (english: string) => !common || common.has(english) || common.has(english.replace(/s$/, ''));
-  for (const [headword, translations] of fromLanguage) {
-    if (!joinable(headword)) continue;
-    for (const translation of translations.filter((t) => joinable(t) && usual(t)).slice(0, MAX_TRANSLATIONS)) add(headword, translation);
+  for (const [entries, from, to] of [[forward, first, second], [backward, second, first]] as const) {
+    for (const [headword, translations] of entries) {
+      if (!joinable(headword, from)) continue;
+      for (const translation of translations.filter((t) => joinable(t, to)).slice(0, MAX_TRANSLATIONS)) (from === first ? add(headword, translation) : add(translation, headword));
+    }
   }
-  for (const [headword, translations] of fromEnglish) {
-    if (!joinable(headword) || !usual(headword)) continue;
-    for (const translation of translations.filter(joinable).slice(0, MAX_TRANSLATIONS)) add(translation, headword);
-  }
-  const lines = [...english].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([word, translations]) => `${word} ${translations.join(' ')}`);
-  return { toEnglish: lines.join('\n') };
+  const lines = [...words].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([word, translations]) => `${word} ${translations.join(' ')}`);
+  return { words: lines.join('\n') };
 }
 
 /** The English words WordNet's sense-tagged texts use (english-wordnet.json, its nouns and the rest). */
@@ -116,49 +106,55 @@ function commonEnglish(): Set<string> {
   return new Set([...wordnet.nouns.split(' '), ...wordnet.notNouns.split(' ')]);
 }
 
-/** Whether the packages a language's file comes from are installed here. */
-export function dictionariesInstalled(language: ForeignLanguage): boolean {
-  const code = FREEDICT_CODE[language];
-  return [`${code}-eng`, `eng-${code}`].every((dictionary) => existsSync(`${DICTD_DIRECTORY}freedict-${dictionary}.index`));
+function installed(from: Language, to: Language): boolean {
+  return existsSync(`${DICTD_DIRECTORY}freedict-${FREEDICT_CODE[from]}-${FREEDICT_CODE[to]}.index`);
 }
 
+/** Whether every dictionary of the pair that Debian has is installed here (a pair's file read from fewer would differ). */
+export function dictionariesInstalled([first, second]: readonly [Language, Language]): boolean {
+  return DEBIAN_DICTIONARIES.includes(`${first}-${second}`) === installed(first, second) && DEBIAN_DICTIONARIES.includes(`${second}-${first}`) === installed(second, first);
+}
+
+/** The dictionaries between the five languages that Debian (bookworm) packages: all but Spanish into French and into Dutch. */
+export const DEBIAN_DICTIONARIES = LANGUAGE_PAIRS.flatMap(([a, b]) => [`${a}-${b}`, `${b}-${a}`]).filter((pair) => pair !== 'es-fr' && pair !== 'es-nl');
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const language of FOREIGN_LANGUAGES) {
-    writeFileSync(bilingualFile(language), `${JSON.stringify(deriveBilingual(language))}\n`);
-    console.log(`wrote ${fileURLToPath(bilingualFile(language))}`);
+  for (const pair of LANGUAGE_PAIRS) {
+    writeFileSync(bilingualFile(pair), `${JSON.stringify(deriveBilingual(pair))}\n`);
+    console.log(`wrote ${fileURLToPath(bilingualFile(pair))}`);
   }
 }
 
 /**
- * One language's words and English's, both ways, read and indexed on the first question
- * that needs them. Each word's translations are kept as one string of words separated by
- * spaces (a list of strings per word took twice the memory).
+ * A pair's words both ways, read and indexed on the first question that needs them. Each
+ * word's translations are kept as one string of words separated by spaces (a list of
+ * strings per word took twice the memory).
  */
 interface Dictionary {
-  toEnglish: Map<string, string>;
-  fromEnglish: Map<string, string>;
+  forward: Map<string, string>;
+  backward: Map<string, string>;
 }
 
-const dictionaries = new Map<ForeignLanguage, Dictionary>();
+const dictionaries = new Map<string, Dictionary>();
 
-function dictionary(language: ForeignLanguage): Dictionary {
-  const known = dictionaries.get(language);
+function dictionary(pair: readonly [Language, Language]): Dictionary {
+  const known = dictionaries.get(pair.join('-'));
   if (known) return known;
-  const data = JSON.parse(readFileSync(bilingualFile(language), 'utf8')) as BilingualData;
-  const toEnglish = new Map<string, string>();
-  const fromEnglish = new Map<string, string>();
-  for (const line of data.toEnglish.split('\n')) {
+  const data = JSON.parse(readFileSync(bilingualFile(pair), 'utf8')) as BilingualData;
+  const forward = new Map<string, string>();
+  const backward = new Map<string, string>();
+  for (const line of data.words.split('\n')) {
     const space = line.indexOf(' ');
     const word = line.slice(0, space);
-    toEnglish.set(word, line.slice(space + 1));
+    forward.set(word, line.slice(space + 1));
     for (const translation of line.slice(space + 1).split(' ')) {
-      const others = fromEnglish.get(translation);
-      fromEnglish.set(translation, others ? `${others} ${word}` : word);
+      const others = backward.get(translation);
+      backward.set(translation, others ? `${others} ${word}` : word);
     }
   }
-  for (const [english, words] of fromEnglish) fromEnglish.set(english, flat(words));
-  const loaded = { toEnglish, fromEnglish };
-  dictionaries.set(language, loaded);
+  for (const [word, translations] of backward) backward.set(word, flat(translations));
+  const loaded = { forward, backward };
+  dictionaries.set(pair.join('-'), loaded);
   return loaded;
 }
 
@@ -169,25 +165,31 @@ function flat(text: string): string {
 
 /**
  * A word's translations into another language (lower case, as the dictionaries write
- * them): looked up as written, else by any headword of the same light stem (stemming.ts:
- * "afspraken" as "afspraak"). Empty for the same language or a word the dictionaries lack.
+ * them): looked up as written, as the infinitive of a Dutch or German past participle,
+ * else by any headword of the same light stem (stemming.ts: "afspraken" as "afspraak").
+ * Empty for the same language or a word the dictionaries lack.
  */
 export function translations(word: string, from: Language, to: Language): readonly string[] {
   if (from === to) return [];
-  const lower = word.toLowerCase();
-  if (from === 'en') return lookUp(dictionary(to as ForeignLanguage).fromEnglish, lower, 'en');
-  const english = lookUp(dictionary(from).toEnglish, lower, from);
-  if (to === 'en') return english;
-  const target = dictionary(to).fromEnglish;
-  return [...new Set(english.slice(0, PIVOT_TRANSLATIONS).flatMap((translation) => target.get(translation)?.split(' ') ?? []))];
+  const pair = LANGUAGE_PAIRS.find(([first, second]) => (first === from && second === to) || (first === to && second === from))!;
+  const { forward, backward } = dictionary(pair);
+  return lookUp(pair[0] === from ? forward : backward, word.toLowerCase(), from);
+}
+
+/** The infinitives a Dutch or German past participle may come from: "gespeichert" speichern, "gewerkt" werken. */
+function infinitives(word: string, language: Language): string[] {
+  const participle = /^ge(\p{L}{3,})[td]$/u.exec(word);
+  return participle && (language === 'de' || language === 'nl') ? [`${participle[1]}en`, `${participle[1]}n`] : [];
 }
 
 /** Each index's headwords by their light stem (joined by spaces), made on the first word not found as written. */
 const byStem = new WeakMap<Map<string, string>, Map<string, string>>();
 
 function lookUp(index: Map<string, string>, word: string, language: Language): string[] {
-  const written = index.get(word) ?? index.get(fold(word));
-  if (written) return written.split(' ');
+  for (const form of [word, fold(word), ...infinitives(word, language)]) {
+    const written = index.get(form);
+    if (written) return written.split(' ');
+  }
   let stems = byStem.get(index);
   if (!stems) {
     stems = new Map();
