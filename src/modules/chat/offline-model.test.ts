@@ -358,6 +358,8 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     const reply = ask('Wo werden meine Daten gespeichert?', [INVOICE, HOSTING], { language: 'de' });
     assert.match(reply.text, /hébergées en France/, '"Daten" is "données", not "date"');
     assert.doesNotMatch(reply.text, /échéance/);
+    const WORKSHOPS = passage('Workshops', 'Een workshop duurt drie uur en kost 45 euro per persoon.');
+    assert.match(ask('How much is a workshop?', [WORKSHOPS]).text, /45 euro/, 'the same word written alike is no false friend');
   });
 
   test('a verb, adjective or adverb the material lacks weighs less than a noun it lacks', () => {

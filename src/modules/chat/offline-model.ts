@@ -9,7 +9,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
+import { askedFor, contentTerms, fold, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
 import { translations } from '../knowledge/bilingual.ts';
 
@@ -137,7 +137,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
-  dropFalseFriends(candidates, translated);
+  dropFalseFriends(candidates, translated, asking, input.language);
   for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
   if (crossing) addShared(candidates, asking, input.language, translated);
   const heldByTranslation = new Set(candidates.flatMap((c) => [...c.narrower]));
@@ -282,14 +282,22 @@ function translatedStems(question: string, language: Language, material: Languag
 }
 
 /**
- * A question's word written as a word of the material's language is not that word when
- * the dictionary knows its translations and that word is none of them: German "Daten"
- * (data) and French "date" share the stem "dat".
+ * A question's word that shares its stem with a different word of the material's language
+ * is not that word when the dictionary knows its translations and that word is none of
+ * them: German "Daten" (data) and French "date" share the stem "dat". The same word
+ * written alike ("workshop" in Dutch material) stays held.
  */
-function dropFalseFriends(candidates: Candidate[], translated: Map<string, Set<string>>): void {
+function dropFalseFriends(candidates: Candidate[], translated: Map<string, Set<string>>, question: string, language: Language): void {
+  const written = new Map<string, string[]>();
+  for (const word of words(question)) {
+    const [term] = questionTerms(word, language);
+    if (term && translated.has(term) && !translated.get(term)!.has(term)) (written.get(term) ?? written.set(term, []).get(term)!).push(fold(word));
+  }
+  if (written.size === 0) return;
   for (const candidate of candidates) {
-    for (const [term, stems] of translated) {
-      if (stems.has(term) || !candidate.terms.has(term)) continue;
+    const own = new Set(words(candidate.text).map(fold));
+    for (const [term, forms] of written) {
+      if (!candidate.terms.has(term) || forms.some((form) => own.has(form))) continue;
       candidate.terms.delete(term);
       candidate.ownTerms.delete(term);
     }
