@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { bilingualFile, deriveBilingual, dictionariesInstalled, LANGUAGE_PAIRS, translations } from './bilingual.ts';
+import { translatedAlternatives } from './search.ts';
 
 describe("Translations of words from FreeDict's dictionaries (bilingual-*.json)", () => {
   for (const pair of LANGUAGE_PAIRS) {
@@ -27,5 +28,10 @@ describe("Translations of words from FreeDict's dictionaries (bilingual-*.json)"
     assert.ok(translations('données', 'fr', 'de').includes('daten'), 'read both ways');
     assert.deepEqual(translations('afspraak', 'nl', 'nl'), []);
     assert.deepEqual(translations('okafor', 'en', 'fr'), []);
+  });
+
+  test('the search takes a question’s translations into the agent’s language as further forms of its words, only across languages', () => {
+    assert.ok(translatedAlternatives('Do you ship to Germany?', 'en', 'nl').some(([word, alternative]) => word === 'germany' && alternative === 'duitsland'));
+    assert.deepEqual(translatedAlternatives('Verzenden jullie naar Duitsland?', 'nl', 'nl'), []);
   });
 });
