@@ -51,9 +51,8 @@ const SINGLE_WORD = /^\p{L}+$/u;
  * grammar in brackets; indented lines are notes, examples and cross-references).
  */
 export function dictdEntries(dictionary: string): Array<[headword: string, translations: string[]]> {
-  const dictDirectory = DICTD_DIRECTORY;
-  const index = readFileSync(`${dictDirectory}freedict-${dictionary}.index`, 'utf8');
-  const text = gunzipSync(readFileSync(`${dictDirectory}freedict-${dictionary}.dict.dz`));
+  const index = readFileSync(`${DICTD_DIRECTORY}freedict-${dictionary}.index`, 'utf8');
+  const text = gunzipSync(readFileSync(`${DICTD_DIRECTORY}freedict-${dictionary}.dict.dz`));
   const entries: Array<[string, string[]]> = [];
   for (const line of index.split('\n')) {
     const [headword, offset, length] = line.split('\t');
@@ -106,6 +105,9 @@ function commonEnglish(): Set<string> {
   return new Set([...wordnet.nouns.split(' '), ...wordnet.notNouns.split(' ')]);
 }
 
+/** The dictionaries between the five languages that Debian (bookworm) packages: all but Spanish into French and into Dutch. */
+export const DEBIAN_DICTIONARIES = LANGUAGE_PAIRS.flatMap(([a, b]) => [`${a}-${b}`, `${b}-${a}`]).filter((pair) => pair !== 'es-fr' && pair !== 'es-nl');
+
 function installed(from: Language, to: Language): boolean {
   return existsSync(`${DICTD_DIRECTORY}freedict-${FREEDICT_CODE[from]}-${FREEDICT_CODE[to]}.index`);
 }
@@ -115,11 +117,9 @@ export function dictionariesInstalled([first, second]: readonly [Language, Langu
   return DEBIAN_DICTIONARIES.includes(`${first}-${second}`) === installed(first, second) && DEBIAN_DICTIONARIES.includes(`${second}-${first}`) === installed(second, first);
 }
 
-/** The dictionaries between the five languages that Debian (bookworm) packages: all but Spanish into French and into Dutch. */
-export const DEBIAN_DICTIONARIES = LANGUAGE_PAIRS.flatMap(([a, b]) => [`${a}-${b}`, `${b}-${a}`]).filter((pair) => pair !== 'es-fr' && pair !== 'es-nl');
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const pair of LANGUAGE_PAIRS) {
+    if (!dictionariesInstalled(pair)) throw new Error(`install the dict-freedict packages of ${pair.join('-')} first (.ci/run lists them)`);
     writeFileSync(bilingualFile(pair), `${JSON.stringify(deriveBilingual(pair))}\n`);
     console.log(`wrote ${fileURLToPath(bilingualFile(pair))}`);
   }
