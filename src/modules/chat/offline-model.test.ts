@@ -340,6 +340,28 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.equal(ask('How much does it cost?', [passage('Tarifs', 'La formule Solo coûte 9 € HT par mois.')]).declined, true, 'an asked kind alone is no answer');
   });
 
+  test('across languages a question word is held by its translation (FreeDict), for less than the same word', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const SHIPPING_NL = passage('Verzending', 'Binnen Nederland is verzending gratis vanaf 40 euro. We verzenden ook naar België en Duitsland voor 7,95 euro per pakket.');
+    const translated = ask('Do you ship to Germany?', [SHIPPING_NL]);
+    assert.equal(translated.declined, false);
+    assert.match(translated.text, /Duitsland voor 7,95 euro/);
+    const same = ask('Verzenden jullie naar Duitsland?', [SHIPPING_NL], { language: 'nl' });
+    assert.ok(translated.coverage < same.coverage, `${translated.coverage} < ${same.coverage}`);
+    assert.equal(ask('Do you ship to Japan?', [SHIPPING_NL]).declined, true, 'a country the material does not name');
+  });
+
+  test('across languages a word spelt as one of the material’s that is none of its translations is a false friend', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const INVOICE = passage('Créer une facture', "Facturo ajoute les mentions obligatoires : date d'échéance et pénalités de retard.");
+    const HOSTING = passage('Sécurité', 'Vos données sont hébergées en France et sauvegardées chaque nuit à Strasbourg.', 0.5);
+    const reply = ask('Wo werden meine Daten gespeichert?', [INVOICE, HOSTING], { language: 'de' });
+    assert.match(reply.text, /hébergées en France/, '"Daten" is "données", not "date"');
+    assert.doesNotMatch(reply.text, /échéance/);
+    const WORKSHOPS = passage('Workshops', 'Een workshop duurt drie uur en kost 45 euro per persoon.');
+    assert.match(ask('How much is a workshop?', [WORKSHOPS]).text, /45 euro/, 'the same word written alike is no false friend');
+  });
+
   test('a verb, adjective or adverb the material lacks weighs less than a noun it lacks', () => {
     const ACUPUNCTURE = passage('Treatments', 'Acupuncture is added to a session for 10 pounds.');
     assert.equal(ask('Do you offer acupuncture?', [ACUPUNCTURE]).declined, false, '"offer" is mostly a verb');

@@ -9,8 +9,9 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
+import { askedFor, contentTerms, fold, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
+import { translations } from '../knowledge/bilingual.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -134,13 +135,17 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
   const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
+  const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
+  for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
+  dropFalseFriends(candidates, translated, asking, input.language);
   for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
-  if (crossing) addShared(candidates, asking, input.language);
+  if (crossing) addShared(candidates, asking, input.language, translated);
+  const heldByTranslation = new Set(candidates.flatMap((c) => [...c.narrower]));
   const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
   // Across languages a word no sentence holds is most likely said in the material's language: it weighs what an absent verb weighs.
   // A name or a number is written alike in every language: one the material lacks is what the question is about ("QuickBooks").
   const alike = crossing ? namesAndNumbers(asking, input.language) : new Set<string>();
-  const weights = termWeights(candidates, input.language, (term) => (crossing && !alike.has(term)) || notNouns.has(term), [
+  const weights = termWeights(candidates, input.language, (term) => (crossing && !alike.has(term) && !heldByTranslation.has(term)) || notNouns.has(term), [
     { asked, factor: 1 },
     ...(followed ? [{ asked: followed, factor: 0.5 }] : []),
   ]);
@@ -150,7 +155,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
   // Across languages an asked kind alone ("how much") is no answer: a word the question shares with the material must be held.
   const shared = (term: string) => !term.startsWith('#') || CONTACT_KINDS.includes(term);
-  if (crossing && ![...weights.keys()].some((term) => shared(term) && chosen.some((c) => c.terms.has(term)))) return declined(input.language, input.nextSteps, held);
+  if (crossing && ![...weights.keys()].some((term) => shared(term) && chosen.some((c) => c.terms.has(term) || c.narrower.has(term)))) return declined(input.language, input.nextSteps, held);
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
@@ -236,20 +241,65 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
 /**
  * What a question shares with material in another language: the same word (a name, a
  * number, "API"), a word spelt nearly alike (a cognate: "masaje" and "massage", "minuut"
- * and "minute": stems of four letters or more at most a third apart), or the same day of
+ * and "minute": stems of four letters or more at most a third apart; when the dictionary
+ * knows the word, only one of its translations), or the same day of
  * the week ("Samstag" and "Saturday", text.ts, weekdaysNamed).
  */
-function addShared(candidates: Candidate[], question: string, language: Language): void {
+function addShared(candidates: Candidate[], question: string, language: Language, translated: Map<string, Set<string>>): void {
   const asked = words(question).flatMap((word) => questionTerms(word, language).map((term) => ({ term, days: weekdaysNamed(word) })));
   for (const candidate of candidates) {
     const days = weekdaysNamed(candidate.text);
     for (const { term, days: named } of asked) {
       if (candidate.terms.has(term)) continue;
-      const cognate = [...candidate.ownTerms].some((own) => !own.startsWith('#') && nearlyAlike(term, own));
+      // A look-alike that is none of the word's translations is a false friend ("Daten" is not "date").
+      const confirmed = (own: string) => !translated.has(term) || translated.get(term)!.has(own);
+      const cognate = [...candidate.ownTerms].some((own) => !own.startsWith('#') && nearlyAlike(term, own) && confirmed(own));
       if (cognate || named.some((day) => days.includes(day))) {
         candidate.ownTerms.add(term);
         candidate.terms.add(term);
       }
+    }
+  }
+}
+
+/**
+ * Across languages, each question term's translations into the material's language, as
+ * stems (knowledge/bilingual.ts, FreeDict): "afspraak" appointment, "Germany" Duitsland. A
+ * sentence holding one holds the term as a narrower noun does, for NARROWER_SHARE of its
+ * weight: a dictionary's translation is not always the sense the question means.
+ */
+function translatedStems(question: string, language: Language, material: Language): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const word of words(question)) {
+    const [term] = questionTerms(word, language);
+    if (!term || /\d/.test(word)) continue;
+    const stems = translations(word, language, material).flatMap((translation) => contentTerms(translation, material));
+    if (stems.length === 0) continue;
+    const kept = out.get(term) ?? out.set(term, new Set()).get(term)!;
+    for (const translated of stems) kept.add(translated);
+  }
+  return out;
+}
+
+/**
+ * A question's word that shares its stem with a different word of the material's language
+ * is not that word when the dictionary knows its translations and that word is none of
+ * them: German "Daten" (data) and French "date" share the stem "dat". The same word
+ * written alike ("workshop" in Dutch material) stays held.
+ */
+function dropFalseFriends(candidates: Candidate[], translated: Map<string, Set<string>>, question: string, language: Language): void {
+  const written = new Map<string, string[]>();
+  for (const word of words(question)) {
+    const [term] = questionTerms(word, language);
+    if (term && translated.has(term) && !translated.get(term)!.has(term)) (written.get(term) ?? written.set(term, []).get(term)!).push(fold(word));
+  }
+  if (written.size === 0) return;
+  for (const candidate of candidates) {
+    const own = new Set(words(candidate.text).map(fold));
+    for (const [term, forms] of written) {
+      if (!candidate.terms.has(term) || forms.some((form) => own.has(form))) continue;
+      candidate.terms.delete(term);
+      candidate.ownTerms.delete(term);
     }
   }
 }

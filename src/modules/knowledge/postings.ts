@@ -338,7 +338,8 @@ export async function parseQuestion(
       (select coalesce(json_agg(json_build_array(w.lexeme, o.lexeme)), '[]')
         from unnest(${alternatives.map(([word]) => word)}::text[], ${alternatives.map(([, alternative]) => alternative)}::text[]) as x(word, alternative)
         cross join lateral unnest(to_tsvector(${configs[0]}::regconfig, x.word)) as w
-        cross join lateral unnest(to_tsvector(${configs[0]}::regconfig, x.alternative)) as o) as alternatives
+        cross join lateral unnest(${configs.slice(0, 2)}::text[]) as c(name)
+        cross join lateral unnest(to_tsvector(c.name::regconfig, x.alternative)) as o) as alternatives
     from agent_stats a where a.agent_id = ${agentId}`.execute(ctx.db);
   const row = rows[0];
   if (!row || Number(row.n) <= 0) return undefined;
@@ -350,8 +351,8 @@ export async function parseQuestion(
 
 /**
  * The words of a question from its lexemes by configuration (1 the first) and places; a
- * word's alternatives (its synonyms, as lexemes of the first configuration) are further
- * forms of it.
+ * word's alternatives (its synonyms or translations, as lexemes of the first two
+ * configurations: the question's language's and the agent's) are further forms of it.
  */
 function questionWords(parsed: Array<[number, string, number[] | null]>, alternatives: Array<[string, string]> = []): { terms: string[]; words: number[][] } {
   const terms: string[] = [];

@@ -24,6 +24,8 @@ import { textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
 import { englishLexicon } from './english-wordnet.ts';
+import { translations } from './bilingual.ts';
+import { isLanguage } from './languages.ts';
 
 export const RRF_K = 60;
 /**
@@ -77,7 +79,10 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   const candidates = Math.max(input.topK * 4, 20);
   const language = input.language ?? (await agentLanguage(ctx.db, input.agentId));
   const configs = [textSearchConfig(input.questionLanguage ?? language), textSearchConfig(language)];
-  const alternatives = (input.questionLanguage ?? language) === 'en' ? englishAlternatives(query) : [];
+  const alternatives = [
+    ...((input.questionLanguage ?? language) === 'en' ? englishAlternatives(query) : []),
+    ...translatedAlternatives(query, input.questionLanguage ?? language, language),
+  ];
   if (!embeddingsEnabled(ctx)) {
     // Lexical ranking is exact, so its first topK are the answer: no wider candidate list, no second read of the texts.
     const hits = await lexicalSearch(ctx, input.agentId, query, configs, input.topK, shareOf(input.minSimilarity), alternatives);
@@ -125,6 +130,23 @@ export function englishAlternatives(query: string): Alternatives {
     if (seen.has(word)) continue;
     seen.add(word);
     for (const alternative of lexicon.synonyms(word).slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
+  }
+  return out;
+}
+
+/**
+ * A question in another language than the agent's: its words with their translations into
+ * the agent's language (bilingual.ts, FreeDict), searched as further forms of them as
+ * synonyms are ("afspraak" also as "appointment", "Germany" as "Duitsland").
+ */
+export function translatedAlternatives(query: string, questionLanguage: string, agentLanguage: string): Alternatives {
+  if (questionLanguage === agentLanguage || !isLanguage(questionLanguage) || !isLanguage(agentLanguage)) return [];
+  const seen = new Set<string>();
+  const out: Alternatives = [];
+  for (const word of query.toLowerCase().match(/\p{L}{3,}/gu) ?? []) {
+    if (seen.has(word)) continue;
+    seen.add(word);
+    for (const translation of translations(word, questionLanguage, agentLanguage).slice(0, MAX_ALTERNATIVES)) out.push([word, translation]);
   }
   return out;
 }
