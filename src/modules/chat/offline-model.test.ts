@@ -309,6 +309,14 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.match(reply.text, /Priya Shah/);
   });
 
+  test('"which" or "what" with a kind of person asks for a name, also by a longer form the material holds ("physio")', () => {
+    const PILATES = passage('Pilates', 'Our Pilates classes are led by a physiotherapist and suit beginners. A block of six classes costs £80.');
+    const TEAM = passage('Our team', 'Tom Reilly leads our Pilates classes.\n\nPriya Shah treats back pain.\n\nAll our physiotherapists are chartered physiotherapists.');
+    assert.match(ask('Which physio teaches the Pilates classes?', [PILATES, TEAM]).text, /Tom Reilly/);
+    assert.match(ask('Which teacher leads the Pilates classes?', [PILATES, TEAM]).text, /Tom Reilly/);
+    assert.match(ask('Which Pilates classes suit beginners?', [PILATES, TEAM]).text, /^Our Pilates classes/, 'a class is no person');
+  });
+
   test('a heading inside a passage is what the lines under it are about', () => {
     const FACTS = passage('Contact details', 'Contact details\n\nOudegracht 214\n\nOpening hours shop\n\nSaturday: 09:00 – 17:00\n\nSunday: 11:00 – 16:00');
     const reply = ask('What time does the shop close on Saturday?', [FACTS]);

@@ -122,7 +122,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
   if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false, used: [] };
   if (input.passages.length === 0) return declined(input.language, input.nextSteps, 0);
-  const asked = askedFor(input.question, input.language);
+  const lexicon = input.language === 'en' ? englishLexicon() : undefined;
+  const asked = withPersonAsked(askedFor(input.question, input.language), input.question, input.passages, lexicon);
   const followed = input.followsUp ? askedFor(input.followsUp, input.language) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   // Material in another language than the question's is read in its own; the question finds in it what the languages share.
@@ -130,7 +131,6 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const crossing = material !== undefined && material !== input.language;
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
-  const lexicon = input.language === 'en' ? englishLexicon() : undefined;
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
   const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
@@ -155,6 +155,26 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
   return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false, used: [...new Set(chosen.map((c) => c.passage))] };
+}
+
+/** The shortest question word read by a longer form the material holds ("physio" by "physiotherapists"). */
+const SHORT_FORM_MIN = 5;
+
+/**
+ * An English question asking "which" or "what" kind of person ("Which physio teaches the
+ * Pilates classes?") asks for a name, as "who" does: the word is a kind of person by
+ * WordNet (knowledge/english-wordnet.ts), or, when WordNet lacks it, a longer form of it
+ * in the material is ("physio" for "physiotherapists").
+ */
+function withPersonAsked(asked: ReturnType<typeof askedFor>, question: string, passages: OfflineContext['passages'], lexicon: EnglishLexicon | undefined): ReturnType<typeof askedFor> {
+  const word = question.trim().match(/^(?:which|what)\s+(\p{L}+)/iu)?.[1]?.toLowerCase();
+  if (!lexicon || !word || asked.kinds.includes('name')) return asked;
+  const longer = () =>
+    word.length >= SHORT_FORM_MIN &&
+    passages.some((passage) => words(passage.text).some((other) => other.length > word.length && other.toLowerCase().startsWith(word) && lexicon.person(other.toLowerCase())));
+  if (!lexicon.person(word) && (lexicon.known(word) || !longer())) return asked;
+  // The person's word is what the name answers, as "who" is: a sentence naming the person need not repeat it.
+  return { kinds: [...asked.kinds, 'name'], rest: asked.rest.replace(new RegExp(`\\b${word}\\b`), ' ') };
 }
 
 /** A heading is a passage's first line, short and not a sentence (no full stop, colon or semicolon at its end) nor a table row. */
