@@ -9,7 +9,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
+import { askedFor, contentTerms, fold, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
@@ -91,6 +91,10 @@ interface Candidate {
   terms: Set<string>;
   /** Question terms it holds only by a word one sense more specific ("GP" for "doctor"): each counts NARROWER_SHARE. */
   narrower: Set<string>;
+  /** Question terms it holds by a synonym or a longer or shorter form (addForms, addShared), not by its words' stems. */
+  formed: Set<string>;
+  /** The words it is read with: its passage's title and heading, the heading or question over it. */
+  context: string;
   passageScore: number;
 }
 
@@ -146,7 +150,10 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   ]);
   if (weights.size === 0) return declined(input.language, input.nextSteps, 0);
   const chosen = chooseSentences(candidates, weights);
-  const held = heldShare(weights, chosen);
+  const topic = crossing ? undefined : topicTerm(weights, notNouns);
+  // The question's topic held only by another word of its stem ("paiements" for "paie") is not held.
+  const byAnotherWord = topic !== undefined && heldByAnotherWord(topic, chosen, input.question, input.language);
+  const held = heldShare(weights, chosen) - (byAnotherWord ? weights.get(topic)! / sum(weights) : 0);
   if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
   // Across languages an asked kind alone ("how much") is no answer: a word the question shares with the material must be held.
   const shared = (term: string) => !term.startsWith('#') || CONTACT_KINDS.includes(term);
@@ -193,6 +200,9 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
   // A table row read as "Solo — Price: 9 €; Users: 1" is no heading: it has a label's colon or a semicolon.
   const hasHeading = rest.length > 0 && first.length <= HEADING_CHARS && !/[.:;]$/.test(first.trim()) && !/\n|;|\S:\s/.test(first);
   const context = new Set([...titleTerms, ...(hasHeading ? contentTerms(first, language) : [])]);
+  const contextText = hasHeading ? `${passage.title}\n${first}` : passage.title;
+  let sectionText = '';
+  let askedText = '';
   let asked: string[] = [];
   let section: string[] = [];
   let position = 0;
@@ -202,6 +212,7 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
     if (isSectionHeading(block)) {
       section = contentTerms(block, language);
       asked = [];
+      [sectionText, askedText] = [block, ''];
       position++;
       continue;
     }
@@ -209,11 +220,12 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
       position++;
       if (/[?¿]["')\]]?$/.test(text)) {
         asked = contentTerms(text, language);
+        askedText = text;
         continue;
       }
       const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
       const terms = new Set([...ownTerms, ...context, ...section, ...asked]);
-      out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), passageScore: passage.score });
+      out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), formed: new Set(), context: `${contextText}\n${sectionText}\n${askedText}`, passageScore: passage.score });
     }
   }
   return out;
@@ -247,7 +259,10 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
     const isForm = (other: string) =>
       same?.has(other) || (term.length >= FORM_MIN_LENGTH && other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other)));
     if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
-    if ([...candidate.terms].some(isForm)) candidate.terms.add(term);
+    if ([...candidate.terms].some(isForm)) {
+      candidate.terms.add(term);
+      candidate.formed.add(term);
+    }
     const kinds = narrower.get(term);
     if (!candidate.terms.has(term) && kinds && [...candidate.terms].some((other) => kinds.has(other))) candidate.narrower.add(term);
   }
@@ -269,6 +284,7 @@ function addShared(candidates: Candidate[], question: string, language: Language
       if (cognate || named.some((day) => days.includes(day))) {
         candidate.ownTerms.add(term);
         candidate.terms.add(term);
+        candidate.formed.add(term);
       }
     }
   }
@@ -296,6 +312,43 @@ function editDistance(a: string, b: string): number {
     row = next;
   }
   return row[b.length];
+}
+
+/** The question's topic: its heaviest term that is neither an asked kind nor a verb (in English: nor mostly not a noun). */
+function topicTerm(weights: Map<string, number>, notNouns: Set<string>): string | undefined {
+  let topic: string | undefined;
+  for (const [term, weight] of weights) if (!term.startsWith('#') && !notNouns.has(term) && (topic === undefined || weight > weights.get(topic)!)) topic = term;
+  return topic;
+}
+
+/** Letters two forms of one word may differ by after their common start: an inflection ("factures", "treated"), not a derivation ("paiements" of "paie"). */
+const INFLECTION_LETTERS = 3;
+
+/**
+ * Whether the chosen sentences hold the question's term only through words of its stem that
+ * are not the question's word: "Proposez-vous un logiciel de paie ?" is not answered by "suivi
+ * des paiements" (one stem, in Snowball's French stemmer too). A term held by a synonym or
+ * a longer or shorter form (addForms) is held.
+ */
+function heldByAnotherWord(term: string, chosen: Candidate[], question: string, language: Language): boolean {
+  const asked = words(question).filter((word) => questionTerms(word, language).includes(term)).map(fold);
+  const holding = chosen.filter((c) => c.terms.has(term));
+  if (asked.length === 0 || holding.length === 0 || holding.some((c) => c.formed.has(term))) return false;
+  const parts = (text: string) => words(text).flatMap((word) => fold(word).split(/['’-]/));
+  const isAsked = (word: string) => asked.some((own) => sameWord(own, word)) && contentTerms(word, language).includes(term);
+  return !holding.some((c) => parts(`${c.text}\n${c.context}`).some(isAsked));
+}
+
+function sameWord(a: string, b: string): boolean {
+  let common = 0;
+  while (common < a.length && common < b.length && a[common] === b[common]) common++;
+  return Math.max(a.length, b.length) - common <= INFLECTION_LETTERS;
+}
+
+function sum(weights: Map<string, number>): number {
+  let total = 0;
+  for (const weight of weights.values()) total += weight;
+  return total;
 }
 
 /** A sentence that holds a question's word only by a word one sense more specific holds this share of its weight: "GP" is a doctor, "solicitor" a lawyer, but not every doctor is a GP. */
