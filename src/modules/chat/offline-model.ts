@@ -118,9 +118,10 @@ export interface OfflineAnswer {
  *    other languages, by word order), and an asked contact kind at least as much as the
  *    heaviest word;
  * 2. the sentences that hold most of that weight are chosen (see chooseSentences);
- * 3. when the chosen sentences hold less than half of it, the material does not cover
- *    the question and the model says so; otherwise it quotes them in the passages' order
- *    and names their sources.
+ * 3. when the chosen sentences hold less than half of it (the question's topic held only
+ *    by another word of its stem not counted: heldByAnotherWord), the material does not
+ *    cover the question and the model says so; otherwise it quotes them in the passages'
+ *    order and names their sources.
  */
 export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
