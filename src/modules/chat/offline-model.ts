@@ -322,14 +322,15 @@ function topicTerm(weights: Map<string, number>, notNouns: Set<string>): string 
   return topic;
 }
 
-/** Letters two forms of one word may differ by after their common start: an inflection ("factures", "treated"), not a derivation ("paiements" of "paie"). */
+/** Letters the material's word may add to the question's after their common start: an inflection ("factures", "treated"), not a derivation ("paiements" of "paie"). */
 const INFLECTION_LETTERS = 3;
 
 /**
  * Whether the chosen sentences hold the question's term only through words of its stem that
- * are not the question's word: "Proposez-vous un logiciel de paie ?" is not answered by "suivi
- * des paiements" (one stem, in Snowball's French stemmer too). A term held by a synonym or
- * a longer or shorter form (addForms) is held.
+ * extend the question's word into another one: "Proposez-vous un logiciel de paie ?" is not
+ * answered by "suivi des paiements" (one stem, in Snowball's French stemmer too). The
+ * material's word may be shorter ("treat" for "treatments": the question's word holds it),
+ * and a term held by a synonym or a longer or shorter form (addForms) is held.
  */
 function heldByAnotherWord(term: string, chosen: Candidate[], question: string, language: Language): boolean {
   const asked = words(question).filter((word) => questionTerms(word, language).includes(term)).map(fold);
@@ -340,10 +341,11 @@ function heldByAnotherWord(term: string, chosen: Candidate[], question: string, 
   return !holding.some((c) => parts(`${c.text}\n${c.context}`).some(isAsked));
 }
 
-function sameWord(a: string, b: string): boolean {
+/** Whether the material's word is the question's, or the question's with at most an inflection: "factures" for "facture", "treat" for "treatments". */
+function sameWord(asked: string, material: string): boolean {
   let common = 0;
-  while (common < a.length && common < b.length && a[common] === b[common]) common++;
-  return Math.max(a.length, b.length) - common <= INFLECTION_LETTERS;
+  while (common < asked.length && common < material.length && asked[common] === material[common]) common++;
+  return material.length - common <= INFLECTION_LETTERS;
 }
 
 function sum(weights: Map<string, number>): number {
