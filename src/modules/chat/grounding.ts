@@ -36,7 +36,8 @@ export function retrievalConfidence(question: string, passages: UsedPassage[], l
   const { kinds, rest } = askedFor(question, language);
   const terms = questionTerms(rest, language);
   const asked = new Set([...terms, ...kinds.map((kind) => `#${kind}`)]);
-  const held = new Set(passages.flatMap((p) => [...contentTerms(`${p.title} ${p.text}`, language), ...heldKinds(p.text, kinds).map((kind) => `#${kind}`)]));
+  const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`, language)));
+  for (const kind of kinds) if (passages.some((p) => heldKinds(p.text, [kind]).length > 0)) held.add(`#${kind}`);
   const share = asked.size === 0 ? 0 : [...asked].filter((t) => held.has(t)).length / asked.size;
   const best = Math.min(1, Math.max(...passages.map((p) => p.score)));
   return Math.round(100 * (0.5 * best + 0.5 * share));
