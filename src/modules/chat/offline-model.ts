@@ -119,7 +119,7 @@ export interface OfflineAnswer {
  *    heaviest word;
  * 2. the sentences that hold most of that weight are chosen (see chooseSentences);
  * 3. when the chosen sentences hold less than half of it (the question's topic held only
- *    by another word of its stem not counted: heldByAnotherWord), the material does not
+ *    by a longer word of its stem not counted: heldByAnotherWord), the material does not
  *    cover the question and the model says so; otherwise it quotes them in the passages'
  *    order and names their sources.
  */
@@ -152,7 +152,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   if (weights.size === 0) return declined(input.language, input.nextSteps, 0);
   const chosen = chooseSentences(candidates, weights);
   const topic = crossing ? undefined : topicTerm(weights, notNouns);
-  // The question's topic held only by another word of its stem ("paiements" for "paie") is not held.
+  // The question's topic held only by a longer word of its stem ("paiements" for "paie") is not held.
   const byAnotherWord = topic !== undefined && heldByAnotherWord(topic, chosen, input.question, input.language);
   const held = heldShare(weights, chosen) - (byAnotherWord ? weights.get(topic)! / sum(weights) : 0);
   if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
