@@ -22,3 +22,11 @@ test('an answer found unsupported is capped at 20, a partly supported one at 60'
   assert.equal(cappedConfidence(90, 'supported'), 90);
   assert.equal(cappedConfidence(90, null), 90);
 });
+
+test('confidence counts the kinds of fact the question asks for as held when a passage holds one, not its asking words', () => {
+  const contact = { title: 'Contact details', text: 'Clearwater Physiotherapy, 14 Gloucester Road, Bristol BS7 8AE', score: 1 };
+  assert.equal(retrievalConfidence('Where are you located?', [contact], 'en'), 100, '"where are you located" asks for an address');
+  const prices = { title: 'Prices', text: 'A basic service costs 59 euros.', score: 0.8 };
+  assert.equal(retrievalConfidence('How much is a basic service?', [prices], 'en'), 90);
+  assert.equal(retrievalConfidence('How much is a basic service?', [{ ...prices, text: 'A basic service takes an hour.' }], 'en'), 73, 'no amount: a third of what is asked is missing');
+});

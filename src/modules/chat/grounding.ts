@@ -9,7 +9,7 @@
 import type { LanguageModel } from 'ai';
 import { aiSdk } from './ai-sdk.ts';
 import type { Language } from '../agents/schemas.ts';
-import { contentTerms, questionTerms, sentences } from './text.ts';
+import { askedFor, contentTerms, heldKinds, questionTerms, sentences } from './text.ts';
 import { isOfflineDecline } from './offline-model.ts';
 import { PHRASES } from './language.ts';
 
@@ -25,14 +25,19 @@ export interface UsedPassage {
 export const SENTENCE_SUPPORT = 0.7;
 
 /**
- * Before the answer: half the best passage's score, half the share of the question's
- * own terms (not the words any question uses, such as "how" or "can") the passages hold,
- * both stemmed for the answer's language.
+ * Before the answer: half the best passage's score, half the share of what the question
+ * asks the passages hold: its own terms (not the words any question uses, such as "how"
+ * or "can", nor those that ask for a kind of fact, such as "how much" or "where are you
+ * located"), both stemmed for the answer's language, and the kinds of fact it asks for
+ * (text.ts, askedFor: a price, an address), held when a passage holds such a fact.
  */
 export function retrievalConfidence(question: string, passages: UsedPassage[], language?: Language): number {
   if (passages.length === 0) return 0;
-  const asked = new Set(questionTerms(question, language));
+  const { kinds, rest } = askedFor(question, language);
+  const terms = questionTerms(rest, language);
+  const asked = new Set([...terms, ...kinds.map((kind) => `#${kind}`)]);
   const held = new Set(passages.flatMap((p) => contentTerms(`${p.title} ${p.text}`, language)));
+  for (const kind of kinds) if (passages.some((p) => heldKinds(p.text, [kind]).length > 0)) held.add(`#${kind}`);
   const share = asked.size === 0 ? 0 : [...asked].filter((t) => held.has(t)).length / asked.size;
   const best = Math.min(1, Math.max(...passages.map((p) => p.score)));
   return Math.round(100 * (0.5 * best + 0.5 * share));

@@ -309,6 +309,24 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.match(reply.text, /Priya Shah/);
   });
 
+  test('"which" or "what" with a kind of person asks for a name, also by a longer form the material holds ("physio")', () => {
+    const PILATES = passage('Pilates', 'Our Pilates classes are led by a physiotherapist and suit beginners. A block of six classes costs £80.');
+    const TEAM = passage('Our team', 'Tom Reilly leads our Pilates classes.\n\nPriya Shah treats back pain.\n\nAll our physiotherapists are chartered physiotherapists.');
+    assert.match(ask('Which physio teaches the Pilates classes?', [PILATES, TEAM]).text, /Tom Reilly/);
+    assert.match(ask('Which teacher leads the Pilates classes?', [PILATES, TEAM]).text, /Tom Reilly/);
+    assert.match(ask('Which Pilates classes suit beginners?', [PILATES, TEAM]).text, /^Our Pilates classes/, 'a class is no person');
+  });
+
+  test('the question’s topic must be held as its word, not only by a longer word of its stem ("paie" is not "paiements")', () => {
+    const HOME = passage('Le logiciel de facturation', 'Devis, factures, relances et suivi des paiements au même endroit.\n\nFacturo est un logiciel de facturation en ligne.');
+    const fr = (question: string) => ask(question, [HOME], { language: 'fr' });
+    assert.equal(fr('Proposez-vous un logiciel de paie ?').declined, true);
+    assert.match(fr('Proposez-vous le suivi des paiements ?').text, /suivi des paiements/);
+    assert.match(fr('Faites-vous les factures ?').text, /Devis, factures/, 'an inflection is the word');
+    const SUNDAYS = passage('Opening hours', 'We treat patients on Sundays.\n\nParking is free for patients.');
+    assert.match(ask('Are treatments possible on Sundays?', [SUNDAYS]).text, /We treat patients/, 'the question’s word holds the material’s');
+  });
+
   test('a heading inside a passage is what the lines under it are about', () => {
     const FACTS = passage('Contact details', 'Contact details\n\nOudegracht 214\n\nOpening hours shop\n\nSaturday: 09:00 – 17:00\n\nSunday: 11:00 – 16:00');
     const reply = ask('What time does the shop close on Saturday?', [FACTS]);

@@ -92,6 +92,10 @@ interface Candidate {
   terms: Set<string>;
   /** Question terms it holds only by a word one sense more specific ("GP" for "doctor"): each counts NARROWER_SHARE. */
   narrower: Set<string>;
+  /** Question terms it holds by a synonym or a longer or shorter form (addForms, addShared), not by its words' stems. */
+  formed: Set<string>;
+  /** The words it is read with: its passage's title and heading, the heading or question over it. */
+  context: string;
   passageScore: number;
 }
 
@@ -115,15 +119,17 @@ export interface OfflineAnswer {
  *    other languages, by word order), and an asked contact kind at least as much as the
  *    heaviest word;
  * 2. the sentences that hold most of that weight are chosen (see chooseSentences);
- * 3. when the chosen sentences hold less than half of it, the material does not cover
- *    the question and the model says so; otherwise it quotes them in the passages' order
- *    and names their sources.
+ * 3. when the chosen sentences hold less than half of it (the question's topic held only
+ *    by a longer word of its stem not counted: heldByAnotherWord), the material does not
+ *    cover the question and the model says so; otherwise it quotes them in the passages'
+ *    order and names their sources.
  */
 export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const phrases = PHRASES[input.language];
   if (GREETING.test(input.question.trim())) return { text: GREETINGS[input.language], coverage: 0, declined: false, used: [] };
   if (input.passages.length === 0) return declined(input.language, input.nextSteps, 0);
-  const asked = askedFor(input.question, input.language);
+  const lexicon = input.language === 'en' ? englishLexicon() : undefined;
+  const asked = withPersonAsked(askedFor(input.question, input.language), input.question, input.passages, lexicon);
   const followed = input.followsUp ? askedFor(input.followsUp, input.language) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   // Material in another language than the question's is read in its own; the question finds in it what the languages share.
@@ -131,7 +137,6 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const crossing = material !== undefined && material !== input.language;
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
-  const lexicon = input.language === 'en' ? englishLexicon() : undefined;
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
   const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
@@ -151,7 +156,10 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   ]);
   if (weights.size === 0) return declined(input.language, input.nextSteps, 0);
   const chosen = chooseSentences(candidates, weights);
-  const held = heldShare(weights, chosen);
+  const topic = crossing ? undefined : topicTerm(weights, notNouns);
+  // The question's topic held only by a longer word of its stem ("paiements" for "paie") is not held.
+  const byAnotherWord = topic !== undefined && heldByAnotherWord(topic, chosen, input.question, input.language);
+  const held = heldShare(weights, chosen) - (byAnotherWord ? weights.get(topic)! / sum(weights) : 0);
   if (chosen.length === 0 || held < ANSWER_THRESHOLD) return declined(input.language, input.nextSteps, held);
   // Across languages an asked kind alone ("how much") is no answer: a word the question shares with the material must be held.
   const shared = (term: string) => !term.startsWith('#') || CONTACT_KINDS.includes(term);
@@ -160,6 +168,26 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
   return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false, used: [...new Set(chosen.map((c) => c.passage))] };
+}
+
+/** The shortest question word read by a longer form the material holds ("physio" by "physiotherapists"). */
+const SHORT_FORM_MIN = 5;
+
+/**
+ * An English question asking "which" or "what" kind of person ("Which physio teaches the
+ * Pilates classes?") asks for a name, as "who" does: the word is a kind of person by
+ * WordNet (knowledge/english-wordnet.ts), or, when WordNet lacks it, a longer form of it
+ * in the material is ("physio" for "physiotherapists").
+ */
+function withPersonAsked(asked: ReturnType<typeof askedFor>, question: string, passages: OfflineContext['passages'], lexicon: EnglishLexicon | undefined): ReturnType<typeof askedFor> {
+  const word = question.trim().match(/^(?:which|what)\s+(\p{L}+)/iu)?.[1]?.toLowerCase();
+  if (!lexicon || !word || asked.kinds.includes('name')) return asked;
+  const longer = () =>
+    word.length >= SHORT_FORM_MIN &&
+    passages.some((passage) => words(passage.text).some((other) => other.length > word.length && other.toLowerCase().startsWith(word) && lexicon.person(other.toLowerCase())));
+  if (!lexicon.person(word) && (lexicon.known(word) || !longer())) return asked;
+  // The person's word is what the name answers, as "who" is: a sentence naming the person need not repeat it.
+  return { kinds: [...asked.kinds, 'name'], rest: asked.rest.replace(new RegExp(`\\b${word}\\b`), ' ') };
 }
 
 /** A heading is a passage's first line, short and not a sentence (no full stop, colon or semicolon at its end) nor a table row. */
@@ -178,6 +206,9 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
   // A table row read as "Solo — Price: 9 €; Users: 1" is no heading: it has a label's colon or a semicolon.
   const hasHeading = rest.length > 0 && first.length <= HEADING_CHARS && !/[.:;]$/.test(first.trim()) && !/\n|;|\S:\s/.test(first);
   const context = new Set([...titleTerms, ...(hasHeading ? contentTerms(first, language) : [])]);
+  const contextText = hasHeading ? `${passage.title}\n${first}` : passage.title;
+  let sectionText = '';
+  let askedText = '';
   let asked: string[] = [];
   let section: string[] = [];
   let position = 0;
@@ -187,6 +218,7 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
     if (isSectionHeading(block)) {
       section = contentTerms(block, language);
       asked = [];
+      [sectionText, askedText] = [block, ''];
       position++;
       continue;
     }
@@ -194,11 +226,12 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
       position++;
       if (/[?¿]["')\]]?$/.test(text)) {
         asked = contentTerms(text, language);
+        askedText = text;
         continue;
       }
       const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
       const terms = new Set([...ownTerms, ...context, ...section, ...asked]);
-      out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), passageScore: passage.score });
+      out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), formed: new Set(), context: `${contextText}\n${sectionText}\n${askedText}`, passageScore: passage.score });
     }
   }
   return out;
@@ -232,7 +265,10 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
     const isForm = (other: string) =>
       same?.has(other) || (term.length >= FORM_MIN_LENGTH && other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other)));
     if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
-    if ([...candidate.terms].some(isForm)) candidate.terms.add(term);
+    if ([...candidate.terms].some(isForm)) {
+      candidate.terms.add(term);
+      candidate.formed.add(term);
+    }
     const kinds = narrower.get(term);
     if (!candidate.terms.has(term) && kinds && [...candidate.terms].some((other) => kinds.has(other))) candidate.narrower.add(term);
   }
@@ -257,6 +293,7 @@ function addShared(candidates: Candidate[], question: string, language: Language
       if (cognate || named.some((day) => days.includes(day))) {
         candidate.ownTerms.add(term);
         candidate.terms.add(term);
+        candidate.formed.add(term);
       }
     }
   }
@@ -326,6 +363,45 @@ function editDistance(a: string, b: string): number {
     row = next;
   }
   return row[b.length];
+}
+
+/** The question's topic: its heaviest term that is neither an asked kind nor a verb (in English: nor mostly not a noun). */
+function topicTerm(weights: Map<string, number>, notNouns: Set<string>): string | undefined {
+  let topic: string | undefined;
+  for (const [term, weight] of weights) if (!term.startsWith('#') && !notNouns.has(term) && (topic === undefined || weight > weights.get(topic)!)) topic = term;
+  return topic;
+}
+
+/** Letters the material's word may add to the question's after their common start: an inflection ("factures", "treated"), not a derivation ("paiements" of "paie"). */
+const INFLECTION_LETTERS = 3;
+
+/**
+ * Whether the chosen sentences hold the question's term only through words of its stem that
+ * extend the question's word into another one: "Proposez-vous un logiciel de paie ?" is not
+ * answered by "suivi des paiements" (one stem, in Snowball's French stemmer too). The
+ * material's word may be shorter ("treat" for "treatments": the question's word holds it),
+ * and a term held by a synonym or a longer or shorter form (addForms) is held.
+ */
+function heldByAnotherWord(term: string, chosen: Candidate[], question: string, language: Language): boolean {
+  const asked = words(question).filter((word) => questionTerms(word, language).includes(term)).map(fold);
+  const holding = chosen.filter((c) => c.terms.has(term));
+  if (asked.length === 0 || holding.length === 0 || holding.some((c) => c.formed.has(term))) return false;
+  const parts = (text: string) => words(text).flatMap((word) => fold(word).split(/['’-]/));
+  const isAsked = (word: string) => asked.some((own) => sameWord(own, word)) && contentTerms(word, language).includes(term);
+  return !holding.some((c) => parts(`${c.text}\n${c.context}`).some(isAsked));
+}
+
+/** Whether the material's word is the question's, or the question's with at most an inflection: "factures" for "facture", "treat" for "treatments". */
+function sameWord(asked: string, material: string): boolean {
+  let common = 0;
+  while (common < asked.length && common < material.length && asked[common] === material[common]) common++;
+  return material.length - common <= INFLECTION_LETTERS;
+}
+
+function sum(weights: Map<string, number>): number {
+  let total = 0;
+  for (const weight of weights.values()) total += weight;
+  return total;
 }
 
 /** A sentence that holds a question's word only by a word one sense more specific holds this share of its weight: "GP" is a doctor, "solicitor" a lawyer, but not every doctor is a GP. */

