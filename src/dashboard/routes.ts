@@ -4,7 +4,7 @@
  * it is opened (its own chunk), so the first load stays small.
  */
 import type { ComponentType } from 'preact';
-import { AGENTS_LIST, conversationFilters, conversationsList, ticketsList, ticketStatusOf } from './first-requests.ts';
+import { AGENTS_LIST, analyticsRequests, conversationFilters, conversationsList, ticketsList, ticketStatusOf, type PageFacts } from './first-requests.ts';
 import type { MessageKey } from './i18n/index.ts';
 import type { Me, Role } from './types.ts';
 
@@ -27,7 +27,9 @@ export interface Route {
   /** The main navigation's entry this page belongs to. */
   section?: Section;
   /** The API addresses the page asks for as it opens (first-requests.ts): the HTML preloads them. */
-  requests?: (params: Record<string, string>, query: URLSearchParams) => string[];
+  requests?: (params: Record<string, string>, query: URLSearchParams, facts: PageFacts) => string[];
+  /** Whether those addresses may depend on the person's first agent (PageFacts.firstAgentId), read with the session. */
+  needsFirstAgent?: boolean;
 }
 
 export type Section = 'agents' | 'inbox' | 'analytics' | 'webhooks' | 'keys' | 'settings';
@@ -50,7 +52,7 @@ export const routes: Route[] = [
   { path: '/app/agents/:agentId/inbox/leads/:leadId', title: 'inbox.leads', section: 'inbox', load: () => import('./pages/inbox/lead.tsx') },
   { path: '/app/agents/:agentId/inbox/tickets', title: 'inbox.tickets', section: 'inbox', load: () => import('./pages/inbox/tickets.tsx'), requests: (p, q) => [AGENTS_LIST, ticketsList(p.agentId!, ticketStatusOf(q))] },
   { path: '/app/agents/:agentId/inbox/tickets/:ticketId', title: 'inbox.ticket', section: 'inbox', load: () => import('./pages/inbox/ticket.tsx') },
-  { path: '/app/analytics', title: 'nav.analytics', section: 'analytics', load: () => import('./pages/analytics/page.tsx'), requests: () => [AGENTS_LIST] },
+  { path: '/app/analytics', title: 'nav.analytics', section: 'analytics', load: () => import('./pages/analytics/page.tsx'), requests: (_, q, facts) => analyticsRequests(q, facts), needsFirstAgent: true },
   { path: '/app/agents/:agentId/client', title: 'agent.client', section: 'agents', load: () => import('./pages/agent-client/page.tsx') },
   { path: '/app/webhooks', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
   { path: '/app/webhooks/:webhookId', title: 'nav.webhooks', section: 'webhooks', roles: ADMINS, load: () => import('./pages/webhooks/page.tsx') },
@@ -102,12 +104,17 @@ export function pageRouteOf(pathname: string): Route | undefined {
   return match?.route;
 }
 
-/** The API addresses (under /app/api) the page an address opens asks for as it opens. */
-export function pageRequestsOf(pathname: string, search: string): string[] {
+/** The API addresses (under /app/api) the page an address opens asks for as it opens, with what the server knows. */
+export function pageRequestsOf(pathname: string, search: string, facts: PageFacts): string[] {
   const match = matchRoute(pathname);
   // A redirect leads to its page without the query.
   const page = match?.route.redirect ? matchRoute(match.route.redirect(match.params)) : match;
-  return page?.route.requests?.(page.params, new URLSearchParams(page === match ? search : '')) ?? [];
+  return page?.route.requests?.(page.params, new URLSearchParams(page === match ? search : ''), facts) ?? [];
+}
+
+/** Whether the first requests of the page an address opens depend on the person's first agent (read with the session). */
+export function pageNeedsFirstAgent(pathname: string): boolean {
+  return pageRouteOf(pathname)?.needsFirstAgent === true;
 }
 
 /** The main navigation, in order: its links' names are fixed by the operator contract. */

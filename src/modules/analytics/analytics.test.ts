@@ -234,6 +234,20 @@ describe('analytics (spec 2.14, 4.13)', () => {
     await assert.rejects(periodFigures(service.ctx, stranger.id, agent, { from: '2026-03-09', to: '2026-03-12' }), { code: 'not_found' });
   });
 
+  test('a top question reads as the phrasing its busiest day of the period kept, the latest of equally busy days', async () => {
+    const agent = await seedAgent(service, ws);
+    // One group (the same words), phrased differently each day; a day keeps its first phrasing.
+    const phrasings = ['When do you open on Saturday?', 'On Saturday, when do you open?', 'Do you open on Saturday, when?'];
+    for (const [day, text, times] of [['2026-08-01', phrasings[0], 2], ['2026-08-02', phrasings[1], 2], ['2026-08-03', phrasings[2], 1]] as const) {
+      await setClock(`${day}T10:00:00.000Z`);
+      for (let i = 0; i < times; i++) await ask(agent, { message: text });
+    }
+    const topOf = async (from: string, to: string) => (await figures(agent, `?from=${from}&to=${to}`)).topQuestions;
+    assert.deepEqual(await topOf('2026-08-01', '2026-08-03'), [{ text: phrasings[1], count: 5 }]);
+    assert.deepEqual(await topOf('2026-08-01', '2026-08-01'), [{ text: phrasings[0], count: 2 }]);
+    assert.deepEqual(await topOf('2026-08-03', '2026-08-03'), [{ text: phrasings[2], count: 1 }]);
+  });
+
   test('the period: the last 30 days by default, at most 366 days, from not after to, days written YYYY-MM-DD', async () => {
     const agent = await seedAgent(service, ws);
     await setClock('2026-05-20T23:30:00.000Z');

@@ -7,7 +7,6 @@ import { seesTestConversations, type Principal } from '../../domain/principal.ts
 import { errors } from '../../domain/errors.ts';
 import { utcDay } from '../../platform/clock.ts';
 import { requireAgent } from '../agents/access.ts';
-import { pageTitles } from '../chat/store.ts';
 import { BANDS, DEFAULT_PERIOD_DAYS, EXCERPT_LENGTH, MAX_PERIOD_DAYS, START_PAGES, TOP_QUESTIONS, WEAKEST_ANSWERS } from './rules.ts';
 import type { AgentFigures, Analytics } from './schemas.ts';
 import * as store from './store.ts';
@@ -59,7 +58,6 @@ async function compute(ctx: Context, workspaceId: string, agentId: string, perio
     store.startPages(ctx.db, agentId, period, START_PAGES),
     store.weakestAnswers(ctx.db, workspaceId, agentId, period, WEAKEST_ANSWERS, EXCERPT_LENGTH),
   ]);
-  const titles = await pageTitles(ctx.db, agentId, pages.map((p) => p.url));
   const total = sum(days);
   const figures: AgentFigures = {
     from: period.from,
@@ -97,7 +95,7 @@ async function compute(ctx: Context, workspaceId: string, agentId: string, perio
       },
       leads: [...leads.values()].reduce((a, b) => a + b, 0),
       leadFormsDeclined: total.lead_forms_declined,
-      startPages: pages.map((page) => ({ url: page.url, title: titles.get(page.url) ?? null, conversations: page.conversations })),
+      startPages: pages,
     },
   };
   return { figures, testConversations: total.test_conversations };

@@ -8,9 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDashboard, type DashboardHarness } from '../../../test/support/dashboard.ts';
 import { buildDashboard, pageModuleOf } from '../../dashboard/build.ts';
+import { DEFAULT_ANALYTICS_DAYS, lastDays } from '../../dashboard/first-requests.ts';
 import { routes } from '../../dashboard/routes.ts';
 import { ME_ELEMENT_ID } from '../../dashboard/types.ts';
-import { signIn, type SignedIn } from '../people/test-support.ts';
+import { addPerson, signIn, type SignedIn } from '../people/test-support.ts';
 
 let dash: DashboardHarness;
 let owner: SignedIn;
@@ -99,12 +100,29 @@ describe('the page for a signed-in person starts without round trips it can spar
       [`/app/agents/${agent}/inbox`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/conversations?limit=50`]],
       [`/app/agents/${agent}/inbox/tickets?status=all`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/tickets?limit=50`]],
       [`/app/agents/${agent}/inbox/tickets?status=nonsense`, ['/app/api/v1/agents', `/app/api/v1/agents/${agent}/tickets?limit=50&status=open`]],
-      ['/app/analytics', ['/app/api/v1/agents']],
       ['/app/settings', []],
     ] as const) {
       assert.deepEqual(fetchesIn((await pageOf(path, owner.cookie)).html), expected, path);
     }
     assert.deepEqual(fetchesIn((await pageOf(`/app/agents/${agent}/inbox/conversations`)).html), [], 'none signed out');
+  });
+
+  test('Analytics preloads the figures of the agent it shows: the one in its address, else the first the person reaches, for the default period', async () => {
+    const fetchesIn = (html: string) => [...html.matchAll(/<link rel="preload" as="fetch" crossorigin href="([^"]+)">/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    const { from, to } = lastDays(new Date().toISOString().slice(0, 10), DEFAULT_ANALYTICS_DAYS);
+    const figuresOf = (id: string) => `/app/api/v1/agents/${encodeURIComponent(id)}/analytics?from=${from}&to=${to}`;
+    const second = (await owner.call('POST', '/api/v1/agents', { name: 'First load, second', useCase: 'general' })).body.data.id as string;
+    try {
+      assert.deepEqual(fetchesIn((await pageOf('/app/analytics', owner.cookie)).html), ['/app/api/v1/agents', figuresOf(agentId)]);
+      assert.deepEqual(fetchesIn((await pageOf(`/app/analytics?agent=${encodeURIComponent(second)}`, owner.cookie)).html), ['/app/api/v1/agents', figuresOf(second)]);
+      // A member limited to the second agent: their agents list starts with it.
+      const member = await addPerson(dash.service, owner, `first-load-member-${Date.now()}@example.org`, 'member', [second]);
+      assert.deepEqual(fetchesIn((await pageOf('/app/analytics', member.cookie)).html), ['/app/api/v1/agents', figuresOf(second)]);
+      assert.equal((await member.call('GET', '/api/v1/agents')).body.data[0].id, second);
+      assert.deepEqual(fetchesIn((await pageOf('/app/analytics')).html), [], 'none signed out');
+    } finally {
+      assert.equal((await owner.call('DELETE', `/api/v1/agents/${encodeURIComponent(second)}`)).status, 200);
+    }
   });
 
   test('every page in the routes table has its chunks known to the build', async () => {
@@ -176,7 +194,7 @@ describe('the preloaded API replies in Chromium', () => {
       const url = new URL(request.url());
       if (url.pathname.startsWith('/app/api/')) asked.push(`${url.pathname}${url.search}`);
     });
-    // Each page's last request: the tickets list; the figures, asked for once the agents are in.
+    // Each page's last request: the tickets list; the figures (preloaded with the page too).
     for (const [path, last] of [
       [`/app/agents/${encodeURIComponent(agentId)}/inbox/tickets`, `/app/api/v1/agents/${encodeURIComponent(agentId)}/tickets?`],
       ['/app/analytics', `/app/api/v1/agents/${encodeURIComponent(agentId)}/analytics?`],
@@ -187,6 +205,12 @@ describe('the preloaded API replies in Chromium', () => {
       await lastReply;
       for (const request of new Set(asked)) assert.equal(asked.filter((r) => r === request).length, 1, `${request} asked once: ${asked.join(' ')}`);
       assert.ok(asked.includes('/app/api/v1/agents'), asked.join(' '));
+      const preloaded = await page.locator('link[rel="preload"][as="fetch"]').evaluateAll((links) => links.map((link) => {
+        const url = new URL((link as HTMLLinkElement).href);
+        return `${url.pathname}${url.search}`;
+      }));
+      const lastAsked = asked.find((request) => request.startsWith(last))!;
+      assert.ok(preloaded.includes(lastAsked), `${lastAsked} preloaded: ${preloaded.join(' ')}`);
     }
   });
 });

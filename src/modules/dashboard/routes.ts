@@ -14,10 +14,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { buildDashboard, gzippedAsset, pageChunksFor, type DashboardBuild } from '../../dashboard/build.ts';
-import { pageRequestsOf } from '../../dashboard/routes.ts';
+import { pageNeedsFirstAgent, pageRequestsOf } from '../../dashboard/routes.ts';
 import { LANGUAGES, ME_ELEMENT_ID, type Language, type Me } from '../../dashboard/types.ts';
 import { sendBuiltAsset } from '../../http/built-assets.ts';
 import { notFound } from '../../http/error-handler.ts';
+import { utcDay } from '../../platform/clock.ts';
+import { listAgents } from '../agents/service.ts';
 import * as people from '../people/service.ts';
 import { sessionCookieName } from '../people/routes.ts';
 
@@ -70,7 +72,8 @@ export async function dashboardRoutes(parent: FastifyInstance, ctx: Context): Pr
     if (!token) return reply.send(signedOutPage(build, browserLanguage));
     // The head, with the opened page's chunks to preload, goes out at once: the browser fetches
     // them while the session is read; the person's data follows in the body.
-    return reply.send(Readable.from(signedInPage(build, pathname, search, meOf(ctx, request, token), browserLanguage)));
+    const session = sessionOf(ctx, request, token, pageNeedsFirstAgent(pathname));
+    return reply.send(Readable.from(signedInPage(build, { pathname, search, today: utcDay(ctx.clock.now()) }, session, browserLanguage)));
   };
   app.get('/', { schema: hidden }, page);
   // Every other path under /app is the page too, as this prefix's not-found handler rather than
@@ -87,17 +90,26 @@ export function acceptsGzip(header: string | undefined): boolean {
   });
 }
 
+interface SignedInSession {
+  /** GET /app/api/me's data. */
+  me?: Me;
+  /** The first agent of the person's agents list (GET /app/api/v1/agents: the workspace's, under their agent limits). */
+  firstAgentId?: string;
+}
+
 /**
- * GET /app/api/me's data for the session (the same verbs), or undefined: an ended session, or a
+ * What the page carries for the session (the same verbs as the API), or nothing: an ended session, or a
  * failure (a stopped workspace), which the application's own GET /app/api/me then reports as the API does.
  */
-async function meOf(ctx: Context, request: FastifyRequest, token: string): Promise<Me | undefined> {
+async function sessionOf(ctx: Context, request: FastifyRequest, token: string, needsFirstAgent: boolean): Promise<SignedInSession> {
   try {
     const person = await people.personOfSession(ctx, token);
-    return person && (await people.describeMe(ctx, person, token));
+    if (!person) return {};
+    const [me, agents] = await Promise.all([people.describeMe(ctx, person, token), needsFirstAgent ? listAgents(ctx, person) : undefined]);
+    return { me, firstAgentId: agents?.[0]?.id };
   } catch (error) {
     request.log.debug({ err: error }, 'the page is served without the signed-in person');
-    return undefined;
+    return {};
   }
 }
 
@@ -128,14 +140,23 @@ function signedOutPage(build: DashboardBuild, language: Language): string {
  * With a session cookie: the head also preloads the opened page's own chunks beside the entry's,
  * the browser's language's texts, and the API replies the page asks for as it opens (the session's
  * cookie goes with them: a preload the page does not use is one request wasted). The body carries
- * the person's GET /app/api/me data in a JSON element (data, never run: the policy is unchanged)
- * and preloads their language's texts when it is not the browser's (known only with the data).
+ * the person's GET /app/api/me data in a JSON element (data, never run: the policy is unchanged),
+ * preloads their language's texts when it is not the browser's and the replies that depend on their
+ * first agent (Analytics' figures without `?agent=`), both known only with the session.
  */
-async function* signedInPage(build: DashboardBuild, pathname: string, search: string, me: Promise<Me | undefined>, browserLanguage: Language): AsyncGenerator<string> {
-  yield pageHead(build, [...pageChunksFor(build, pathname), ...build.languageChunks[browserLanguage]], pageRequestsOf(pathname, search));
-  const data = await me;
-  const language = data ? languageOf(data.person.language, browserLanguage) : browserLanguage;
-  yield pageBody(data, language === browserLanguage ? [] : build.languageChunks[language]);
+async function* signedInPage(
+  build: DashboardBuild,
+  address: { pathname: string; search: string; today: string },
+  session: Promise<SignedInSession>,
+  browserLanguage: Language,
+): AsyncGenerator<string> {
+  const { pathname, search, today } = address;
+  const atOnce = pageRequestsOf(pathname, search, { today });
+  yield pageHead(build, [...pageChunksFor(build, pathname), ...build.languageChunks[browserLanguage]], atOnce);
+  const { me, firstAgentId } = await session;
+  const language = me ? languageOf(me.person.language, browserLanguage) : browserLanguage;
+  const withAgent = firstAgentId ? pageRequestsOf(pathname, search, { today, firstAgentId }).filter((api) => !atOnce.includes(api)) : [];
+  yield pageBody(me, language === browserLanguage ? [] : build.languageChunks[language], withAgent);
 }
 
 /** The person's language when the dashboard speaks it, else the browser's (src/dashboard/i18n's languageFor). */
@@ -177,10 +198,10 @@ ${style ? `<link rel="stylesheet" href="${style}">\n` : ''}${modulePreloads([...
 `;
 }
 
-function pageBody(me: unknown, languageChunks: string[]): string {
+function pageBody(me: unknown, languageChunks: string[], requests: string[] = []): string {
   return `<body>
 <div id="app"></div>
-${modulePreloads(languageChunks)}${me ? `<script type="application/json" id="${ME_ELEMENT_ID}">${jsonInScript(me)}</script>\n` : ''}<noscript><p>The Parley dashboard needs JavaScript. Everything it does can also be done with the API: see <a href="/docs">/docs</a>.</p></noscript>
+${modulePreloads(languageChunks)}${fetchPreloads(requests)}${me ? `<script type="application/json" id="${ME_ELEMENT_ID}">${jsonInScript(me)}</script>\n` : ''}<noscript><p>The Parley dashboard needs JavaScript. Everything it does can also be done with the API: see <a href="/docs">/docs</a>.</p></noscript>
 </body>
 </html>
 `;

@@ -8,7 +8,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { get, list } from '../../api.ts';
 import { useData } from '../../data.ts';
-import { AGENTS_LIST } from '../../first-requests.ts';
+import { AGENTS_LIST, DEFAULT_ANALYTICS_DAYS, analyticsAgentOf, analyticsFigures, lastDays, type Period } from '../../first-requests.ts';
 import { currentLanguage, formatNumber, t } from '../../i18n/index.ts';
 import { navigate } from '../../router.ts';
 import type { PageProps } from '../../routes.ts';
@@ -17,11 +17,10 @@ import { EmptyState, ErrorNotice, PageHeader, Select, Table } from '../../compon
 import { DailyChart } from './chart.tsx';
 
 type PeriodKind = '7' | '30' | '90' | 'month' | 'custom';
-const DAY_MS = 86_400_000;
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The period's from and to (UTC days) for a choice; today is the reader's UTC day. */
-function periodOf(kind: PeriodKind, month: string, from: string, to: string): { from: string; to: string } {
+function periodOf(kind: PeriodKind, month: string, from: string, to: string): Period {
   const today = utcDay(Date.now());
   if (kind === 'custom') return { from, to };
   if (kind === 'month') {
@@ -29,7 +28,7 @@ function periodOf(kind: PeriodKind, month: string, from: string, to: string): { 
     const last = utcDay(Date.UTC(year, number, 0));
     return { from: `${month}-01`, to: last < today ? last : today };
   }
-  return { from: utcDay(Date.now() - (Number(kind) - 1) * DAY_MS), to: today };
+  return lastDays(today, Number(kind));
 }
 
 /** The last 13 months, newest first, as YYYY-MM. */
@@ -40,14 +39,13 @@ function recentMonths(): string[] {
 
 export default function AnalyticsPage({ query }: PageProps) {
   const agents = useData(() => list<Agent>(AGENTS_LIST), []);
-  // The agent chosen is in the address, so its figures are asked for beside the agents, not after them.
-  const chosen = query.get('agent') ?? '';
+  // The agent chosen is in the address (else the first: the server preloads its figures with the page).
   const choose = (id: string) => navigate(`/app/analytics?agent=${encodeURIComponent(id)}`, { replace: true });
-  const agentId = chosen || agents.data?.[0]?.id || '';
+  const agentId = analyticsAgentOf(query, agents.data?.[0]?.id);
   const months = useMemo(recentMonths, []);
-  const [kind, setKind] = useState<PeriodKind>('30');
+  const [kind, setKind] = useState<PeriodKind>(String(DEFAULT_ANALYTICS_DAYS) as PeriodKind);
   const [month, setMonth] = useState(months[0]!);
-  const [custom, setCustom] = useState(() => periodOf('30', '', '', ''));
+  const [custom, setCustom] = useState(() => periodOf(String(DEFAULT_ANALYTICS_DAYS) as PeriodKind, '', '', ''));
   const period = periodOf(kind, month, custom.from, custom.to);
 
   return (
@@ -93,10 +91,7 @@ interface CustomPeriod {
 }
 
 function Figures({ agentId, period, custom }: { agentId: string; period: { from: string; to: string }; custom?: CustomPeriod }) {
-  const figures = useData(
-    () => get<Analytics>(`/v1/agents/${encodeURIComponent(agentId)}/analytics?from=${encodeURIComponent(period.from)}&to=${encodeURIComponent(period.to)}`),
-    [agentId, period.from, period.to],
-  );
+  const figures = useData(() => get<Analytics>(analyticsFigures(agentId, period)), [agentId, period.from, period.to]);
   const error = figures.error;
   const fieldError = error && (error.field('from') || error.field('to')) ? error : undefined;
   const data = figures.error ? undefined : figures.data;
