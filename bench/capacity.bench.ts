@@ -77,7 +77,7 @@ function paragraph(n: number): string {
  * and generated sources up to PASSAGES passages, read by the service as any text source is;
  * credits for every answer the rounds ask.
  */
-async function prepareAgent(service: { url: string; manageKey: string }): Promise<string> {
+export async function prepareAgent(service: { url: string; manageKey: string }): Promise<string> {
   const api = manageApi(service);
   const workspace = await api('GET', '/workspace');
   await addCredits(service, ADMIN_TOKEN, workspace.workspace.id, 10_000_000);
