@@ -39,6 +39,12 @@ const CONNECTIONS = Number(process.env.BENCH_CAPACITY_CONNECTIONS ?? 32);
 const PASSAGES = Number(process.env.BENCH_CAPACITY_PASSAGES ?? 10_000);
 /** Comma list: embedded, postgres (one API process, then two). */
 const DEPLOYMENTS = (process.env.BENCH_CAPACITY_DEPLOYMENTS ?? 'embedded,postgres').split(',');
+/**
+ * A checkout of other code (with node_modules beside it) to compare with this one on PostgreSQL: one API process each,
+ * each on its own scratch database with the same agent, their cases in the same alternating rounds, so that both see
+ * the same load from whatever else runs on the machine. Replaces the deployments above.
+ */
+const BEFORE = process.env.BENCH_CAPACITY_BEFORE;
 /** Fractions of the saturation rate at which latency is measured. */
 const FRACTIONS = [0.5, 0.9];
 const WARM_UP_SECONDS = 3;
@@ -77,7 +83,7 @@ function paragraph(n: number): string {
  * and generated sources up to PASSAGES passages, read by the service as any text source is;
  * credits for every answer the rounds ask.
  */
-async function prepareAgent(service: { url: string; manageKey: string }): Promise<string> {
+export async function prepareAgent(service: { url: string; manageKey: string }): Promise<string> {
   const api = manageApi(service);
   const workspace = await api('GET', '/workspace');
   await addCredits(service, ADMIN_TOKEN, workspace.workspace.id, 10_000_000);
@@ -120,6 +126,10 @@ interface Case {
   name: string;
   /** The processes the load is split between. */
   apis: Api[];
+  /** The database whose backends' CPU is counted, when not the deployment's. */
+  databaseMarker?: string;
+  /** The version measured, when two are compared (BENCH_CAPACITY_BEFORE). */
+  version?: string;
   requests(api: Api): autocannon.Request[];
 }
 
@@ -181,7 +191,8 @@ interface Round {
 }
 
 /** One autocannon instance a process, all at once; at a fixed rate when `rate` is given (split alike). */
-async function measure(c: Case, seconds: number, databaseMarker: string | undefined, rate?: number): Promise<Round> {
+async function measure(c: Case, seconds: number, deploymentMarker: string | undefined, rate?: number): Promise<Round> {
+  const databaseMarker = c.databaseMarker ?? deploymentMarker;
   const loopBefore = c.apis.map((api) => eventLoopCpuMicros(api.pid) ?? Number.NaN);
   const processBefore = c.apis.map((api) => processCpuMicros(api.pid) ?? Number.NaN);
   const databaseBefore = databaseMarker ? processesCpu(databaseMarker) : undefined;
@@ -235,7 +246,7 @@ async function measureDeployment(deployment: string, cases: Case[], databaseMark
     for (const c of cases) {
       const result = await measure(c, SECONDS, databaseMarker);
       rounds.get(c)!.push(result);
-      progress(`${deployment}, ${c.name}: ${Math.round(result.rps)}/s`);
+      progress(`${deployment}, ${c.version ? `${c.version}, ` : ''}${c.name}: ${Math.round(result.rps)}/s`);
     }
   }
   const measured = cases.map((c) => ({ deployment, c, saturation: median(rounds.get(c)!), rounds: rounds.get(c)!, atFraction: new Map<number, Round>() }));
@@ -295,6 +306,38 @@ async function postgres(databaseUrl: string, redisUrl: string): Promise<Measured
   }
 }
 
+/** This checkout against BEFORE's code: one API process and a worker each, on scratch databases of their own. */
+async function compared(databaseUrl: string, redisUrl: string, before: string): Promise<Measured[]> {
+  const stops: Array<() => Promise<void>> = [];
+  const cases: Case[] = [];
+  try {
+    for (const [label, cwd] of [['before', before], ['this checkout', undefined]] as const) {
+      const database = await scratchDatabase(databaseUrl);
+      stops.push(database.drop);
+      const env = { ...LIMITS, DATABASE_URL: database.url, REDIS_URL: redisUrl };
+      const api = await startParley({ ...env, PARLEY_ROLE: 'api' }, cwd);
+      stops.push(api.stop);
+      const worker = await startParleyProcess({ ...env, PARLEY_ROLE: 'worker' }, cwd);
+      stops.push(worker.stop);
+      progress(`${label}: loading the agent`);
+      const agentId = await prepareAgent(api);
+      const apis = [{ url: api.url, pid: api.child.pid! }];
+      const databaseMarker = new URL(database.url).pathname.slice(1);
+      cases.push(
+        { ...baselineCase('baseline: GET /workspace', apis, api.manageKey), databaseMarker, version: label },
+        { ...restCase('REST', apis, agentId, api.manageKey), databaseMarker, version: label },
+        { ...visitorCase('visitor', apis, agentId), databaseMarker, version: label },
+      );
+    }
+    // Each kind of case of both versions side by side, so that their rounds are neighbours.
+    const order = ['baseline', 'REST', 'visitor'].flatMap((kind) => cases.filter((c) => c.name.startsWith(kind)));
+    const measured = await measureDeployment('PostgreSQL + Redis, 1 API process', order, undefined);
+    return measured.map((m) => ({ ...m, deployment: `${m.deployment}, ${m.c.version}` }));
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+  }
+}
+
 // ---------- run ----------
 
 const us = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '-' : Math.round(value));
@@ -302,11 +345,16 @@ const us = (value: number | undefined) => (value === undefined || Number.isNaN(v
 export async function run(): Promise<void> {
   const started = performance.now();
   const measured: Measured[] = [];
-  if (DEPLOYMENTS.includes('embedded')) measured.push(...(await embedded()));
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
-  if (DEPLOYMENTS.includes('postgres') && databaseUrl && redisUrl) measured.push(...(await postgres(databaseUrl, redisUrl)));
-  else if (DEPLOYMENTS.includes('postgres')) console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
+  if (BEFORE) {
+    if (!databaseUrl || !redisUrl) throw new Error('BENCH_CAPACITY_BEFORE compares on PostgreSQL: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
+    measured.push(...(await compared(databaseUrl, redisUrl, BEFORE)));
+  } else {
+    if (DEPLOYMENTS.includes('embedded')) measured.push(...(await embedded()));
+    if (DEPLOYMENTS.includes('postgres') && databaseUrl && redisUrl) measured.push(...(await postgres(databaseUrl, redisUrl)));
+    else if (DEPLOYMENTS.includes('postgres')) console.log('PostgreSQL figures skipped: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
+  }
 
   const find = (deployment: string, name: string) => measured.find((m) => m.deployment === deployment && m.c.name === name);
   const rows: Row[] = measured.map((m) => {

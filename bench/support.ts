@@ -140,11 +140,15 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Starts `npm start`'s entry point as its own process on a fresh data directory and reads the first-start key from its output. */
-export async function startParley(env: Record<string, string> = {}): Promise<RunningService> {
+/**
+ * Starts `npm start`'s entry point as its own process on a fresh data directory and reads the first-start key from its
+ * output; `cwd`: another checkout's code (a bench comparing two versions), this one's by default.
+ */
+export async function startParley(env: Record<string, string> = {}, cwd?: string): Promise<RunningService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
   const port = await freePort();
   const child = spawn(process.execPath, [...NPM_START_FLAGS, 'src/main.ts'], {
+    cwd,
     env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT_PER_MINUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -190,10 +194,11 @@ export async function startParley(env: Record<string, string> = {}): Promise<Run
  * API process, a worker): started as startParley starts one, ready once it says it
  * listens (or, as a worker, runs); there is no first-start key to read.
  */
-export async function startParleyProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startParleyProcess(env: Record<string, string>, cwd?: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
   const port = await freePort();
   const child = spawn(process.execPath, [...NPM_START_FLAGS, 'src/main.ts'], {
+    cwd,
     env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT_PER_MINUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

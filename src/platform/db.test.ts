@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { freshDatabase } from '../../test/support/stores.ts';
+import { openPostgres, prepared, type Database } from './db.ts';
 
 test('executeSql of several statements without parameters returns the rows of all of them (the job queue sends such text)', async () => {
   const { database, drop } = await freshDatabase();
@@ -37,6 +39,85 @@ test('listen hears a NOTIFY on its channel (the job queue wakes its workers so),
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(heard, ['mail.deliver']);
   } finally {
+    await database.close();
+    await drop();
+  }
+});
+
+/** On PostgreSQL, a pool of one connection: the statements prepared on it are those pg_prepared_statements lists. */
+async function oneConnection(url: string | undefined, database: Database): Promise<Database> {
+  return url === undefined ? database : openPostgres(url, 1);
+}
+
+test('a prepared statement answers as any other and, on PostgreSQL, is parsed once on its connection and kept', async () => {
+  const { database, url, drop } = await freshDatabase();
+  const single = await oneConnection(url, database);
+  try {
+    for (const n of [1, 2, 3]) assert.deepEqual((await prepared(single.db, sql<{ n: number }>`select ${n}::integer + 1 as n`)).rows, [{ n: n + 1 }]);
+    if (single.kind === 'postgres') {
+      const kept = await sql<{ statement: string }>`select statement from pg_prepared_statements where statement like '%::integer + 1 as n'`.execute(single.db);
+      assert.equal(kept.rows.length, 1, 'one named statement for the three calls');
+      const unprepared = await sql<{ n: number }>`select ${5}::integer as n`.execute(single.db);
+      assert.deepEqual(unprepared.rows, [{ n: 5 }]);
+      assert.equal((await sql`select 1 from pg_prepared_statements where statement like '%::integer as n'`.execute(single.db)).rows.length, 0, 'a statement not marked stays unnamed');
+    }
+  } finally {
+    if (single !== database) await single.close();
+    await database.close();
+    await drop();
+  }
+});
+
+test('a prepared statement reading * gives the new columns after its table changed, also in a transaction afterwards', async () => {
+  const { database, url, drop } = await freshDatabase();
+  const single = await oneConnection(url, database);
+  try {
+    await sql`create table prepared_probe (a integer)`.execute(single.db);
+    await sql`insert into prepared_probe values (1)`.execute(single.db);
+    const read = () => prepared(single.db, sql<Record<string, number>>`select * from prepared_probe`);
+    assert.deepEqual((await read()).rows, [{ a: 1 }]);
+    await sql`alter table prepared_probe add column b integer not null default 2`.execute(single.db);
+    assert.deepEqual((await read()).rows, [{ a: 1, b: 2 }]);
+    await sql`alter table prepared_probe add column c integer not null default 3`.execute(single.db);
+    // In a transaction the statement cannot be sent again after a refusal: it fails once, then runs under its new name.
+    const inTransaction = () => single.db.transaction().execute((trx) => prepared(trx, sql<Record<string, number>>`select * from prepared_probe`));
+    const first = await inTransaction().catch(() => undefined);
+    assert.deepEqual((first ?? (await inTransaction())).rows, [{ a: 1, b: 2, c: 3 }]);
+    assert.deepEqual((await read()).rows, [{ a: 1, b: 2, c: 3 }]);
+    if (single.kind === 'postgres') {
+      const names = await sql`select name from pg_prepared_statements where statement like '%from prepared_probe'`.execute(single.db);
+      assert.ok(names.rows.length >= 2, 'the statement was given up and parsed again under a new name');
+    }
+  } finally {
+    if (single !== database) await single.close();
+    await database.close();
+    await drop();
+  }
+});
+
+test('a prepared statement is prepared again on the connection that replaces a lost one', async (t) => {
+  const { database, url, drop } = await freshDatabase();
+  if (url === undefined) {
+    t.skip('PostgreSQL only: the embedded store has one connection that cannot be lost');
+    await database.close();
+    return;
+  }
+  const single = await openPostgres(url, 1);
+  try {
+    const read = () => prepared(single.db, sql<{ pid: number; n: number }>`select pg_backend_pid() as pid, ${7}::integer as n`);
+    const before = (await read()).rows[0]!;
+    await sql`select pg_terminate_backend(${before.pid}::integer)`.execute(database.db);
+    let after: { pid: number; n: number } | undefined;
+    // The pool drops the lost connection when it hears of it; a statement sent on it meanwhile fails.
+    for (let attempt = 0; attempt < 50 && !after; attempt++) {
+      after = (await read().catch(() => undefined))?.rows[0];
+      if (!after) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(after, 'the statement runs on a new connection');
+    assert.notEqual(after.pid, before.pid);
+    assert.equal(after.n, 7);
+  } finally {
+    await single.close();
     await database.close();
     await drop();
   }

@@ -13,6 +13,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import pg from 'pg';
+import { createHash } from 'node:crypto';
 
 /**
  * Every module adds its tables to this interface by declaration merging
@@ -66,9 +67,78 @@ function rowsOf(result: { rows: any[] } | Array<{ rows: any[] }>): any[] {
  */
 const SESSION_SETTINGS = `set hnsw.iterative_scan = 'relaxed_order'`;
 
+/**
+ * The texts of the statements sent as named (prepared) statements on PostgreSQL, by text:
+ * their names. Filled by `prepared` for the statements every answer sends; bounded, so a
+ * caller that builds texts with varying parts cannot grow it (nor the server's memory).
+ */
+const preparedNames = new Map<string, string>();
+const MAX_PREPARED = 200;
+
+/**
+ * Runs a statement that is sent often: on PostgreSQL as a named statement, parsed and
+ * planned once per connection (the plan kept while the server finds it no worse than one
+ * made for the values); on the embedded store as any other.
+ */
+export async function prepared<R>(db: Db, query: { compile(db: Db): CompiledQuery<R> }): Promise<QueryResult<R>> {
+  const compiled = query.compile(db);
+  if (!preparedNames.has(compiled.sql) && preparedNames.size < MAX_PREPARED) {
+    preparedNames.set(compiled.sql, `parley_${createHash('sha1').update(compiled.sql).digest('hex').slice(0, 16)}`);
+  }
+  return db.executeQuery(compiled);
+}
+
+/**
+ * PostgreSQL's refusal to run a kept plan whose result columns changed (a table read with
+ * `*` altered meanwhile), told by the server function that raises it (the message may be
+ * translated): nothing ran, and the statement parsed again under a new name runs.
+ */
+function isCachedPlanChanged(error: unknown): boolean {
+  return (error as { code?: string }).code === '0A000' && (error as { routine?: string }).routine === 'RevalidateCachedQuery';
+}
+
+/**
+ * A pg client that sends the statements `prepared` registered as named statements. A name
+ * whose result columns changed (isCachedPlanChanged) is given up on this connection for a
+ * new one, and the statement sent again at once when it was not in a transaction.
+ */
+class PreparingClient extends pg.Client {
+  private readonly renamed = new Map<string, number>();
+
+  // pg's overloads: only the (text, values) form that Kysely and executeSql use is changed.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(config: any, values?: any, callback?: any): any {
+    const base = typeof config === 'string' && typeof values !== 'function' && callback === undefined ? preparedNames.get(config) : undefined;
+    if (base === undefined) return super.query(config, values, callback);
+    return this.queryNamed(config, base, values);
+  }
+
+  private async queryNamed(text: string, base: string, values: unknown[] | undefined): Promise<pg.QueryResult> {
+    const idle = this.getTransactionStatus() === 'I';
+    try {
+      return await super.query({ name: this.nameOf(text, base), text, values });
+    } catch (error) {
+      if (!isCachedPlanChanged(error)) throw error;
+      this.renamed.set(text, (this.renamed.get(text) ?? 0) + 1);
+      if (!idle) throw error;
+      return super.query({ name: this.nameOf(text, base), text, values });
+    }
+  }
+
+  private nameOf(text: string, base: string): string {
+    const generation = this.renamed.get(text);
+    return generation === undefined ? base : `${base}_${generation}`;
+  }
+}
+
 export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Database> {
   // onConnect is awaited before a new connection is handed out; if it fails, the query that asked for the connection fails.
-  const pool = new pg.Pool({ connectionString, max: maxConnections, onConnect: async (client) => void (await client.query(SESSION_SETTINGS)) });
+  const pool = new pg.Pool({
+    connectionString,
+    max: maxConnections,
+    Client: PreparingClient,
+    onConnect: async (client) => void (await client.query(SESSION_SETTINGS)),
+  });
   pool.on('error', () => {}); // an idle client's error must not take the process down; the next query reports it
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const executeSql: Database['executeSql'] = async (text, values) => ({ rows: rowsOf(await pool.query(text, values as unknown[])) });

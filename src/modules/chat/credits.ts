@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../domain/errors.ts';
 import { utcMonth } from '../../platform/clock.ts';
+import { prepared } from '../../platform/db.ts';
 import { versionNames } from '../../platform/versions.ts';
 import type { Plan } from '../../domain/plans.ts';
 import '../workspace/store.ts'; // declares credit_usage and workspaces
@@ -37,8 +38,11 @@ export async function chargeCredits(ctx: Context, workspaceId: string, plan: Pla
   const now = ctx.clock.now();
   const month = utcMonth(now);
   const agentDay = agent && agent.dailyCredits !== null && credits > 0 ? await countInAgentDay(ctx, agent.id, agent.dailyCredits, credits, now) : undefined;
-  const result = await sql<{ from_packs: number | null }>`
-    select charge_credits(${workspaceId}, ${month}, ${credits}::integer, ${plan.creditsPerMonth}::integer) as from_packs`.execute(ctx.db);
+  const result = await prepared(
+    ctx.db,
+    sql<{ from_packs: number | null }>`
+    select charge_credits(${workspaceId}, ${month}, ${credits}::integer, ${plan.creditsPerMonth}::integer) as from_packs`,
+  );
   const fromPacks = result.rows[0]?.from_packs;
   if (fromPacks === null || fromPacks === undefined) {
     if (agentDay) await uncountInAgentDay(ctx, agentDay, credits);

@@ -1,5 +1,5 @@
 import { sql, type Generated, type RawBuilder, type Selectable } from 'kysely';
-import type { Db } from '../../platform/db.ts';
+import { prepared, type Db } from '../../platform/db.ts';
 import type { Position } from '../../domain/paging.ts';
 
 export type Channel = 'widget' | 'iframe' | 'api' | 'playground' | 'email';
@@ -107,7 +107,7 @@ export async function findConversationWithRecent(
     .where('c.id', '=', conversationId)
     .where('c.agent_id', '=', agentId);
   if (!includeTests) query = query.where('c.channel', '!=', TEST_CHANNEL);
-  const row = await query.executeTakeFirst();
+  const [row] = (await prepared(db, query)).rows;
   if (!row) return undefined;
   const { recent, ...conversation } = row;
   return { conversation, recent: typeof recent === 'string' ? JSON.parse(recent) : (recent ?? []) };
@@ -137,13 +137,16 @@ export async function appendMessages(db: Db, conversation: { id: string; create?
     : sql`update conversations set message_count = message_count + ${count}, last_message_at = ${messages[count - 1].created_at},
           last_confidence = coalesce(${lastConfidence}::integer, last_confidence)
         where id = ${conversation.id} returning message_count`;
-  await sql`
+  await prepared(
+    db,
+    sql`
     with counter as (${counter})
     insert into messages (id, conversation_id, agent_id, position, role, content, created_at, attachments, page_url, confidence, grounding, sources, model, credits, held)
     select m.id, ${conversation.id}, m.agent_id, counter.message_count - ${count}::integer + m.ord, m.role, m.content, m.created_at, m.attachments,
       m.page_url, m.confidence, m.grounding, m.sources, m.model, m.credits, m.held
     from counter, jsonb_to_recordset(cast(${JSON.stringify(rows)}::text as jsonb)) as m(id text, agent_id text, ord integer, role text, content text,
-      created_at timestamptz, attachments jsonb, page_url text, confidence integer, grounding text, sources jsonb, model text, credits integer, held boolean)`.execute(db);
+      created_at timestamptz, attachments jsonb, page_url text, confidence integer, grounding text, sources jsonb, model text, credits integer, held boolean)`,
+  );
 }
 
 /** A check made after the answer was recorded; the conversation's lastConfidence follows when it is still the last answer. */

@@ -14,6 +14,7 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
+import { prepared } from '../../platform/db.ts';
 
 /** BM25's parameters, as bm25_top_passages (migrations/026) has them. */
 export const BM25_K1 = 1.2;
@@ -330,7 +331,9 @@ export async function parseQuestion(
   query: string,
   alternatives: Array<[word: string, alternative: string]> = [],
 ): Promise<ParsedQuestion | undefined> {
-  const { rows } = await sql<{ version: string; n: number; total: number; parsed: unknown; alternatives: unknown }>`
+  const { rows } = await prepared(
+    ctx.db,
+    sql<{ version: string; n: number; total: number; parsed: unknown; alternatives: unknown }>`
     select a.version::text as version, a.passage_count::float8 as n, a.total_length::float8 as total,
       (select coalesce(json_agg(json_build_array(c.i, l.lexeme, l.positions)), '[]')
         from (select name, min(i) as i from unnest(${configs}::text[] || a.configs) with ordinality as c(name, i) group by name) c
@@ -340,7 +343,8 @@ export async function parseQuestion(
         cross join lateral unnest(to_tsvector(${configs[0]}::regconfig, x.word)) as w
         cross join lateral unnest(${configs.slice(0, 2)}::text[]) as c(name)
         cross join lateral unnest(to_tsvector(c.name::regconfig, x.alternative)) as o) as alternatives
-    from agent_stats a where a.agent_id = ${agentId}`.execute(ctx.db);
+    from agent_stats a where a.agent_id = ${agentId}`,
+  );
   const row = rows[0];
   if (!row || Number(row.n) <= 0) return undefined;
   const n = Number(row.n);

@@ -19,6 +19,7 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
+import { prepared } from '../../platform/db.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
@@ -170,10 +171,13 @@ export async function lexicalSearch(ctx: Context, agentId: string, query: string
   const top = await topPassages(ctx, agentId, question, limit, minScore);
   if (!top) return databaseLexicalSearch(ctx, agentId, question, limit, minScore);
   if (top.length === 0) return [];
-  const { rows } = await sql<PassageRowOut & { seq: number }>`
+  const { rows } = await prepared(
+    ctx.db,
+    sql<PassageRowOut & { seq: number }>`
     select p.seq::float8 as seq, ${passageColumns}
     from passages p join sources s on s.id = p.source_id
-    where p.seq = any(${top.map((hit) => hit.seq)}::bigint[])`.execute(ctx.db);
+    where p.seq = any(${top.map((hit) => hit.seq)}::bigint[])`,
+  );
   const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
   return top.flatMap((hit) => {
     const row = bySeq.get(hit.seq);

@@ -1,0 +1,122 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
+import { seedAgent } from '../../../test/support/seed-agent.ts';
+
+/**
+ * Migration 038: the analytics and search-text triggers of messages run once per statement. A
+ * statement that records messages of several conversations, channels and days must leave the
+ * figures that the messages themselves give (as the row triggers left them).
+ */
+let service: Service;
+let ws: SeededWorkspace;
+
+before(async () => {
+  service = await startService();
+  ws = await service.seedWorkspace({ plan: 'enterprise' });
+});
+after(async () => service?.close());
+
+const PAGE = 'https://shop.example.com/hours';
+
+async function conversationRow(agentId: string, id: string, channel: string, startedAt: string): Promise<void> {
+  await sql`insert into conversations (id, workspace_id, agent_id, channel, started_at, last_message_at, message_count, first_message)
+    values (${id}, ${ws.id}, ${agentId}, ${channel}, ${startedAt}::timestamptz, ${startedAt}::timestamptz, 0, 'x')`.execute(service.ctx.db);
+}
+
+test('messages of several conversations, channels and days recorded in one statement count in the analytics and the search as each message would', async () => {
+  const agentId = await seedAgent(service, ws);
+  await conversationRow(agentId, 'conv_widget', 'widget', '2026-03-09T23:59:00Z');
+  await conversationRow(agentId, 'conv_api', 'api', '2026-03-09T10:00:00Z');
+  await conversationRow(agentId, 'conv_test', 'playground', '2026-03-09T10:00:00Z');
+  const before = await analyticsTables(agentId);
+  // One group of questions ("is on open saturday shop the when") twice on one day and once in a test conversation (not
+  // counted); a question after midnight in a conversation started the day before; weak, banded and unrated answers.
+  await sql`
+    insert into messages (id, conversation_id, agent_id, position, role, content, created_at, page_url, confidence, sources, feedback)
+    values
+      ('m1', 'conv_widget', ${agentId}, 0, 'user', 'When is the shop open on Saturday?', '2026-03-09T23:59:00Z', ${PAGE}, null, '[]', null),
+      ('m2', 'conv_widget', ${agentId}, 1, 'assistant', 'From ten to four, Zürich-time.', '2026-03-09T23:59:30Z', null, 85, '[{"id":"src_1"}]', 1),
+      ('m3', 'conv_widget', ${agentId}, 2, 'user', 'SATURDAY: shop open when?', '2026-03-10T00:00:10Z', ${PAGE}, null, '[]', null),
+      ('m4', 'conv_widget', ${agentId}, 3, 'assistant', 'Ten to four.', '2026-03-10T00:00:20Z', null, 40, '[{"id":"src_1"}]', -1),
+      ('m5', 'conv_api', ${agentId}, 0, 'user', 'Open on Saturday, the shop when is?', '2026-03-09T10:00:00Z', null, null, '[]', null),
+      ('m6', 'conv_api', ${agentId}, 1, 'assistant', 'We do not know.', '2026-03-09T10:00:01Z', null, 60, '[]', null),
+      ('m7', 'conv_api', ${agentId}, 2, 'user', 'And bicycles?', '2026-03-09T10:00:02Z', null, null, '[]', null),
+      ('m8', 'conv_api', ${agentId}, 3, 'assistant', 'No rating.', '2026-03-09T10:00:03Z', null, null, '[{"id":"src_2"}]', null),
+      ('m9', 'conv_test', ${agentId}, 0, 'user', 'When is the shop open on Saturday?', '2026-03-09T10:00:00Z', null, null, '[]', null),
+      ('m10', 'conv_test', ${agentId}, 1, 'assistant', 'Ten to four.', '2026-03-09T10:00:01Z', null, 90, '[]', null)`.execute(service.ctx.db);
+  const added = subtract(await analyticsTables(agentId), before);
+  assert.deepEqual(added, await expectedFromMessages(agentId));
+  assert.deepEqual(added.questions.find((q) => q.day === '2026-03-09' && q.count === 2)?.text, 'Open on Saturday, the shop when is?', 'a group keeps its first question');
+
+  const documents = await sql<{ conversation_id: string; same: boolean }>`
+    select s.conversation_id, s.document = (select conversation_search_vector(string_agg(m.content, ' ' order by m.position)) from messages m where m.conversation_id = s.conversation_id) as same
+    from conversation_search s where s.agent_id = ${agentId} order by 1`.execute(service.ctx.db);
+  assert.deepEqual(documents.rows, ['conv_api', 'conv_test', 'conv_widget'].map((id) => ({ conversation_id: id, same: true })));
+
+  // A later statement adds to the same rows.
+  await sql`insert into messages (id, conversation_id, agent_id, position, role, content, created_at, confidence, sources)
+    values ('m11', 'conv_api', ${agentId}, 4, 'user', 'Repairs?', '2026-03-09T11:00:00Z', null, '[]'),
+      ('m12', 'conv_api', ${agentId}, 5, 'assistant', 'Two days.', '2026-03-09T11:00:01Z', 95, '[{"id":"src_3"}]')`.execute(service.ctx.db);
+  assert.deepEqual(subtract(await analyticsTables(agentId), before), await expectedFromMessages(agentId));
+  const [api] = (await sql<{ same: boolean }>`select document = (select conversation_search_vector(string_agg(content, ' ' order by position)) from messages where conversation_id = 'conv_api') as same
+    from conversation_search where conversation_id = 'conv_api'`.execute(service.ctx.db)).rows;
+  assert.equal(api?.same, true);
+});
+
+interface Tables {
+  days: Array<Record<string, number | string>>;
+  questions: Array<{ day: string; key: string; text: string; count: number }>;
+  startPages: Array<{ day: string; url: string; count: number }>;
+}
+
+const DAY_FIGURES = ['questions', 'answers', 'helpful', 'not_helpful', 'weak', 'confidence_sum', 'confidence_count', 'band_high', 'band_medium', 'band_low'] as const;
+
+async function analyticsTables(agentId: string): Promise<Tables> {
+  const db = service.ctx.db;
+  const days = await sql<Record<string, number | string>>`
+    select to_char(day, 'YYYY-MM-DD') as day, ${sql.join(DAY_FIGURES.map((f) => sql`${sql.ref(f)}::integer as ${sql.ref(f)}`))}
+    from analytics_days where agent_id = ${agentId} order by day`.execute(db);
+  const questions = await sql<Tables['questions'][number]>`
+    select to_char(day, 'YYYY-MM-DD') as day, key, text, count from analytics_questions where agent_id = ${agentId} order by day, key`.execute(db);
+  const startPages = await sql<Tables['startPages'][number]>`
+    select to_char(day, 'YYYY-MM-DD') as day, url, count from analytics_start_pages where agent_id = ${agentId} order by day, url`.execute(db);
+  return { days: days.rows, questions: questions.rows, startPages: startPages.rows };
+}
+
+/** What the messages add, the seeded agent's rows before subtracted (it has none of its own conversations). */
+function subtract(after: Tables, before: Tables): Tables {
+  const days = after.days.map((row) => {
+    const earlier = before.days.find((b) => b.day === row.day);
+    return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === 'day' || !earlier ? v : Number(v) - Number(earlier[k])]));
+  });
+  return { ...after, days };
+}
+
+/** The figures worked out from the messages table itself, by the rules of migration 015. */
+async function expectedFromMessages(agentId: string): Promise<Tables> {
+  const db = service.ctx.db;
+  const counted = sql`from messages m join conversations c on c.id = m.conversation_id where m.agent_id = ${agentId} and c.channel <> 'playground'`;
+  const days = await sql<Record<string, number | string>>`
+    select to_char((m.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day,
+      (count(*) filter (where m.role = 'user'))::integer as questions,
+      (count(*) filter (where m.role = 'assistant'))::integer as answers,
+      (count(*) filter (where m.role = 'assistant' and m.feedback = 1))::integer as helpful,
+      (count(*) filter (where m.role = 'assistant' and m.feedback = -1))::integer as not_helpful,
+      (count(*) filter (where m.role = 'assistant' and ((m.confidence is not null and m.confidence < 50) or coalesce(jsonb_array_length(m.sources), 0) = 0)))::integer as weak,
+      coalesce(sum(m.confidence) filter (where m.role = 'assistant'), 0)::integer as confidence_sum,
+      (count(m.confidence) filter (where m.role = 'assistant'))::integer as confidence_count,
+      (count(*) filter (where m.role = 'assistant' and m.confidence >= 80))::integer as band_high,
+      (count(*) filter (where m.role = 'assistant' and m.confidence >= 50 and m.confidence < 80))::integer as band_medium,
+      (count(*) filter (where m.role = 'assistant' and m.confidence < 50))::integer as band_low
+    ${counted} group by 1 order by 1`.execute(db);
+  const questions = await sql<Tables['questions'][number]>`
+    select to_char((m.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, analytics_question_key(m.content) as key,
+      (array_agg(m.content order by m.created_at))[1] as text, count(*)::integer as count
+    ${counted} and m.role = 'user' group by 1, 2 order by 1, 2`.execute(db);
+  const startPages = await sql<Tables['startPages'][number]>`
+    select to_char((m.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, m.page_url as url, count(*)::integer as count
+    ${counted} and c.channel in ('widget', 'iframe') and m.role = 'user' and m.position = 0 and m.page_url is not null group by 1, 2 order by 1, 2`.execute(db);
+  return { days: days.rows, questions: questions.rows, startPages: startPages.rows };
+}
