@@ -12,7 +12,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { startService, type Service, type SeededWorkspace } from '../test/support/harness.ts';
+import { startService, type SeededWorkspace } from '../test/support/harness.ts';
 import { seedAgent } from '../test/support/seed-agent.ts';
 import { newId } from '../src/platform/ids.ts';
 import type { Context } from '../src/context.ts';
@@ -53,7 +53,7 @@ function textsUnder(dir: string, extensions: string[]): string[] {
 }
 
 /** Words by frequency, most frequent first (the Dutch test site left out: one agent, one language). */
-const VOCABULARY = (() => {
+export const VOCABULARY = (() => {
   const counts = new Map<string, number>();
   const texts = [...textsUnder('docs', ['.md']), ...textsUnder('test/fixtures/sites/clearwater', ['.html', '.txt']), ...textsUnder('test/fixtures/sites/facturo', ['.html', '.txt'])];
   for (const text of texts) {
@@ -64,7 +64,7 @@ const VOCABULARY = (() => {
 
 const zipfWord = zipfSampler(VOCABULARY);
 
-function passageText(n: number): string {
+export function passageText(n: number): string {
   const random = seeded(n * 2_654_435_761 + 17);
   const sentences: string[] = [];
   for (let left = PASSAGE_WORDS; left > 0; left -= 15) {
@@ -79,7 +79,7 @@ function passageText(n: number): string {
  * (ranks 100 to 5,000: neither the commonest words nor one-offs), e.g. "how do I
  * webhook retries signature".
  */
-function question(random: () => number): string {
+export function question(random: () => number): string {
   const openers = ['how do i', 'what is the', 'can i', 'where do i find', 'why does my', 'when is the'];
   const count = 3 + Math.floor(random() * 2);
   const topical = Array.from({ length: count }, () => VOCABULARY[100 + Math.floor(random() * Math.min(4_900, VOCABULARY.length - 100))]!);
@@ -104,7 +104,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
 }
 
 /** PASSAGES passages in SOURCES sources through addPassages, BATCH a call; the HNSW index dropped for the load and built after it. */
-async function load(ctx: Context, ws: SeededWorkspace, agentId: string): Promise<Load> {
+export async function load(ctx: Context, ws: SeededWorkspace, agentId: string): Promise<Load> {
   const table = HYBRID ? await vectorTable(ctx) : undefined;
   if (table) await sql`drop index if exists ${sql.raw(`${table}_hnsw`)}`.execute(ctx.db);
   const figures: Load = { seconds: 0, writeSeconds: 0, embedSeconds: 0, hnswSeconds: 0, vacuumSeconds: 0, postings: 0 };
@@ -163,8 +163,7 @@ async function latencies(work: (i: number) => Promise<unknown>, count: number): 
   return times.sort((a, b) => a - b);
 }
 
-async function searchFigures(service: Service, agentId: string): Promise<Row[]> {
-  const ctx = service.ctx;
+export async function searchFigures(ctx: Context, agentId: string): Promise<Row[]> {
   const lexicalCtx: Context = { ...ctx, config: { ...ctx.config, openaiBaseUrl: undefined } };
   const random = seeded(77_777);
   const queries = Array.from({ length: QUERIES + 10 }, () => question(random));
@@ -227,7 +226,7 @@ export async function run(): Promise<void> {
           'whole load passages/s': Math.round(PASSAGES / figures.seconds),
         },
       ]);
-      printTable(`Search latency over ${QUERIES} questions (topK 5: 20 candidates a list), one agent, ${PASSAGES} passages, ${STORE}`, await searchFigures(service, agentId));
+      printTable(`Search latency over ${QUERIES} questions (topK 5: 20 candidates a list), one agent, ${PASSAGES} passages, ${STORE}`, await searchFigures(service.ctx, agentId));
     } finally {
       await service.close();
     }

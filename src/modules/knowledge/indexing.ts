@@ -20,6 +20,12 @@ export { textSearchConfig };
 
 /** Passages written per statement: bounds the statement's size for a very long file. */
 const WRITE_BATCH = 1000;
+/**
+ * Passages written per statement by the bulk path (addPassages): each statement touches
+ * each of its terms' last postings page once, so fewer, larger statements touch fewer pages
+ * (docs/knowledge.md, "Search index").
+ */
+const BULK_WRITE_BATCH = 5000;
 
 /** Thrown when a source gives no text to index. */
 export class NoContentError extends Error {}
@@ -156,7 +162,7 @@ export async function addPassages(ctx: Context, target: PassageTarget, passages:
   const table = passages.some((p) => p.vector) ? await vectorTable(ctx) : undefined;
   const written = await ctx.db.transaction().execute(async (trx) => {
     await lockAgentStats(trx, target.agentId);
-    return writePassages(ctx, trx, target.agentId, passages.map((passage) => ({ ...passage, target })), table);
+    return writePassages(ctx, trx, target.agentId, passages.map((passage) => ({ ...passage, target })), table, BULK_WRITE_BATCH);
   });
   await tidyEmbeddedIndex(ctx, written);
 }
@@ -172,10 +178,10 @@ async function lockAgentStats(trx: Transaction<Tables>, agentId: string): Promis
 type PlacedPassage = NewPassage & { target: PassageTarget };
 
 /** Passages of one agent (of one source or several). Returns the postings written. */
-async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined): Promise<number> {
+async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined, batchSize = WRITE_BATCH): Promise<number> {
   let postings = 0;
-  for (let start = 0; start < passages.length; start += WRITE_BATCH) {
-    const batch = passages.slice(start, start + WRITE_BATCH);
+  for (let start = 0; start < passages.length; start += batchSize) {
+    const batch = passages.slice(start, start + batchSize);
     const ids = batch.map(() => newId('chk'));
     postings += await insertPassageBatch(trx, agentId, ids, batch);
     if (table) {
@@ -218,6 +224,8 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
     ), postings as (
       insert into passage_postings (term_id, passage_seq, tf, length)
       select terms.term_id, lex.seq, lex.tf, lens.length from lex join terms using (term) join lens using (seq)
+      -- In the key's order: each term's postings go to its last page together, one page after the other.
+      order by terms.term_id, lex.seq
       returning 1
     ), forward as (
       select lex.seq, array_agg(terms.term_id order by terms.term_id) as term_ids from lex join terms using (term) group by lex.seq

@@ -7,10 +7,10 @@
  * each posting's BM25 contribution worked out as it is read, so a question costs one
  * statement for its terms and the version, a sum over the lists, and one for the texts.
  * The database stays the only record: a moved version, a restart or another process reads
- * the lists again. A question whose lists are long together (a large agent) reads only its
- * rarest terms' lists and looks the others up for the passages that may reach the top
- * (MaxScore: maxScoreTop); a list it needs whole that is too long to keep leaves the
- * question to bm25_top_passages.
+ * the lists again. A question whose lists are long together (a large agent) reads only the
+ * layers of its terms' lists that can decide the top and looks the others up for the
+ * passages that may reach it (MaxScore: maxScoreTop); a layer it needs whole that is too
+ * long to keep leaves the question to bm25_top_passages.
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
@@ -41,6 +41,15 @@ const FIRST_READ = 20_000;
 const PROBE_BATCH = 500;
 /** Candidates looked up at most before the next term's list is read whole instead. */
 const MAX_PROBED = 2_000;
+/**
+ * Where MaxScore splits a term's postings: the low layer holds those of tf 1 in a passage
+ * at least this share of the average length, whose contributions are bound by tf 1 at that
+ * length (about 1.1 times the idf, where the term's own bound, its largest tf at its shortest
+ * passage, is often 1.8 times); the high layer the others, few and bound by the term's bound.
+ */
+const LOW_LAYER_LENGTH_SHARE = 0.75;
+/** The share of a term's postings its high layer is taken to hold before it is read (only to choose what to read first). */
+const HIGH_LAYER_ESTIMATE = 0.25;
 /** Slack on the MaxScore bounds, so that rounding never prunes a passage that belongs in the top (as bm25_top_passages). */
 const SLACK = 1 + 1e-9;
 
@@ -58,7 +67,21 @@ interface TermEntry {
   idf: number;
   /** The most the term adds to any passage's score (its largest tf at its shortest passage). */
   bound: number;
+  maxTf: number;
+  minLength: number;
   list?: TermList;
+  /** Its layers' postings (MaxScore), once read. */
+  layers?: Partial<Record<'high' | 'low', TermList>>;
+}
+
+/** A part of a term's postings that MaxScore reads whole or looks up on its own: all of them, or a layer (LOW_LAYER_LENGTH_SHARE). */
+interface Layer {
+  term: TermEntry;
+  kind: 'whole' | 'high' | 'low';
+  /** The most one of its postings adds to a score. */
+  bound: number;
+  /** The postings it holds, or is taken to hold before it is read. */
+  estimate: number;
 }
 
 interface AgentLists {
@@ -97,8 +120,8 @@ const keptByContext = new WeakMap<Context, Map<string, AgentLists>>();
  * score descending, then passage number. A question whose lists are short together is
  * scored over all of them; a longer one by MaxScore over its rarest lists (maxScoreTop).
  * Null when a list it needs whole is too long to keep or the index changed while it was
- * read: the database function answers then. `fullReadPostings` is for the tests, which
- * take the MaxScore path on a small agent.
+ * read: the database function answers then. `budgets` are for the tests, which take the
+ * MaxScore path, and let it prune, on a small agent.
  */
 export async function topPassages(
   ctx: Context,
@@ -106,16 +129,16 @@ export async function topPassages(
   question: ParsedQuestion,
   limit: number,
   minScore: number,
-  fullReadPostings = FULL_READ_POSTINGS,
+  budgets: { fullRead: number; firstRead: number } = { fullRead: FULL_READ_POSTINGS, firstRead: FIRST_READ },
 ): Promise<ScoredPassage[] | null> {
   if (question.terms.length === 0) return [];
-  const found = await termsFor(ctx, agentId, question, fullReadPostings);
+  const found = await termsFor(ctx, agentId, question, budgets.fullRead);
   if (!found) return null;
   const { agent, terms } = found;
   const idfSum = questionWeight(question, terms);
   if (idfSum <= 0 || terms.every((term) => term.df === 0) || limit <= 0) return [];
   if (terms.every((term) => term.list)) return sumOfLists(agent, terms as Array<Required<TermEntry>>, limit, minScore, idfSum);
-  return maxScoreTop(ctx, agentId, question, agent, terms, limit, minScore, idfSum);
+  return maxScoreTop(ctx, agentId, question, agent, terms, limit, minScore, idfSum, budgets.firstRead);
 }
 
 /** Every list summed: the top of all the passages holding a term. */
@@ -139,15 +162,18 @@ function sumOfLists(agent: AgentLists, terms: Array<Required<TermEntry>>, limit:
 }
 
 /**
- * MaxScore (docs/knowledge.md, "Search at scale"): the terms ordered by the most each adds
- * to a score, the first (rarest) ones' lists are read whole ("essential") and summed; a
- * passage none of them holds scores at most the rest's bounds together, so once that is
- * below the k-th score found, only the passages the essential lists hold can be in the top.
- * Those are taken best partial score first and their other terms' postings looked up in the
- * database (through the passage's term ids), until the next one's partial score plus the
- * rest's bounds falls below the k-th exact score. When that bound is not below it, or too
- * many passages would be looked up, the next term's list is read whole and the count
- * starts again. Exact: every passage that could tie or beat the k-th is scored in full.
+ * MaxScore (docs/knowledge.md, "Search at scale") over the terms' layers: a term's postings
+ * are its low layer (tf 1 in a passage not much shorter than average: bound by tf 1 at that
+ * length) and its high layer (the others, bound by the term's bound), or all of them when
+ * they are kept whole. The layers ordered by the most each adds to a score, the first ones
+ * are read whole ("essential") and summed; a passage none of them holds scores at most the
+ * rest's bounds together (per term the larger of its layers' bounds), so once that is below
+ * the k-th score found, only the passages the essential layers hold can be in the top. Those
+ * are taken best partial score first and their other layers' postings looked up in the
+ * database, until the next one's partial score plus the rest's bounds falls below the k-th
+ * exact score. When that bound is not below it, or too many passages would be looked up,
+ * the next layers are read whole and the count starts again. Exact: every passage that could
+ * tie or beat the k-th is scored in full.
  */
 async function maxScoreTop(
   ctx: Context,
@@ -158,35 +184,68 @@ async function maxScoreTop(
   limit: number,
   minScore: number,
   idfSum: number,
+  firstRead: number,
 ): Promise<ScoredPassage[] | null> {
-  const held = terms.filter((term) => term.df > 0).sort((a, b) => b.bound - a.bound || a.termId - b.termId);
-  const rest = new Float64Array(held.length + 1);
-  for (let i = held.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + held[i].bound;
+  const cut = lowLayerCut(question.avgdl);
+  const held = terms
+    .filter((term) => term.df > 0)
+    .flatMap((term) => layersOf(term, cut, question.avgdl))
+    .sort((a, b) => b.bound - a.bound || a.term.termId - b.term.termId || a.kind.localeCompare(b.kind));
+  const rest = restBounds(held);
   const floor = minScore * idfSum * (1 - 1e-9);
-  // The rarest lists first, as many as FIRST_READ postings allow (at least enough to hold `limit` passages): their best
-  // passages, completed, give the k-th score the other lists are judged by.
+  // The first layers, as many as firstRead postings allow (at least enough to hold `limit` passages): their best
+  // passages, completed, give the k-th score the other layers are judged by.
   let essential = 1;
-  for (let passages = held[0].df; essential < held.length && (passages < limit || passages + held[essential].df <= FIRST_READ); essential++) passages += held[essential].df;
+  for (let passages = held[0].estimate; essential < held.length && (passages < limit || passages + held[essential].estimate <= firstRead); essential++) passages += held[essential].estimate;
   for (;;) {
-    if (!(await readWhole(ctx, agentId, question, agent, held.slice(0, essential)))) return null;
-    const outcome = await scoreWithEssential(ctx, agentId, question, agent, held, essential, rest[essential], limit, floor);
+    if (!(await readLayers(ctx, agentId, question, agent, held.slice(0, essential), cut))) return null;
+    const outcome = await scoreWithEssential(ctx, agentId, question, agent, held, essential, rest[essential], limit, floor, cut);
     if (outcome === null) return null;
     if ('top' in outcome) {
       return outcome.top
         .filter((hit) => hit.score >= floor && Math.min(1, hit.score / idfSum) >= minScore)
         .map((hit) => ({ seq: hit.seq, score: Math.min(1, hit.score / idfSum) }));
     }
-    // Every list up to the first whose rest is below the k-th score known so far must be read whole.
+    // Every layer up to the first whose rest is below the k-th score known so far must be read whole.
     let next = essential + 1;
     while (next < held.length && rest[next] * SLACK >= outcome.kth) next++;
     essential = next;
   }
 }
 
+/** The length from which a posting of tf 1 is in its term's low layer. */
+function lowLayerCut(avgdl: number): number {
+  return Math.ceil(LOW_LAYER_LENGTH_SHARE * avgdl);
+}
+
+/** A term as MaxScore reads it: whole when its list is kept, else its layers (only the low one when no posting can be high). */
+function layersOf(term: TermEntry, cut: number, avgdl: number): Layer[] {
+  if (term.list) return [{ term, kind: 'whole', bound: term.bound, estimate: term.list.slots.length }];
+  const low: Layer = { term, kind: 'low', bound: contribution(term.idf, 1, Math.max(cut, term.minLength), avgdl), estimate: term.layers?.low?.slots.length ?? term.df };
+  if (term.maxTf <= 1 && term.minLength >= cut) return [low];
+  return [{ term, kind: 'high', bound: term.bound, estimate: term.layers?.high?.slots.length ?? Math.ceil(term.df * HIGH_LAYER_ESTIMATE) }, low];
+}
+
+/** For each start in the ordered layers, the most the layers from there add to a passage: per term, the larger of its layers' bounds. */
+function restBounds(held: Layer[]): Float64Array {
+  const rest = new Float64Array(held.length + 1);
+  for (let i = held.length - 1; i >= 0; i--) {
+    const byTerm = new Map<TermEntry, number>();
+    for (const layer of held.slice(i)) byTerm.set(layer.term, Math.max(byTerm.get(layer.term) ?? 0, layer.bound));
+    for (const bound of byTerm.values()) rest[i] += bound;
+  }
+  return rest;
+}
+
+/** The postings of a layer, from a kept list. */
+function layerList(layer: Layer): TermList {
+  return layer.kind === 'whole' ? layer.term.list! : layer.term.layers![layer.kind]!;
+}
+
 /**
- * The top from the essential lists (the first `essential` of `held`, read), the other terms
- * looked up for the candidates; when the rest's bound or the candidates are too many to
- * settle it, the k-th score known (a floor to the true one) to read more lists by; null
+ * The top from the essential layers (the first `essential` of `held`, read), the other
+ * layers looked up for the candidates; when the rest's bound or the candidates are too many
+ * to settle it, the k-th score known (a floor to the true one) to read more layers by; null
  * when the index moved meanwhile.
  */
 async function scoreWithEssential(
@@ -194,16 +253,17 @@ async function scoreWithEssential(
   agentId: string,
   question: ParsedQuestion,
   agent: AgentLists,
-  held: TermEntry[],
+  held: Layer[],
   essential: number,
   restBound: number,
   limit: number,
   floor: number,
+  cut: number,
 ): Promise<{ top: ScoredPassage[] } | { kth: number } | null> {
   const partial = new Float64Array(agent.seqs.length);
   const touched: number[] = [];
-  for (const term of held.slice(0, essential)) {
-    const { slots, contributions } = term.list!;
+  for (const layer of held.slice(0, essential)) {
+    const { slots, contributions } = layerList(layer);
     for (let i = 0; i < slots.length; i++) {
       if (partial[slots[i]] === 0) touched.push(slots[i]);
       partial[slots[i]] += contributions[i];
@@ -214,11 +274,12 @@ async function scoreWithEssential(
   for (const slot of touched) lower.offer(agent.seqs[slot], partial[slot]);
   let kth = Math.max(floor, lower.ranked().length === limit ? lower.ranked()[limit - 1].score : 0);
   const others = held.slice(essential);
-  // A passage no essential list holds scores at most restBound. When that is not below the k-th, the best partial
-  // scores are completed first: their k-th exact score is a higher floor, and fewer lists have to be read whole.
+  const lookUp = (seqs: number[]) => (others.length === 0 || seqs.length === 0 ? new Map<number, number>() : otherContributions(ctx, agentId, question, others, seqs, cut));
+  // A passage no essential layer holds scores at most restBound. When that is not below the k-th, the best partial
+  // scores are completed first: their k-th exact score is a higher floor, and fewer layers have to be read whole.
   if (others.length > 0 && restBound * SLACK >= kth) {
     const first = lower.ranked().length < limit ? [] : touched.filter((slot) => partial[slot] >= kth).sort((a, b) => partial[b] - partial[a]).slice(0, PROBE_BATCH);
-    const extra = first.length === 0 ? new Map<number, number>() : await otherContributions(ctx, agentId, question, others, first.map((slot) => agent.seqs[slot]));
+    const extra = await lookUp(first.map((slot) => agent.seqs[slot]));
     if (!extra) return null;
     const exact = new TopK(limit);
     for (const slot of first) exact.offer(agent.seqs[slot], partial[slot] + (extra.get(agent.seqs[slot]) ?? 0));
@@ -226,13 +287,13 @@ async function scoreWithEssential(
     if (restBound * SLACK >= kth) return { kth };
   }
   const candidates: Array<[slot: number, score: number]> = touched.filter((slot) => partial[slot] + restBound * SLACK >= kth).map((slot) => [slot, partial[slot]]);
-  candidates.sort((a, b) => b[1] - a[1] || agent.seqs[a[0]] - agent.seqs[b[0]]);
   if (others.length > 0 && candidates.length > MAX_PROBED) return { kth };
+  candidates.sort((a, b) => b[1] - a[1] || agent.seqs[a[0]] - agent.seqs[b[0]]);
   const best = new TopK(limit);
   for (let at = 0; at < candidates.length && candidates[at][1] + restBound * SLACK >= kth; ) {
     const batch = candidates.slice(at, at + PROBE_BATCH).filter(([, score]) => score + restBound * SLACK >= kth);
     at += PROBE_BATCH;
-    const extra = others.length === 0 ? new Map<number, number>() : await otherContributions(ctx, agentId, question, others, batch.map(([slot]) => agent.seqs[slot]));
+    const extra = await lookUp(batch.map(([slot]) => agent.seqs[slot]));
     if (!extra) return null;
     for (const [slot, score] of batch) best.offer(agent.seqs[slot], score + (extra.get(agent.seqs[slot]) ?? 0));
     const ranked = best.ranked();
@@ -242,25 +303,32 @@ async function scoreWithEssential(
 }
 
 /**
- * The other terms' contributions to the given passages, summed per passage number: one
- * statement whose index scan probes each (term, passage) pair in key order. Null when the
- * index moved since the question was parsed.
+ * The other layers' contributions to the given passages, summed per passage number: one
+ * statement whose index scan probes each (term, passage) pair in key order; a posting counts
+ * when its layer is among them (the others were summed already). Null when the index moved
+ * since the question was parsed.
  */
-async function otherContributions(ctx: Context, agentId: string, question: ParsedQuestion, others: TermEntry[], seqs: number[]): Promise<Map<number, number> | null> {
+async function otherContributions(ctx: Context, agentId: string, question: ParsedQuestion, others: Layer[], seqs: number[], cut: number): Promise<Map<number, number> | null> {
+  const kinds = new Map<TermEntry, Set<Layer['kind']>>();
+  for (const layer of others) kinds.set(layer.term, (kinds.get(layer.term) ?? new Set()).add(layer.kind));
   const { rows } = await sql<{ version: string; seq: string | null; term_id: string | null; tf: number | null; length: number | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId})
     select v.version, x.passage_seq as seq, x.term_id, x.tf, x.length from v left join lateral (
       select o.passage_seq, o.term_id, o.tf, o.length from passage_postings o
-      where o.term_id = any(${others.map((term) => term.termId)}::bigint[]) and o.passage_seq = any(${seqs}::bigint[])
+      where o.term_id = any(${[...kinds.keys()].map((term) => term.termId)}::bigint[]) and o.passage_seq = any(${seqs}::bigint[])
     ) x on true`.execute(ctx.db);
   if (rows[0]?.version !== question.version) return null;
-  const byId = new Map(others.map((term) => [term.termId, term]));
+  const byId = new Map([...kinds.keys()].map((term) => [term.termId, term]));
   const sums = new Map<number, number>();
   for (const row of rows) {
     if (row.seq === null) continue;
     const term = byId.get(Number(row.term_id))!;
+    const tf = Number(row.tf);
+    const length = Number(row.length);
+    const wanted = kinds.get(term)!;
+    if (!wanted.has('whole') && !wanted.has(tf > 1 || length < cut ? 'high' : 'low')) continue;
     const seq = Number(row.seq);
-    sums.set(seq, (sums.get(seq) ?? 0) + contribution(term.idf, Number(row.tf), Number(row.length), question.avgdl));
+    sums.set(seq, (sums.get(seq) ?? 0) + contribution(term.idf, tf, length, question.avgdl));
   }
   return sums;
 }
@@ -408,21 +476,37 @@ async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion,
 }
 
 function keep(agent: AgentLists, term: string, entry: TermEntry): void {
+  // Layers read for an earlier question stay (the same version: the same postings) until the list is kept whole.
+  const layers = agent.terms.get(term)?.layers;
+  if (layers && !entry.list) entry.layers = layers;
+  else if (layers) agent.postings -= (layers.high?.slots.length ?? 0) + (layers.low?.slots.length ?? 0);
   agent.terms.set(term, entry);
   agent.postings += (entry.list?.slots.length ?? 0) + 1;
 }
 
-/** Reads the given terms' lists whole (those not read yet); false when one is too long to keep or the index moved. */
-async function readWhole(ctx: Context, agentId: string, question: ParsedQuestion, agent: AgentLists, terms: TermEntry[]): Promise<boolean> {
-  const names = new Map([...agent.terms].map(([name, entry]) => [entry, name]));
-  const missing = terms.filter((term) => !term.list).map((term) => names.get(term)!);
+/**
+ * Reads the given layers' postings (those not read yet) in one statement that also reads the
+ * version; false when one is too long to keep or the index moved.
+ */
+async function readLayers(ctx: Context, agentId: string, question: ParsedQuestion, agent: AgentLists, layers: Layer[], cut: number): Promise<boolean> {
+  const missing = layers.filter((layer) => layer.kind !== 'whole' && !layer.term.layers?.[layer.kind]);
   if (missing.length === 0) return true;
-  const read = await readTerms(ctx, agentId, question, missing, agent, Infinity);
-  if (!read || [...read.values()].some((entry) => !entry.list)) return false;
-  for (const [term, entry] of read) {
-    // The question's entries are the ones maxScoreTop holds: their lists are filled in place.
-    agent.terms.get(term)!.list = entry.list;
-    agent.postings += entry.list!.slots.length;
+  const { rows } = await sql<{ version: string; at: number | null; count: number | null; postings: Uint8Array | null }>`
+    with v as (select version::text as version from agent_stats where agent_id = ${agentId})
+    select v.version, x.at, l.count, l.postings
+    from v left join unnest(${missing.map((layer) => layer.term.termId)}::bigint[], ${missing.map((layer) => layer.kind === 'high')}::boolean[]) with ordinality as x(term_id, high, at) on true
+    left join lateral (
+      -- In the index's order (no sort), and no further than one past the longest list kept.
+      select count(*)::int as count, ${POSTINGS_BYTES} as postings
+      from (select passage_seq, tf, length from passage_postings p where p.term_id = x.term_id and (p.tf > 1 or p.length < ${cut}) = x.high limit ${MAX_LIST_LENGTH + 1}) p
+    ) l on true`.execute(ctx.db);
+  if (rows[0]?.version !== question.version || rows.some((row) => Number(row.count) > MAX_LIST_LENGTH)) return false;
+  for (const row of rows) {
+    const layer = missing[Number(row.at) - 1];
+    const list = termList(question, agent, layer.term.idf, row.postings);
+    // The question's entries are the ones maxScoreTop holds: their layers are filled in place.
+    layer.term.layers = { ...layer.term.layers, [layer.kind]: list };
+    agent.postings += list.slots.length;
   }
   const kept = keptByContext.get(ctx);
   if (kept) letGo(kept);
@@ -436,46 +520,58 @@ async function readWhole(ctx: Context, agentId: string, question: ParsedQuestion
  * arrays (far cheaper to read than a row a posting). Null when the version moved.
  */
 async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion, terms: string[], agent: AgentLists, budget: number): Promise<Map<string, TermEntry> | null> {
-  const { rows } = await sql<{ version: string; term: string | null; term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null; seqs: Array<number | string> | null; tfs: number[] | null; lengths: number[] | null }>`
+  const { rows } = await sql<{ version: string; term: string | null; term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null; postings: Uint8Array | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId}),
     t as (select term, df, term_id, max_tf, min_length from agent_term_stats where agent_id = ${agentId} and term = any(${terms}::text[])),
     whole as (select coalesce(sum(df), 0) <= ${Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER}::float8 as fits from t)
-    select v.version, t.term, t.term_id::float8 as term_id, t.df, t.max_tf, t.min_length, l.seqs, l.tfs, l.lengths
+    select v.version, t.term, t.term_id::float8 as term_id, t.df, t.max_tf, t.min_length, l.postings
     from v left join t on true left join lateral (
       -- In the index's order: an order by here would sort each array again (three times the read's cost at 30,000 postings).
-      select array_agg(p.passage_seq) as seqs, array_agg(p.tf) as tfs, array_agg(p.length) as lengths
+      select ${POSTINGS_BYTES} as postings
       from passage_postings p where p.term_id = t.term_id and t.df <= ${MAX_LIST_LENGTH} and (select fits from whole)
     ) l on true`.execute(ctx.db);
   if (rows[0]?.version !== question.version) return null;
   const byTerm = new Map(rows.filter((row) => row.term !== null).map((row) => [row.term!, row]));
-  const whole = rows.every((row) => row.term === null || row.seqs !== null);
+  const whole = rows.every((row) => row.term === null || row.postings !== null);
   const entries = new Map<string, TermEntry>();
   for (const term of terms) {
     const row = byTerm.get(term);
     const df = Number(row?.df ?? 0);
     const idf = Math.log(1 + (question.n - df + 0.5) / (df + 0.5));
     const maxTf = Number(row?.max_tf ?? 1);
-    const entry: TermEntry = { termId: Number(row?.term_id ?? 0), df, idf, bound: contribution(idf, maxTf, Number(row?.min_length ?? 0), question.avgdl) };
-    if (whole) entry.list = termList(question, agent, idf, { seqs: row?.seqs ?? [], tfs: row?.tfs ?? [], lengths: row?.lengths ?? [] });
+    const minLength = Number(row?.min_length ?? 0);
+    const entry: TermEntry = { termId: Number(row?.term_id ?? 0), df, idf, maxTf, minLength, bound: contribution(idf, maxTf, minLength, question.avgdl) };
+    if (whole) entry.list = termList(question, agent, idf, row?.postings ?? null);
     entries.set(term, entry);
   }
   return entries;
 }
 
+/**
+ * A list's postings as one bytea, 16 bytes each (the passage number as int8, tf and length as
+ * int4, big-endian): three times faster to read than three arrays, whose text the driver
+ * parses number by number (43,000 postings: 27 to 36 ms against 77 to 117, under load 14).
+ * Aggregated in the index's order: no sort.
+ */
+const POSTINGS_BYTES = sql`string_agg(int8send(p.passage_seq) || int4send(p.tf) || int4send(p.length), ''::bytea)`;
+const POSTING_BYTES = 16;
+
 /** Each posting's contribution computed as bm25_top_passages computes it, in the same order of operations. */
-function termList(question: ParsedQuestion, agent: AgentLists, idf: number, postings: { seqs: Array<number | string>; tfs: number[]; lengths: number[] }): TermList {
-  const count = postings.seqs.length;
+function termList(question: ParsedQuestion, agent: AgentLists, idf: number, postings: Uint8Array | null): TermList {
+  const count = (postings?.byteLength ?? 0) / POSTING_BYTES;
   const slots = new Int32Array(count);
   const contributions = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    const seq = Number(postings.seqs[i]);
+  if (!postings) return { slots, contributions };
+  const bytes = new DataView(postings.buffer, postings.byteOffset, postings.byteLength);
+  for (let i = 0, at = 0; i < count; i++, at += POSTING_BYTES) {
+    const seq = bytes.getUint32(at) * 2 ** 32 + bytes.getUint32(at + 4);
     let slot = agent.slotOf.get(seq);
     if (slot === undefined) {
       slot = agent.seqs.push(seq) - 1;
       agent.slotOf.set(seq, slot);
     }
     slots[i] = slot;
-    contributions[i] = contribution(idf, Number(postings.tfs[i]), Number(postings.lengths[i]), question.avgdl);
+    contributions[i] = contribution(idf, bytes.getInt32(at + 8), bytes.getInt32(at + 12), question.avgdl);
   }
   return { slots, contributions };
 }

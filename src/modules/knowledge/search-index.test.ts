@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
+import type { Context } from '../../context.ts';
 import { ingestWebsitePage } from './ingest.ts';
 import { ABSENT_SHARE, BM25_B, BM25_K1, parseQuestion, topPassages } from './postings.ts';
 import { databaseLexicalSearch, lexicalSearch } from './search.ts';
@@ -90,6 +91,8 @@ async function recount(service: Service, agentId: string): Promise<{ scores(quer
 let service: Service;
 let ws: SeededWorkspace;
 let agentId: string;
+/** The service's context as another process would have it: its own kept lists, which only MaxScore (layers) fills. */
+let layersOnly: Context;
 const random = seeded(7);
 const queries = Array.from({ length: 40 }, () => Array.from({ length: 1 + Math.floor(random() * 5) }, () => zipfWord(random)).join(' '));
 
@@ -97,6 +100,7 @@ before(async () => {
   service = await startService();
   ws = await service.seedWorkspace({ plan: 'studio' });
   agentId = await seedAgent(service, ws, 'Index');
+  layersOnly = { ...service.ctx };
   const ingest = (n: number, text: string) =>
     ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_index', url: `https://index.example/${n}`, title: `Page ${n}`, text });
   const sources: string[] = [];
@@ -125,8 +129,11 @@ async function assertIndexMatchesRecount(): Promise<void> {
       const parsed = (await parseQuestion(service.ctx, agentId, ['english'], query))!;
       assert.notEqual(await topPassages(service.ctx, agentId, parsed, limit, minScore), null, query);
       // MaxScore over the rarest lists (the path of a question whose lists are long together) ranks alike too.
-      const byMaxScore = await topPassages(service.ctx, agentId, parsed, limit, minScore, 0);
+      const byMaxScore = await topPassages(service.ctx, agentId, parsed, limit, minScore, { fullRead: 0, firstRead: 0 });
       assert.deepEqual(byMaxScore?.map((hit) => hit.score.toFixed(9)), expected.map(([, s]) => s.toFixed(9)), `MaxScore: ${query} (top ${limit}, min ${minScore})`);
+      // A process that has kept no list whole reads the terms' high and low layers instead: it ranks alike too.
+      const byLayers = await topPassages(layersOnly, agentId, parsed, limit, minScore, { fullRead: 0, firstRead: 0 });
+      assert.deepEqual(byLayers?.map((hit) => hit.score.toFixed(9)), expected.map(([, s]) => s.toFixed(9)), `MaxScore over layers: ${query} (top ${limit}, min ${minScore})`);
       const searches = {
         lexicalSearch: () => lexicalSearch(service.ctx, agentId, query, ['english'], limit, minScore),
         databaseLexicalSearch: () => databaseLexicalSearch(service.ctx, agentId, parsed, limit, minScore),
