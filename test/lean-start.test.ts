@@ -39,6 +39,8 @@ const HEAVY = [
 
 /** The job handlers: only a role that runs jobs loads them. */
 const WORKERS = 'src/workers.ts';
+/** The job queue's library: an api process only sends jobs, and loads it with its first send. */
+const JOB_QUEUE = 'pg-boss';
 
 /** The packages a started process has loaded. */
 async function loadedPackages(env: Record<string, string>): Promise<string[]> {
@@ -75,6 +77,7 @@ describe('idle PostgreSQL roles hold no heavy module', { skip: storeUnderTest() 
         assert.ok(loaded.includes('pg'), 'the list is the process\'s own');
         assert.deepEqual(heavyAmong(loaded), []);
         assert.equal(loaded.includes(WORKERS), role === 'worker', `${WORKERS} loaded by the ${role} process`);
+        assert.equal(loaded.includes(JOB_QUEUE), role === 'worker', `${JOB_QUEUE} loaded by the ${role} process`);
       } finally {
         await drop();
       }
