@@ -17,7 +17,7 @@ after(stopAll);
 /**
  * Used by some requests or jobs only: text recognition, PDF and chart rendering, the widget's bundler, the crawl's
  * HTML parsers, mail, the API reference's page, the MCP server (the first /mcp request), Redis's client (REDIS_URL
- * only; these processes have none), passkeys' WebAuthn (the first passkey request) and the HTTP client of outbound
+ * only; these processes have none), passkeys' WebAuthn (the first passkey request) and the HTTP clients of outbound
  * requests (the first fetch).
  */
 const HEAVY = [
@@ -35,6 +35,8 @@ const HEAVY = [
   'ioredis',
   '@simplewebauthn/server',
   'undici',
+  // Node's own undici: loaded by the first fetch, or by an ESM import of node:http (src/platform/http-status.ts).
+  'node:undici',
 ];
 
 /** The job handlers: only a role that runs jobs loads them. */
