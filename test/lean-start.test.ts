@@ -37,10 +37,15 @@ const HEAVY = [
   'undici',
   // Node's own undici: loaded by the first fetch, or by an ESM import of node:http (src/platform/http-status.ts).
   'node:undici',
+  // The public suffix list (the first wildcard origin) and file signatures (the first file).
+  'tldts',
+  'file-type',
 ];
 
 /** The job handlers: only a role that runs jobs loads them. */
 const WORKERS = 'src/workers.ts';
+/** The embedded store's database: never loaded by a process on PostgreSQL. */
+const EMBEDDED_DATABASE = '@electric-sql/pglite';
 /** The job queue's library: an api process only sends jobs, and loads it with its first send. */
 const JOB_QUEUE = 'pg-boss';
 
@@ -80,6 +85,7 @@ describe('idle PostgreSQL roles hold no heavy module', { skip: storeUnderTest() 
         assert.deepEqual(heavyAmong(loaded), []);
         assert.equal(loaded.includes(WORKERS), role === 'worker', `${WORKERS} loaded by the ${role} process`);
         assert.equal(loaded.includes(JOB_QUEUE), role === 'worker', `${JOB_QUEUE} loaded by the ${role} process`);
+        assert.equal(loaded.includes(EMBEDDED_DATABASE), false, `${EMBEDDED_DATABASE} loaded by the ${role} process`);
       } finally {
         await drop();
       }
