@@ -10,8 +10,7 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { startWorkers } from '../../workers.ts';
-import { queueReads, READ_BATCH, transactionGroups } from './reading.ts';
-import type { SourceRow } from './store.ts';
+import { queueReads } from './reading.ts';
 import { startEmbeddingServer, type EmbeddingServer } from './test-support.ts';
 
 const SOURCES = 30;
@@ -95,25 +94,3 @@ async function waitUntil(what: string, done: () => Promise<boolean>, timeoutMs =
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-describe('a batch is indexed in transactions of bounded text', () => {
-  const source = (n: number, bytes: number) => ({ id: `src_${n}`, content: 'x'.repeat(bytes) }) as SourceRow;
-
-  test('fifty small sources stay one transaction', () => {
-    const small = Array.from({ length: READ_BATCH }, (_, n) => source(n, 400));
-    assert.deepEqual(transactionGroups(small), [small]);
-  });
-
-  test('large texts go in several transactions, each within 32 KB of text, in order, none left out', () => {
-    const large = Array.from({ length: 20 }, (_, n) => source(n, 8 * 1024));
-    const groups = transactionGroups(large);
-    assert.ok(groups.length >= 5, `${groups.length} transactions`);
-    for (const group of groups) assert.ok(group.reduce((bytes, s) => bytes + s.content.length, 0) <= 32 * 1024);
-    assert.deepEqual(groups.flat(), large);
-  });
-
-  test('a text larger than the bound is a transaction of its own', () => {
-    const sources = [source(0, 100), source(1, 100 * 1024), source(2, 100)];
-    assert.deepEqual(transactionGroups(sources).map((group) => group.map((s) => s.id)), [['src_0'], ['src_1'], ['src_2']]);
-  });
-});

@@ -5,8 +5,7 @@
  *
  * Workers take the jobs in batches (READ_BATCH a fetch, woken by the queue when jobs are
  * sent): the batch's reads are claimed in one statement and its text, Q&A and website
- * sources indexed in one transaction (several for large texts: transactionGroups); files are
- * read one at a time after them.
+ * sources indexed in one transaction; files are read one at a time after them.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -25,8 +24,6 @@ export const READ_SOURCE_JOB = 'knowledge.read-source';
 export const READ_RETRY_LIMIT = 2;
 /** Reads a worker takes at once: one claim, one transaction for the small ones among them. */
 export const READ_BATCH = 50;
-/** Text indexed in one transaction at most: fifty small sources (a few hundred bytes each) fit; larger texts take several. */
-const TRANSACTION_TEXT_BYTES = 32 * 1024;
 /** Time a batch may spend on its files before it hands the rest on (well within QUEUE_OPTIONS.expireInSeconds). */
 const FILES_BUDGET_MS = 2 * 60_000;
 /** After a short batch, how long a worker lets reads gather before it fetches again. */
@@ -100,13 +97,13 @@ export async function readSources(ctx: Context, jobs: Array<BatchJob<ReadSourceJ
       outcomes.set(attempt.jobId, await readOne(ctx, source, attempt, worker));
     }
   };
-  for (const group of transactionGroups(texts)) {
+  if (texts.length > 0) {
     try {
-      const indexed = await indexSourcesText(ctx, group);
-      for (const source of group) if (indexed.get(source.id) === 'no_content') await markFailed(ctx, source.id, source.generation, 'no_content');
+      const indexed = await indexSourcesText(ctx, texts);
+      for (const source of texts) if (indexed.get(source.id) === 'no_content') await markFailed(ctx, source.id, source.generation, 'no_content');
     } catch {
       // One at a time, so that a source that cannot be indexed fails alone and a passing fault is retried per source.
-      await settleEach(group);
+      await settleEach(texts);
     }
   }
   const files = claimed.filter((source) => source.type === 'file');
@@ -120,29 +117,6 @@ export async function readSources(ctx: Context, jobs: Array<BatchJob<ReadSourceJ
   }
   for (const agentId of new Set(claimed.map((source) => source.agent_id))) await markTrainedWhenDone(ctx, agentId);
   return outcomes;
-}
-
-/**
- * A batch's texts in transactions of at most TRANSACTION_TEXT_BYTES of text (and never less than one source). On the
- * embedded store a transaction holds the one connection until it commits, and a request's statements wait behind it
- * one by one: fifty ten-section texts in one transaction kept a POST waiting past its client's 300 s header timeout on
- * a loaded machine (docs/performance.md, Ingestion). A batch of small sources stays one transaction.
- */
-export function transactionGroups(sources: SourceRow[]): SourceRow[][] {
-  const groups: SourceRow[][] = [];
-  let bytes = 0;
-  for (const source of sources) {
-    const size = Buffer.byteLength(source.content ?? '', 'utf8');
-    const current = groups.at(-1);
-    if (current && bytes + size <= TRANSACTION_TEXT_BYTES) {
-      current.push(source);
-      bytes += size;
-    } else {
-      groups.push([source]);
-      bytes = size;
-    }
-  }
-  return groups;
 }
 
 /**
