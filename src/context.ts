@@ -67,7 +67,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   if (database.kind === 'embedded') closers.push(startEmbeddedVacuum(database));
   await migrate(database);
   if (testClock) closers.push(await followClockOffset(database.db, testClock));
-  const queue = await createQueue(database);
+  // An api process only sends jobs: pg-boss loads with its first send.
+  const queue = await createQueue(database, { startAtFirstUse: config.role === 'api' });
   closers.push(() => queue.stop());
   releaseStartUpMemory();
   // ioredis loads only with REDIS_URL.

@@ -17,7 +17,7 @@ after(stopAll);
 /**
  * Used by some requests or jobs only: text recognition, PDF and chart rendering, the widget's bundler, the crawl's
  * HTML parsers, mail, the API reference's page, the MCP server (the first /mcp request), Redis's client (REDIS_URL
- * only; these processes have none), passkeys' WebAuthn (the first passkey request) and the HTTP client of outbound
+ * only; these processes have none), passkeys' WebAuthn (the first passkey request) and the HTTP clients of outbound
  * requests (the first fetch).
  */
 const HEAVY = [
@@ -35,10 +35,19 @@ const HEAVY = [
   'ioredis',
   '@simplewebauthn/server',
   'undici',
+  // Node's own undici: loaded by the first fetch, or by an ESM import of node:http (src/platform/http-status.ts).
+  'node:undici',
+  // The public suffix list (the first wildcard origin) and file signatures (the first file).
+  'tldts',
+  'file-type',
 ];
 
 /** The job handlers: only a role that runs jobs loads them. */
 const WORKERS = 'src/workers.ts';
+/** The embedded store's database: never loaded by a process on PostgreSQL. */
+const EMBEDDED_DATABASE = '@electric-sql/pglite';
+/** The job queue's library: an api process only sends jobs, and loads it with its first send. */
+const JOB_QUEUE = 'pg-boss';
 
 /** The packages a started process has loaded. */
 async function loadedPackages(env: Record<string, string>): Promise<string[]> {
@@ -75,6 +84,8 @@ describe('idle PostgreSQL roles hold no heavy module', { skip: storeUnderTest() 
         assert.ok(loaded.includes('pg'), 'the list is the process\'s own');
         assert.deepEqual(heavyAmong(loaded), []);
         assert.equal(loaded.includes(WORKERS), role === 'worker', `${WORKERS} loaded by the ${role} process`);
+        assert.equal(loaded.includes(JOB_QUEUE), role === 'worker', `${JOB_QUEUE} loaded by the ${role} process`);
+        assert.equal(loaded.includes(EMBEDDED_DATABASE), false, `${EMBEDDED_DATABASE} loaded by the ${role} process`);
       } finally {
         await drop();
       }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from '../platform/http-status.ts';
 import type { Socket } from 'node:net';
 import type { Context } from '../context.ts';
 import { newId } from '../platform/ids.ts';

@@ -1,5 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
+import type { PGlite } from '@electric-sql/pglite';
 import { unpackEmptyCluster } from './empty-cluster.ts';
 import {
   Kysely,
@@ -223,6 +222,8 @@ const EMBEDDED_MEMORY_SETTINGS = ['-c', 'shared_buffers=16MB', '-c', 'wal_buffer
 export async function openEmbedded(dataDir: string | undefined, options: { loadDataDir?: Blob } = {}): Promise<Database & { pglite: PGlite }> {
   // A new data directory gets the saved empty cluster instead of initdb's memory peak (src/platform/empty-cluster.ts).
   if (dataDir && !options.loadDataDir) await unpackEmptyCluster(dataDir);
+  // Imported here: a process on PostgreSQL never loads PGlite (docs/performance.md, Memory).
+  const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
   const pglite = await PGlite.create({
     dataDir,
     startParams: [...PGlite.defaultStartParams, ...EMBEDDED_MEMORY_SETTINGS],

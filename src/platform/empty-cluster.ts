@@ -12,7 +12,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 
 /** The installed PGlite's version. */
 export function pgliteVersion(): string {
@@ -82,6 +81,7 @@ function* tarEntries(archive: Buffer): Generator<TarEntry> {
 
 /** Runs initdb once (PGlite's defaults, as a first start would) and saves the cluster for the installed version. */
 export async function writeEmptyCluster(): Promise<URL> {
+  const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create();
   try {
     const file = emptyClusterFile();

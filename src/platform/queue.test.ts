@@ -3,7 +3,8 @@
  * waiting when a batch worker starts come to it in one batch; a job sent to an idle
  * worker wakes it (its polling floor is set far beyond the test's wait, so only the
  * wake-up can bring the job); a job whose outcome is an error comes again as a retry; a
- * one-job-at-a-time worker takes a backlog one job after the other, not one a poll.
+ * one-job-at-a-time worker takes a backlog one job after the other, not one a poll; a
+ * queue started at first use (an api process's) sends within a transaction like any other.
  */
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,9 +26,9 @@ afterEach(async () => {
   opened = [];
 });
 
-async function openQueue(): Promise<Queue> {
+async function openQueue(options: { startAtFirstUse?: boolean } = {}): Promise<Queue> {
   const store = await freshDatabase();
-  const queue = await createQueue(store.database, { pollingSeconds: POLLING_SECONDS });
+  const queue = await createQueue(store.database, { pollingSeconds: POLLING_SECONDS, ...options });
   opened.push({ queue, store });
   return queue;
 }
@@ -131,5 +132,24 @@ describe('batch workers of the job queue', () => {
     );
     await until('the jobs are handled', () => handled.length === 4);
     assert.equal(most, 2);
+  });
+});
+
+describe('a queue started at first use (the api role)', () => {
+  test('a job sent within a transaction by a queue that had not started reaches a worker of an ordinary queue on the same store', async () => {
+    const sender = await openQueue({ startAtFirstUse: true });
+    const { store } = opened.at(-1)!;
+    const worker = await createQueue(store.database, { pollingSeconds: POLLING_SECONDS });
+    opened.unshift({ queue: worker, store: { ...store, drop: async () => {}, database: { ...store.database, close: async () => {} } } });
+    const seen: number[] = [];
+    await worker.define('test.first-use', { retryLimit: 0 });
+    await worker.workBatches<{ n: number }>('test.first-use', async (jobs) => {
+      for (const job of jobs) seen.push(job.data.n);
+      return new Map(jobs.map((job) => [job.id, null]));
+    }, { batchSize: 10 });
+    await sender.define('test.first-use', { retryLimit: 0 });
+    await store.database.db.transaction().execute((trx) => sender.sendMany('test.first-use', [{ data: { n: 7 } }], { within: trx }));
+    await until('the job is worked', () => seen.length === 1);
+    assert.deepEqual(seen, [7]);
   });
 });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type { Database, Db } from './db.ts';
+import { firstUse } from './first-use.ts';
 import { underMigrationLock } from './migrate.ts';
 
 export interface JobOptions {
@@ -59,23 +60,26 @@ export interface Queue {
 /** How often an idle worker looks for jobs when no send wakes it (a job made due by time sends none). */
 const POLLING_SECONDS = 0.5;
 
-export async function createQueue(database: Database, options: { pollingSeconds?: number } = {}): Promise<Queue> {
+/**
+ * `startAtFirstUse`: pg-boss is loaded and started by the first call rather than here (an api process only
+ * sends jobs, and an idle one need not hold pg-boss: docs/performance.md, Memory).
+ */
+export async function createQueue(database: Database, options: { pollingSeconds?: number; startAtFirstUse?: boolean } = {}): Promise<Queue> {
   const polling = options.pollingSeconds ?? POLLING_SECONDS;
-  const boss = new PgBoss({
-    // With listen, a job sent wakes the workers of its queue at once (pg-boss's LISTEN/NOTIFY, in every
-    // process on PostgreSQL, in the one process on the embedded store); the polling below stays as the floor.
-    db: { executeSql: database.executeSql, listen: database.listen },
-    useListenNotify: true,
-    backend: database.kind === 'embedded' ? 'pglite' : 'postgres',
-    schema: 'pgboss',
-  });
-  boss.on('error', (error: unknown) => console.error('[queue]', error));
-  // pg-boss installs its schema on the first start: under the migrations' lock, one process at a time.
-  await underMigrationLock(database, () => boss.start());
+  const started = firstUse(() => startBoss(database));
+  let stopping = false;
+  let latestStart: Promise<PgBoss> | undefined;
+  const bossFor = (): Promise<PgBoss> => {
+    if (stopping) return Promise.reject(new Error('the queue is stopping'));
+    latestStart = started();
+    return latestStart;
+  };
+  if (!options.startAtFirstUse) await bossFor();
   const defined = new Set<string>();
   return {
     define: async (name, options = {}) => {
       if (defined.has(name)) return;
+      const boss = await bossFor();
       await boss.createQueue(name, {
         retryLimit: options.retryLimit ?? 3,
         retryDelay: options.retryDelaySeconds ?? 5,
@@ -91,8 +95,8 @@ export async function createQueue(database: Database, options: { pollingSeconds?
       await boss.insert(name, []);
       defined.add(name);
     },
-    send: (name, data, options = {}) =>
-      boss.send(
+    send: async (name, data, options = {}) =>
+      (await bossFor()).send(
         name,
         data,
         withoutUndefined({
@@ -107,6 +111,7 @@ export async function createQueue(database: Database, options: { pollingSeconds?
       if (jobs.length === 0) return [];
       const within = options.within;
       const ids = jobs.map((job) => job.options?.id ?? randomUUID());
+      const boss = await bossFor();
       // Ids chosen here: insert() answers none when asked for none, and rows it skipped would shift positions.
       await boss.insert(
         name,
@@ -128,6 +133,7 @@ export async function createQueue(database: Database, options: { pollingSeconds?
     // concurrency, each woken by its own job's end: it fetches again at once rather than after the
     // poll, so a backlog is worked through one job after the other without a pause between them.
     async work<T>(name: string, handler: JobHandler<T>, options: { concurrency?: number } = {}) {
+      const boss = await bossFor();
       for (let i = 0; i < (options.concurrency ?? 1); i++) {
         let known!: (id: string) => void;
         const workerId = new Promise<string>((resolve) => (known = resolve));
@@ -140,6 +146,7 @@ export async function createQueue(database: Database, options: { pollingSeconds?
       }
     },
     async workBatches<T>(name: string, handler: BatchHandler<T>, options: { batchSize: number; concurrency?: number; gatherMs?: number }) {
+      const boss = await bossFor();
       await boss.work<T>(
         name,
         {
@@ -161,8 +168,30 @@ export async function createQueue(database: Database, options: { pollingSeconds?
         },
       );
     },
-    stop: () => boss.stop({ graceful: true, timeout: 5_000 } as never),
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      // Never started (or its start failed): nothing to stop, and nothing is loaded for it.
+      const boss = await latestStart?.catch(() => undefined);
+      await boss?.stop({ graceful: true, timeout: 5_000 } as never);
+    },
   };
+}
+
+async function startBoss(database: Database): Promise<PgBoss> {
+  const { PgBoss } = await import('pg-boss');
+  const boss = new PgBoss({
+    // With listen, a job sent wakes the workers of its queue at once (pg-boss's LISTEN/NOTIFY, in every
+    // process on PostgreSQL, in the one process on the embedded store); the polling stays as the floor.
+    db: { executeSql: database.executeSql, listen: database.listen },
+    useListenNotify: true,
+    backend: database.kind === 'embedded' ? 'pglite' : 'postgres',
+    schema: 'pgboss',
+  });
+  boss.on('error', (error: unknown) => console.error('[queue]', error));
+  // pg-boss installs its schema on the first start: under the migrations' lock, one process at a time.
+  await underMigrationLock(database, () => boss.start());
+  return boss;
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

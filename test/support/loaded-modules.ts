@@ -26,6 +26,8 @@ const file = process.env.PARLEY_LOADED_MODULES_FILE;
 if (file) {
   process.on('SIGUSR2', () => {
     const names = new Set([...loaded].map(packageOf));
+    // Node's own copy of undici is loaded inside Node (no hook sees it): named as `node:undici`.
+    if ((process as unknown as { moduleLoadList: string[] }).moduleLoadList.some((entry) => entry.endsWith('internal/deps/undici/undici'))) names.add('node:undici');
     writeFileSync(file, [...names].sort().join('\n') + '\n');
   });
 }

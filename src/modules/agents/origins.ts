@@ -1,5 +1,16 @@
-import { getDomain, getPublicSuffix } from 'tldts';
+import { createRequire } from 'node:module';
 import { errors } from '../../domain/errors.ts';
+
+type Tldts = typeof import('tldts');
+let tldts: Tldts | undefined;
+/**
+ * The public suffix list (tldts, about 2 MB in memory) loads with the first wildcard origin, not at start-up
+ * (docs/performance.md, Memory); required, not imported (tldts ships CommonJS), so the rules stay synchronous.
+ */
+function publicSuffixes(): Tldts {
+  tldts ??= createRequire(import.meta.url)('tldts') as Tldts;
+  return tldts;
+}
 
 const ORIGIN = /^(https?):\/\/(\*\.)?([a-z0-9.-]+)(?::(\d{1,5}))?$/;
 // github.io, blogspot.com and the like are suffixes too: *.github.io would open the agent to every user's site.
@@ -34,6 +45,7 @@ function normaliseOrigin(entry: string, field: string): string {
 
 /** `*.X` is refused when X has no registrable domain: it is itself a public suffix (com, co.uk, github.io) or not a domain at all. */
 function coversPublicSuffix(host: string): boolean {
+  const { getDomain, getPublicSuffix } = publicSuffixes();
   const domain = getDomain(host, SUFFIX_OPTIONS);
   return domain === null || getPublicSuffix(host, SUFFIX_OPTIONS) === host;
 }

@@ -2,7 +2,7 @@
  * Fetching a file source in the request (spec 4.6 file rules): refusals are answered
  * at once with the spec's codes, and only an accepted file is stored and queued.
  */
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES } from '../../platform/http-status.ts';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
 import { SafeFetchError } from '../../platform/safe-fetch-error.ts';

@@ -3,14 +3,22 @@
  * PDF by its %PDF signature, Word by the zip holding word/document.xml (file-type),
  * Markdown and plain text as valid UTF-8 without binary bytes that is not HTML.
  */
-import { fileTypeFromBuffer } from 'file-type';
 import type { FileKind } from './store.ts';
+import { firstUse } from '../../platform/first-use.ts';
+
+/** file-type loads with the first file (docs/performance.md, Memory): requests without files never need it. */
+const fileType = firstUse(() => import('file-type'));
+
+/** The type file-type reads from the bytes' signature, if any. */
+export async function fileTypeOf(bytes: Uint8Array): Promise<{ ext: string; mime: string } | undefined> {
+  return (await fileType()).fileTypeFromBuffer(bytes);
+}
 
 export async function detectFileKind(bytes: Uint8Array): Promise<FileKind | null> {
   if (bytes.length === 0) return null;
   // The PDF signature may follow a little junk (the format allows it within the first 1 KB).
   if (Buffer.from(bytes.subarray(0, 1024)).includes('%PDF-')) return 'pdf';
-  const detected = await fileTypeFromBuffer(bytes);
+  const detected = await fileTypeOf(bytes);
   if (detected) return detected.ext === 'docx' ? 'docx' : null;
   const text = decodeUtf8(bytes);
   if (text === null || hasBinaryBytes(text) || looksLikeHtml(text)) return null;

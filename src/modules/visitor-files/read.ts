@@ -3,10 +3,9 @@
  * in the same bounded reader as knowledge files (platform/file-reader.ts).
  * docs/visitors.md ("Visitor files") gives the caps.
  */
-import { fileTypeFromBuffer } from 'file-type';
 import type { Context } from '../../context.ts';
 import { OCR_LANGUAGES, type OcrLanguage } from '../../platform/ocr.ts';
-import { CONTENT_TYPES, detectFileKind } from '../knowledge/file-kind.ts';
+import { CONTENT_TYPES, detectFileKind, fileTypeOf } from '../knowledge/file-kind.ts';
 import { readBounds } from '../knowledge/read-file.ts';
 
 /** The largest file a visitor may send. */
@@ -42,7 +41,7 @@ const PICTURES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
 
 /** The kind and media type of the bytes, or null for a kind a visitor may not send. */
 export async function detectVisitorFile(bytes: Uint8Array): Promise<{ kind: VisitorFileKind; mediaType: string } | null> {
-  const detected = await fileTypeFromBuffer(bytes);
+  const detected = await fileTypeOf(bytes);
   if (detected && PICTURES.has(detected.mime)) return { kind: 'image', mediaType: detected.mime };
   const kind = await detectFileKind(bytes);
   if (kind === null) return null;
