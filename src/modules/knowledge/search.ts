@@ -21,12 +21,11 @@ import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { prepared } from '../../platform/db.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
-import { textSearchConfig } from './languages.ts';
+import { isLanguage, textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
 import { englishLexicon } from './english-wordnet.ts';
 import { translations } from './bilingual.ts';
-import { isLanguage } from './languages.ts';
 
 export const RRF_K = 60;
 /**
@@ -79,11 +78,9 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   if (!query || input.topK <= 0) return [];
   const candidates = Math.max(input.topK * 4, 20);
   const language = input.language ?? (await agentLanguage(ctx.db, input.agentId));
-  const configs = [textSearchConfig(input.questionLanguage ?? language), textSearchConfig(language)];
-  const alternatives = [
-    ...((input.questionLanguage ?? language) === 'en' ? englishAlternatives(query) : []),
-    ...translatedAlternatives(query, input.questionLanguage ?? language, language),
-  ];
+  const questionLanguage = input.questionLanguage ?? language;
+  const configs = [textSearchConfig(questionLanguage), textSearchConfig(language)];
+  const alternatives = [...(questionLanguage === 'en' ? englishAlternatives(query) : []), ...translatedAlternatives(query, questionLanguage, language)];
   if (!embeddingsEnabled(ctx)) {
     // Lexical ranking is exact, so its first topK are the answer: no wider candidate list, no second read of the texts.
     const hits = await lexicalSearch(ctx, input.agentId, query, configs, input.topK, shareOf(input.minSimilarity), alternatives);
