@@ -207,6 +207,8 @@ describe('the widget in a real browser', () => {
     });
     const page = await visit();
     await launcher(page).click();
+    // The click loads the widget's module; its actions are drawn once it has mounted.
+    await page.locator('[data-parley] .actions a').first().waitFor();
     const links = await page.locator('[data-parley] .actions a').evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]));
     const rel = 'noopener noreferrer nofollow';
     assert.deepEqual(links, [
