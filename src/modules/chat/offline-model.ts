@@ -532,10 +532,24 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     if (REFERS_BACK.test(best.text) || (best.ownTerms.has('#address') && before && /\d/.test(before.text) && !before.ownTerms.has('#address'))) take(before);
     take(best);
     const next = neighbour(best, 1);
-    if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || [...next.ownTerms].some((t) => weights.has(t)))) take(next);
+    if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || goesOn(best, next, weights))) take(next);
     take(rival);
   }
   return chosen;
+}
+
+/** A table's row as the crawl writes it when a header names the columns: "Solo — Prix: 9 € HT par mois; Utilisateurs: 1" (crawl/extract.ts, tableRowLine). */
+const TABLE_ROW = /^[^—\n]+ — [^:\n]+: /;
+
+/**
+ * Whether the sentence after a chosen one goes on about the question: it holds a question
+ * term or asked kind of its own. The next row of a table holds its columns' names and
+ * kinds as every row does: it goes on only with a term the chosen row lacks ("un seul
+ * utilisateur" is the Solo row, not the Équipe row under it).
+ */
+function goesOn(chosen: Candidate, next: Candidate, weights: Map<string, number>): boolean {
+  const rows = TABLE_ROW.test(chosen.text) && TABLE_ROW.test(next.text);
+  return [...next.ownTerms].some((t) => weights.has(t) && !(rows && chosen.ownTerms.has(t)));
 }
 
 /**
