@@ -58,3 +58,24 @@ describe('a table’s rows', () => {
     assert.match(both.text, /Équipe — .* Entreprise — /s);
   });
 });
+
+describe('nouns related through English (FreeDict and WordNet)', () => {
+  const FAQ = passage('Questions fréquentes', 'Puis-je changer de formule ?\n\nOui, à tout moment ; le changement prend effet immédiatement et le prix est calculé au prorata.');
+
+  test('a French question’s noun is held by the material’s noun one WordNet sense more specific ("personnes" by "utilisateurs": a user is a person)', () => {
+    const answer = ask('Quel est le prix de la formule pour cinq personnes ?', [FAQ, TARIFS], 'fr');
+    assert.equal(answer.declined, false, answer.text);
+    assert.match(answer.text, /Équipe — Prix: 29 €/);
+  });
+
+  test('held so, the noun counts half: the material’s own word holds more', () => {
+    const related = ask('Quel est le prix de la formule pour cinq personnes ?', [FAQ, TARIFS], 'fr');
+    const own = ask('Quel est le prix de la formule pour cinq utilisateurs ?', [FAQ, TARIFS], 'fr');
+    assert.ok(own.coverage > related.coverage, `${own.coverage} > ${related.coverage}`);
+  });
+
+  test('a question’s verb (by word order) is not related through English: "tester" is not held by "essayer" (test, attempt)', () => {
+    const answer = ask('Puis-je tester sans payer ?', [passage('FAQ', 'Vous pouvez essayer Facturo gratuitement pendant 30 jours, sans carte bancaire.')], 'fr');
+    assert.equal(answer.declined, true, answer.text);
+  });
+});
