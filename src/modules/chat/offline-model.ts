@@ -144,6 +144,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
   for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
+  if (!crossing && input.language !== 'en') addRelatedThroughEnglish(candidates, asking, input.language);
   if (crossing) addShared(candidates, asking, input.language, translated);
   const heldByTranslation = new Set(candidates.flatMap((c) => [...c.narrower]));
   const notNouns = lexicon ? englishNotNouns(input.question, lexicon) : questionVerbs(input.question, input.language);
@@ -317,6 +318,55 @@ function translatedStems(question: string, language: Language, material: Languag
   }
   return out;
 }
+
+/**
+ * Dutch, French, German and Spanish have no thesaurus packaged (docs/chat.md): a question's
+ * noun is held, as an English one is, by a word of the material one sense more specific or
+ * more general, both read in English through the bilingual dictionaries (FreeDict) and
+ * related in WordNet ("personnes" person, "utilisateurs" user: a user is a person), for
+ * NARROWER_SHARE of its weight. Nouns only (the question's verbs by word order, text.ts,
+ * questionVerbs; the English words by WordNet): a verb's translations are many and loose.
+ * The same English word on both sides is not a relation: two words that translate alike
+ * are not always alike (docs/chat.md, paraphrases by pivot).
+ */
+function addRelatedThroughEnglish(candidates: Candidate[], question: string, language: Language): void {
+  const related = new Map<string, Set<string>>();
+  const verbs = questionVerbs(question, language);
+  for (const word of words(question)) {
+    const [term] = questionTerms(word, language);
+    if (!term || /\d/.test(word) || verbs.has(term)) continue;
+    const kin = relatedThroughEnglish(word.toLowerCase(), language);
+    if (kin.size > 0) related.set(term, new Set([...(related.get(term) ?? []), ...kin]));
+  }
+  if (related.size === 0) return;
+  for (const candidate of candidates) {
+    for (const [term, kin] of related) {
+      if (candidate.terms.has(term) || candidate.narrower.has(term)) continue;
+      if ([...candidate.ownTerms].some((own) => kin.has(own) && own !== term)) candidate.narrower.add(term);
+    }
+  }
+}
+
+/**
+ * A word's nouns one WordNet step more specific or more general, in its own language (as
+ * stems): its English translations' related nouns translated back. Kept per word and
+ * language (a question's words recur), bounded.
+ */
+function relatedThroughEnglish(word: string, language: Language): Set<string> {
+  const key = `${language} ${word}`;
+  const known = RELATED_THROUGH_ENGLISH.get(key);
+  if (known) return known;
+  if (RELATED_THROUGH_ENGLISH.size >= MAX_RELATED_KEPT) RELATED_THROUGH_ENGLISH.clear();
+  const lexicon = englishLexicon();
+  const english = translations(word, language, 'en').filter((translation) => !lexicon.notNoun(translation));
+  const kin = new Set(english.flatMap((translation) => [...lexicon.narrower(translation), ...lexicon.broader(translation)]).filter((other) => !english.includes(other) && !lexicon.notNoun(other)));
+  const stems = new Set([...kin].flatMap((other) => translations(other, 'en', language).flatMap((back) => contentTerms(back, language))));
+  RELATED_THROUGH_ENGLISH.set(key, stems);
+  return stems;
+}
+
+const RELATED_THROUGH_ENGLISH = new Map<string, Set<string>>();
+const MAX_RELATED_KEPT = 5_000;
 
 /**
  * A question's word that shares its stem with a different word of the material's language
@@ -532,10 +582,24 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     if (REFERS_BACK.test(best.text) || (best.ownTerms.has('#address') && before && /\d/.test(before.text) && !before.ownTerms.has('#address'))) take(before);
     take(best);
     const next = neighbour(best, 1);
-    if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || [...next.ownTerms].some((t) => weights.has(t)))) take(next);
+    if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || goesOn(best, next, weights))) take(next);
     take(rival);
   }
   return chosen;
+}
+
+/** A table's row as the crawl writes it when a header names the columns: "Solo — Prix: 9 € HT par mois; Utilisateurs: 1" (crawl/extract.ts, tableRowLine). */
+const TABLE_ROW = /^[^—\n]+ — [^:\n]+: /;
+
+/**
+ * Whether the sentence after a chosen one goes on about the question: it holds a question
+ * term or asked kind of its own. The next row of a table holds its columns' names and
+ * kinds as every row does: it goes on only with a term the chosen row lacks ("un seul
+ * utilisateur" is the Solo row, not the Équipe row under it).
+ */
+function goesOn(chosen: Candidate, next: Candidate, weights: Map<string, number>): boolean {
+  const rows = TABLE_ROW.test(chosen.text) && TABLE_ROW.test(next.text);
+  return [...next.ownTerms].some((t) => weights.has(t) && !(rows && chosen.ownTerms.has(t)));
 }
 
 /**

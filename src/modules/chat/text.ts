@@ -65,8 +65,23 @@ export function words(text: string): string[] {
 
 /** The stems of a text's words that carry meaning (stop words and single letters dropped), stemmed for `language` when given. */
 export function contentTerms(text: string, language?: Language): string[] {
-  return termsOf(text, language, CONTENT_DROPPED);
+  return termsOf(oneAsDigit(text), language, CONTENT_DROPPED);
 }
+
+/**
+ * The number one where a language says it unambiguously, as its digit: the word for one
+ * is also the indefinite article ("un", "een", "ein", "uno", "a"; stemming.ts reads only
+ * two to twelve as digits), but with the word for "single" after it, or Dutch's accented
+ * "één", it is the number: "l'offre pour un seul utilisateur" holds the "1" of a table's
+ * "Utilisateurs: 1". Read on the text as written ("één" folds to the article "een").
+ */
+export function oneAsDigit(text: string): string {
+  // After an elision ("d'un seul") the digit is a word of its own.
+  return ONE_MAYBE.test(text) ? text.replace(ONE, (_, elided: string | undefined) => (elided ? `${elided} 1` : '1')) : text;
+}
+
+const ONE_MAYBE = /seul|single|één|enkel|einzig|solo|sola|[uú]nic/i;
+const ONE = /(?:(['’])|(?<![\p{L}\p{N}]))(?:un seul|une seule|a single|één|een enkele?|ein(?:e|en|em|er)? einzig(?:e|er|es|en|em)?|un solo|una sola|un [uú]nico|una [uú]nica)(?![\p{L}\p{N}])/giu;
 
 /**
  * The verbs of a question, as its language's word order shows them (the terms of the
@@ -110,7 +125,7 @@ const GERMAN_AUXILIARIES = /^(kann|kannst|konnen|konnt|darf|darfst|durfen|muss|m
  * (GENERIC_WORDS). A question of generic words only keeps them.
  */
 export function questionTerms(text: string, language?: Language): string[] {
-  const terms = termsOf(text, language, QUESTION_DROPPED);
+  const terms = termsOf(oneAsDigit(text), language, QUESTION_DROPPED);
   return terms.length > 0 ? terms : contentTerms(text, language);
 }
 
@@ -304,7 +319,7 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
 
 /** The kinds of fact a question asks for (ASKS), and the question without the words that ask. */
 export function askedFor(question: string, language?: Language): { kinds: string[]; rest: string } {
-  let rest = fold(question);
+  let rest = fold(oneAsDigit(question));
   const kinds: string[] = [];
   for (const ask of ASKS) {
     const without = rest.replace(ask.kind === 'name' && language === 'nl' ? DUTCH_WHO : ask.question, ' ');

@@ -1,0 +1,81 @@
+/**
+ * The offline model's rules of the seventh quality step (docs/chat.md, "How answer quality
+ * is measured"): the number one written unambiguously, and a table's next row quoted only
+ * when it adds to the row chosen.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { composeOfflineAnswer, type OfflineContext } from './offline-model.ts';
+import { contentTerms, oneAsDigit, questionTerms } from './text.ts';
+import type { Language } from '../agents/schemas.ts';
+
+const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
+const ask = (question: string, passages: OfflineContext['passages'], language: Language) => composeOfflineAnswer({ question, followsUp: null, language, passages });
+
+const TARIFS = passage(
+  'Tarifs',
+  [
+    'Solo — Prix: 9 € HT par mois; Utilisateurs: 1; Factures par mois: 50',
+    'Équipe — Prix: 29 € HT par mois; Utilisateurs: 5; Factures par mois: illimitées',
+    'Entreprise — Prix: sur devis; Utilisateurs: illimités; Factures par mois: illimitées',
+  ].join('\n\n'),
+);
+const SECURITE = passage('Sécurité', 'La double authentification est disponible pour chaque utilisateur et obligatoire dans la formule Entreprise.');
+
+describe('the number one written unambiguously', () => {
+  test('"un seul", "a single", "één" and their kin are the digit 1; the article alone is not', () => {
+    assert.equal(oneAsDigit('pour un seul utilisateur'), 'pour 1 utilisateur');
+    assert.equal(oneAsDigit('Une seule facture'), '1 facture');
+    assert.equal(oneAsDigit('a single room'), '1 room');
+    assert.equal(oneAsDigit('voor één persoon'), 'voor 1 persoon');
+    assert.equal(oneAsDigit('een enkele zak'), '1 zak');
+    assert.equal(oneAsDigit('für einen einzigen Nutzer'), 'für 1 Nutzer');
+    assert.equal(oneAsDigit('para un solo usuario'), 'para 1 usuario');
+    assert.equal(oneAsDigit('para una única persona'), 'para 1 persona');
+    for (const text of ['un utilisateur', 'een persoon', 'a room', 'seulement', 'singles', 'il travaille seul', 'solos']) assert.equal(oneAsDigit(text), text);
+  });
+
+  test('a question for "un seul utilisateur" holds the "1" of a table row, as "cinq personnes" holds its "5"', () => {
+    assert.ok(questionTerms("Combien coûte l'offre pour un seul utilisateur ?", 'fr').includes('1'));
+    assert.ok(contentTerms('Il suffit d’un seul clic.', 'fr').includes('1'));
+    const answer = ask("Combien coûte l'offre pour un seul utilisateur ?", [TARIFS, SECURITE], 'fr');
+    assert.equal(answer.declined, false, answer.text);
+    assert.match(answer.text, /^Solo — Prix: 9 €/);
+  });
+
+  test('without the number the same question holds too little of the row, and is declined', () => {
+    const answer = ask("Combien coûte l'offre pour un utilisateur ?", [TARIFS, SECURITE], 'fr');
+    assert.equal(answer.declined, true, answer.text);
+  });
+});
+
+describe('a table’s rows', () => {
+  test('the row under a chosen row joins only when it holds a question term the chosen one lacks', () => {
+    const solo = ask('Combien de factures puis-je faire par mois avec Solo ?', [TARIFS], 'fr');
+    assert.match(solo.text, /^Solo — Prix: 9 € HT par mois; Utilisateurs: 1; Factures par mois: 50\n\nSource: Tarifs$/);
+    // "Entreprise" is the next row's own: it joins.
+    const both = ask('Quel est le prix des formules Équipe et Entreprise ?', [TARIFS], 'fr');
+    assert.match(both.text, /Équipe — .* Entreprise — /s);
+  });
+});
+
+describe('nouns related through English (FreeDict and WordNet)', () => {
+  const FAQ = passage('Questions fréquentes', 'Puis-je changer de formule ?\n\nOui, à tout moment ; le changement prend effet immédiatement et le prix est calculé au prorata.');
+
+  test('a French question’s noun is held by the material’s noun one WordNet sense more specific ("personnes" by "utilisateurs": a user is a person)', () => {
+    const answer = ask('Quel est le prix de la formule pour cinq personnes ?', [FAQ, TARIFS], 'fr');
+    assert.equal(answer.declined, false, answer.text);
+    assert.match(answer.text, /Équipe — Prix: 29 €/);
+  });
+
+  test('held so, the noun counts half: the material’s own word holds more', () => {
+    const related = ask('Quel est le prix de la formule pour cinq personnes ?', [FAQ, TARIFS], 'fr');
+    const own = ask('Quel est le prix de la formule pour cinq utilisateurs ?', [FAQ, TARIFS], 'fr');
+    assert.ok(own.coverage > related.coverage, `${own.coverage} > ${related.coverage}`);
+  });
+
+  test('a question’s verb (by word order) is not related through English: "tester" is not held by "essayer" (test, attempt)', () => {
+    const answer = ask('Puis-je tester sans payer ?', [passage('FAQ', 'Vous pouvez essayer Facturo gratuitement pendant 30 jours, sans carte bancaire.')], 'fr');
+    assert.equal(answer.declined, true, answer.text);
+  });
+});
