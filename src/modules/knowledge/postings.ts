@@ -399,17 +399,20 @@ export async function parseQuestion(
   query: string,
   alternatives: Array<[word: string, alternative: string]> = [],
 ): Promise<ParsedQuestion | undefined> {
+  // The question's values are each read through a scalar subquery, so that the plan cannot depend on them: PostgreSQL
+  // then keeps one plan for the prepared statement (generic) instead of planning it anew for every question, which
+  // took about four times its execution (docs/performance.md, "Capacity", fourth round). The values are the same.
   const { rows } = await prepared(
     ctx.db,
     sql<{ version: string; n: number; total: number; parsed: unknown; alternatives: unknown }>`
     select a.version::text as version, a.passage_count::float8 as n, a.total_length::float8 as total,
       (select coalesce(json_agg(json_build_array(c.i, l.lexeme, l.positions)), '[]')
-        from (select name, min(i) as i from unnest(${configs}::text[] || a.configs) with ordinality as c(name, i) group by name) c
-        cross join lateral unnest(to_tsvector(c.name::regconfig, ${query})) as l) as parsed,
+        from (select name, min(i) as i from unnest((select ${configs}::text[]) || a.configs) with ordinality as c(name, i) group by name) c
+        cross join lateral unnest(to_tsvector(c.name::regconfig, (select ${query}::text))) as l) as parsed,
       (select coalesce(json_agg(json_build_array(w.lexeme, o.lexeme)), '[]')
-        from unnest(${alternatives.map(([word]) => word)}::text[], ${alternatives.map(([, alternative]) => alternative)}::text[]) as x(word, alternative)
-        cross join lateral unnest(to_tsvector(${configs[0]}::regconfig, x.word)) as w
-        cross join lateral unnest(${configs.slice(0, 2)}::text[]) as c(name)
+        from unnest((select ${alternatives.map(([word]) => word)}::text[]), (select ${alternatives.map(([, alternative]) => alternative)}::text[])) as x(word, alternative)
+        cross join lateral unnest(to_tsvector((select ${configs[0]}::regconfig), x.word)) as w
+        cross join lateral unnest((select ${configs.slice(0, 2)}::text[])) as c(name)
         cross join lateral unnest(to_tsvector(c.name::regconfig, x.alternative)) as o) as alternatives
     from agent_stats a where a.agent_id = ${agentId}`,
   );
