@@ -196,6 +196,13 @@ test("on PostgreSQL, the question's parse and the passages' read keep one plan o
   }
 });
 
+test("a question's alternatives come configuration by configuration (the question's language's, then the agent's), each in the order of the question's words", async () => {
+  const parsed = (await parseQuestion(service.ctx, agentId, ['english', 'dutch'], 'fit seat', [['fit', 'accommodate'], ['seat', 'suit']]))!;
+  // English stems "accommodate" to accommod and Dutch to accommodat; "suit" is suit in both.
+  assert.deepEqual(parsed.terms.slice(parsed.terms.indexOf('accommod')), ['accommod', 'suit', 'accommodat']);
+  assert.deepEqual(parsed.words.map((word) => word.map((term) => parsed.terms[term])), [['fit', 'accommod', 'accommodat'], ['seat', 'suit']]);
+});
+
 test('deleting the agent takes its passages, postings and statistics with it', async () => {
   const before = Number((await sql<{ n: number }>`select count(*) as n from passage_postings`.execute(service.ctx.db)).rows[0].n);
   const mine = Number(
