@@ -401,9 +401,9 @@ export async function parseQuestion(
 ): Promise<ParsedQuestion | undefined> {
   // The question's values are each read through a scalar subquery, so that the plan cannot depend on them: PostgreSQL
   // then keeps one plan for the prepared statement (generic) instead of planning it anew for every question, which
-  // took about four times its execution (docs/performance.md, "Capacity", fourth round). The alternatives keep the
-  // order the plan made for the values gave (configuration by configuration, then the question's words in order):
-  // the order of the terms follows it.
+  // took about four times its execution (docs/performance.md, "Capacity", fourth round). The alternatives come in an
+  // order of their own (configuration by configuration, then the question's words in order), where before it was the
+  // plan's (either way round, by database): the order of the terms follows it.
   const { rows } = await prepared(
     ctx.db,
     sql<{ version: string; n: number; total: number; parsed: unknown; alternatives: unknown }>`
