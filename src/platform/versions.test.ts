@@ -79,6 +79,31 @@ describe('versions (platform/versions.ts)', () => {
     }
   });
 
+  test('in Redis, the bumps of one turn are one command: each name bumped gets a new value, a name bumped twice one', { skip: !redisUrl && 'needs TEST_REDIS_URL' }, async () => {
+    const [redis, other] = [connectRedis(redisUrl!), connectRedis(redisUrl!)];
+    try {
+      const [writer, reader] = [redisVersions(redis), redisVersions(other)];
+      const [first, second, untouched] = [versionNames.workspace(uniqueId()), versionNames.workspace(uniqueId()), versionNames.workspace(uniqueId())];
+      const before = await reader.read([first, second, untouched]);
+      await redis.client.ping();
+      const sent: string[] = [];
+      const original = redis.client.sendCommand.bind(redis.client);
+      redis.client.sendCommand = ((command: { name: string }) => {
+        sent.push(command.name);
+        return original(command as never);
+      }) as typeof redis.client.sendCommand;
+      await Promise.all([writer.bump(first), writer.bump(second), writer.bump(first)]);
+      assert.deepEqual(sent, ['mset'], 'one command for the turn');
+      const after = await reader.read([first, second, untouched]);
+      assert.notEqual(after[0], before[0]);
+      assert.notEqual(after[1], before[1]);
+      assert.notEqual(after[0], after[1], 'each name its own new value');
+      assert.equal(after[2], before[2], 'a name not bumped keeps its value');
+    } finally {
+      await Promise.all([redis.close(), other.close()]);
+    }
+  });
+
   test('without anything shared, two reads never agree, so nothing is cached', async () => {
     const versions = uncachedVersions();
     assert.notDeepEqual(await versions.read(['auth']), await versions.read(['auth']));

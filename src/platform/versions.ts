@@ -92,10 +92,17 @@ export function redisVersions(redis: SharedRedis): Versions {
     const byName = new Map(names.map((name, i) => [name, values[i]!]));
     return requests.map((asked) => asked.map((name) => byName.get(name)!));
   });
+  // The bumps of one turn are one MSET (a name bumped twice in the turn gets one new value), sent in the same write as
+  // the turn's other batched commands: every answer bumps its workspace's version after the charge.
+  const bumpAll = redis.batch<string, void>(async (client, names) => {
+    const unique = [...new Set(names)];
+    await client.mset(unique.flatMap((name) => [keyOf(name), randomUUID()]));
+    return names.map(() => undefined);
+  });
   return {
     read,
     bump: async (name) => {
-      await redis.client.set(keyOf(name), randomUUID()).catch((error: unknown) => console.error(`[versions] could not bump ${name}:`, error));
+      await bumpAll(name).catch((error: unknown) => console.error(`[versions] could not bump ${name}:`, error));
     },
   };
 }

@@ -5,7 +5,7 @@ import { eld } from 'eld/small';
 import { LANGUAGES } from '../agents/schemas.ts';
 import { WORKSHOP_CORPUS } from '../chat/quality-corpus.ts';
 import { eldSmallSet, FIVE_LANGUAGES_FILE, fiveLanguagesOf } from './eld-five-languages.ts';
-import { detectLanguage, detectLanguageNow } from './languages.ts';
+import { detectLanguage, detectLanguageNow, detectorRuns } from './languages.ts';
 
 describe("language detection on the five languages' n-grams alone (eld-five-languages.json)", () => {
   test("the file is eld's small set narrowed to the five: every n-gram of theirs, with their weights at their places", async () => {
@@ -33,5 +33,23 @@ describe("language detection on the five languages' n-grams alone (eld-five-lang
     const text = 'Met een abonnement krijg je elke twee of vier weken vers gebrande koffie in de brievenbus.';
     assert.equal(await detectLanguage(text), 'nl');
     assert.equal(detectLanguageNow(text), 'nl');
+  });
+
+  test('a text read again is not detected again: the same language from the texts read lately, also for a longer text whose part read is the same', async () => {
+    const text = 'Wie lange dauert die Lieferung nach Österreich, und was kostet sie für ein Paket von zwei Kilo?';
+    const first = await detectLanguage(text);
+    const runs = detectorRuns();
+    assert.equal(await detectLanguage(text), first);
+    assert.equal(detectLanguageNow(text), first);
+    assert.equal(detectorRuns(), runs, 'served from the texts read lately');
+    const long = `${'Le café est torréfié chaque semaine dans notre atelier à Lyon. '.repeat(20)}`;
+    const language = await detectLanguage(long);
+    assert.equal(language, 'fr');
+    const runsAfterLong = detectorRuns();
+    // Only the first DETECTED_CHARS (1,000) are read: a text that differs after them is the same reading.
+    assert.equal(await detectLanguage(`${long.slice(0, 1000)} The rest is English and is never read.`), 'fr');
+    assert.equal(detectorRuns(), runsAfterLong);
+    assert.equal(await detectLanguage('Bezorgen jullie ook in België en wat kost dat?'), 'nl');
+    assert.equal(detectorRuns(), runsAfterLong + 1, 'a new text is detected');
   });
 });

@@ -3,6 +3,7 @@
  * (eld's small n-gram set narrowed to the five, loaded on first use from eld-five-languages.json; about 10-20 µs for a
  * question) and PostgreSQL's text search configuration that stops and stems each one.
  */
+import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { LANGUAGES, type Language } from '../agents/schemas.ts';
 import { FIVE_LANGUAGES_FILE, type NgramsData } from './eld-five-languages.ts';
@@ -63,8 +64,33 @@ export function detectLanguageNow(text: string): Language | undefined {
   return loaded ? languageOf(loaded, text) : undefined;
 }
 
+/**
+ * The languages of the texts read lately, by a hash of the part read (the text itself would keep alive the larger
+ * string it may be a slice of): an answer reads its question's language twice (retrieval and the answer's language)
+ * and the passages it quotes are read again by every answer that quotes them. Cleared when full.
+ */
+const detected = new Map<string, Language | undefined>();
+const MAX_DETECTED = 5_000;
+let runs = 0;
+
+/** How many times the detector itself has run in this process (the readings not served from `detected`). */
+export function detectorRuns(): number {
+  return runs;
+}
+
 function languageOf(detector: Detector, text: string): Language | undefined {
-  const result = detector.detect(text.slice(0, DETECTED_CHARS));
+  const sample = text.length > DETECTED_CHARS ? text.slice(0, DETECTED_CHARS) : text;
+  const key = hash('sha1', sample, 'base64');
+  if (detected.has(key)) return detected.get(key);
+  const language = detectedLanguage(detector, sample);
+  if (detected.size >= MAX_DETECTED) detected.clear();
+  detected.set(key, language);
+  return language;
+}
+
+function detectedLanguage(detector: Detector, sample: string): Language | undefined {
+  runs++;
+  const result = detector.detect(sample);
   if (!isLanguage(result.language)) return undefined;
   if (result.isReliable()) return result.language;
   const [first = 0, second = 0] = Object.values(result.getScores()).sort((a, b) => b - a);

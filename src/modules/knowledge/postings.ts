@@ -399,18 +399,23 @@ export async function parseQuestion(
   query: string,
   alternatives: Array<[word: string, alternative: string]> = [],
 ): Promise<ParsedQuestion | undefined> {
+  // The question's values are each read through a scalar subquery, so that the plan cannot depend on them: PostgreSQL
+  // then keeps one plan for the prepared statement (generic) instead of planning it anew for every question, which
+  // took about four times its execution (docs/performance.md, "Capacity", fourth round). The alternatives come in an
+  // order of their own (configuration by configuration, then the question's words in order), where before it was the
+  // plan's (either way round, by database): the order of the terms follows it.
   const { rows } = await prepared(
     ctx.db,
     sql<{ version: string; n: number; total: number; parsed: unknown; alternatives: unknown }>`
     select a.version::text as version, a.passage_count::float8 as n, a.total_length::float8 as total,
       (select coalesce(json_agg(json_build_array(c.i, l.lexeme, l.positions)), '[]')
-        from (select name, min(i) as i from unnest(${configs}::text[] || a.configs) with ordinality as c(name, i) group by name) c
-        cross join lateral unnest(to_tsvector(c.name::regconfig, ${query})) as l) as parsed,
-      (select coalesce(json_agg(json_build_array(w.lexeme, o.lexeme)), '[]')
-        from unnest(${alternatives.map(([word]) => word)}::text[], ${alternatives.map(([, alternative]) => alternative)}::text[]) as x(word, alternative)
-        cross join lateral unnest(to_tsvector(${configs[0]}::regconfig, x.word)) as w
-        cross join lateral unnest(${configs.slice(0, 2)}::text[]) as c(name)
-        cross join lateral unnest(to_tsvector(c.name::regconfig, x.alternative)) as o) as alternatives
+        from (select name, min(i) as i from unnest((select ${configs}::text[]) || a.configs) with ordinality as c(name, i) group by name) c
+        cross join lateral unnest(to_tsvector(c.name::regconfig, (select ${query}::text))) as l) as parsed,
+      (select coalesce(json_agg(json_build_array(w.lexeme, o.lexeme) order by c.ci, x.xi, w.wi, o.oi), '[]')
+        from unnest((select ${alternatives.map(([word]) => word)}::text[]), (select ${alternatives.map(([, alternative]) => alternative)}::text[])) with ordinality as x(word, alternative, xi)
+        cross join lateral unnest(to_tsvector((select ${configs[0]}::regconfig), x.word)) with ordinality as w(lexeme, positions, weights, wi)
+        cross join lateral unnest((select ${configs.slice(0, 2)}::text[])) with ordinality as c(name, ci)
+        cross join lateral unnest(to_tsvector(c.name::regconfig, x.alternative)) with ordinality as o(lexeme, positions, weights, oi)) as alternatives
     from agent_stats a where a.agent_id = ${agentId}`,
   );
   const row = rows[0];

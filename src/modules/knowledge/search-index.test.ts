@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import type { Context } from '../../context.ts';
+import { openPostgres } from '../../platform/db.ts';
 import { ingestWebsitePage } from './ingest.ts';
 import { ABSENT_SHARE, BM25_B, BM25_K1, parseQuestion, topPassages } from './postings.ts';
 import { databaseLexicalSearch, lexicalSearch } from './search.ts';
@@ -172,6 +173,34 @@ test('a page added or deleted after a search is seen by the very next search (th
   assert.equal(found[0].url, 'https://index.example/new');
   assert.equal((await service.api('DELETE', `/agents/${agentId}/sources/${sourceId}`, { key: ws.keys.manage })).status, 200);
   assert.deepEqual(await search(), []);
+});
+
+test("on PostgreSQL, the question's parse and the passages' read keep one plan on a connection instead of being planned for every question", async (t) => {
+  if (!service.ctx.config.databaseUrl) return t.skip('PostgreSQL only: the embedded store keeps no statement');
+  // One connection: the statements it prepared are those pg_prepared_statements lists on it.
+  const single = await openPostgres(service.ctx.config.databaseUrl, 1);
+  try {
+    const ctx = { ...service.ctx, db: single.db };
+    for (const query of queries.slice(0, 10)) {
+      const expected = await lexicalSearch(service.ctx, agentId, query, ['english'], 20, 0);
+      assert.deepEqual(await lexicalSearch(ctx, agentId, query, ['english'], 20, 0), expected, query);
+    }
+    const plans = await sql<{ statement: string; generic_plans: number; custom_plans: number }>`
+      select statement, generic_plans, custom_plans from pg_prepared_statements
+      where statement like '%from agent_stats a where a.agent_id%' or statement like '%from passages p join sources s on s.id = p.source_id%'`.execute(single.db);
+    assert.equal(plans.rows.length, 2, 'both statements prepared on the connection');
+    // PostgreSQL tries a plan made for the values five times first, then keeps the generic one when it costs no more.
+    for (const plan of plans.rows) assert.ok(Number(plan.generic_plans) >= 5, `${plan.statement.trim().slice(0, 60)}: ${plan.generic_plans} generic, ${plan.custom_plans} custom`);
+  } finally {
+    await single.close();
+  }
+});
+
+test("a question's alternatives come configuration by configuration (the question's language's, then the agent's), each in the order of the question's words", async () => {
+  const parsed = (await parseQuestion(service.ctx, agentId, ['english', 'dutch'], 'fit seat', [['fit', 'accommodate'], ['seat', 'suit']]))!;
+  // English stems "accommodate" to accommod and Dutch to accommodat; "suit" is suit in both.
+  assert.deepEqual(parsed.terms.slice(parsed.terms.indexOf('accommod')), ['accommod', 'suit', 'accommodat']);
+  assert.deepEqual(parsed.words.map((word) => word.map((term) => parsed.terms[term])), [['fit', 'accommod', 'accommodat'], ['seat', 'suit']]);
 });
 
 test('deleting the agent takes its passages, postings and statistics with it', async () => {

@@ -173,7 +173,7 @@ export async function lexicalSearch(ctx: Context, agentId: string, query: string
     sql<PassageRowOut & { seq: number }>`
     select p.seq::float8 as seq, ${passageColumns}
     from passages p join sources s on s.id = p.source_id
-    where p.seq = any(${top.map((hit) => hit.seq)}::bigint[])`,
+    where p.seq = any(cast((select ${top.map((hit) => hit.seq)}::bigint[]) as bigint[]))`, // one plan kept, as parseQuestion's (postings.ts)
   );
   const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
   return top.flatMap((hit) => {
