@@ -109,9 +109,7 @@ interface AgentLists {
   terms: Map<string, TermEntry>;
   /** Read once per version, before the first list: scores add up in an array by slot, not a map. */
   table?: PassageTable;
-  /** Sums by slot for sumOfLists (synchronous: one question at a time uses it), zeroed after each use. */
-  scratch?: Float64Array;
-  /** What the table, the scratch and the kept terms cost, in bytes. */
+  /** What the table and the kept terms cost, in bytes. */
   bytes: number;
 }
 
@@ -191,29 +189,67 @@ export async function topPassages(
   return maxScoreTop(ctx, agentId, question, agent, terms, limit, minScore, idfSum, budgets?.firstRead ?? FIRST_READ);
 }
 
-/** Every list summed: the top of all the passages holding a term. */
+/** Slots summed at a time by sumOfLists: 256 KB of sums, which stay in the processor's cache. */
+const WINDOW = 1 << 15;
+/** sumOfLists' sums and the slots added to (the sum is synchronous: one question at a time uses them), zeroed after each window. */
+const windowSums = new Float64Array(WINDOW);
+const windowTouched = new Int32Array(WINDOW);
+
+/**
+ * Every list summed: the top of all the passages holding a term. The slots are taken a
+ * window at a time, each list decoded up to the window's end, so the sums are a small array
+ * the processor keeps in its cache (an array by slot of a million-passage agent is 8 MB, and
+ * each posting's add went to memory: 8 ms a question where this takes a few). A passage's
+ * total adds its terms in the question's order, as before.
+ */
 function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<TermEntry & { list: TermList }>, limit: number, minScore: number, idfSum: number): ScoredPassage[] {
   const table = agent.table!;
-  // One array of sums per agent, zeroed where it was added to after each question: at a million passages a fresh one
-  // would be 8 MB to allocate and clear per question. The sum is synchronous, so no other question uses it meanwhile.
-  if (!agent.scratch) {
-    agent.scratch = new Float64Array(table.seqs.length);
-    account(agent, agent.scratch.byteLength);
-  }
-  const totals = agent.scratch;
-  const touched: number[] = [];
-  try {
-    for (const term of terms) accumulate(term.list, term.idf, table, question.avgdl, totals, touched);
-    const floor = minScore * idfSum * (1 - 1e-9);
-    const best = new TopK(limit);
-    for (const slot of touched) {
-      const total = totals[slot];
-      if (total >= floor && Math.min(1, total / idfSum) >= minScore) best.offer(table.seqs[slot], total);
+  const { seqs, lengths } = table;
+  const avgdl = question.avgdl;
+  const sums = windowSums;
+  const touched = windowTouched;
+  const cursors = terms.map((term) => ({ list: term.list, idf: term.idf, i: 0, at: 0, slot: -1 }));
+  const floor = minScore * idfSum * (1 - 1e-9);
+  const best = new TopK(limit);
+  for (let start = 0; start < seqs.length; start += WINDOW) {
+    const end = start + WINDOW;
+    let touchedCount = 0;
+    let left = 0;
+    for (const cursor of cursors) {
+      const { gaps, tfs, count, bigTfs } = cursor.list;
+      const idf = cursor.idf;
+      let { i, at, slot } = cursor;
+      while (i < count) {
+        let next = at;
+        let byte = gaps[next++];
+        let gap = byte & 127;
+        for (let shift = 7; byte > 127; shift += 7) {
+          byte = gaps[next++];
+          gap |= (byte & 127) << shift;
+        }
+        if (slot + gap >= end) break;
+        slot += gap;
+        at = next;
+        const tf = tfs[i] === 255 ? bigTfs!.get(i)! : tfs[i];
+        const local = slot - start;
+        if (sums[local] === 0) touched[touchedCount++] = local;
+        sums[local] += contribution(idf, tf, lengths[slot], avgdl);
+        i++;
+      }
+      cursor.i = i;
+      cursor.at = at;
+      cursor.slot = slot;
+      left += count - i;
     }
-    return best.ranked().map((hit) => ({ seq: hit.seq, score: Math.min(1, hit.score / idfSum) }));
-  } finally {
-    for (const slot of touched) totals[slot] = 0;
+    for (let k = 0; k < touchedCount; k++) {
+      const local = touched[k];
+      const total = sums[local];
+      sums[local] = 0;
+      if (total >= floor && Math.min(1, total / idfSum) >= minScore) best.offer(seqs[start + local], total);
+    }
+    if (left === 0) break;
   }
+  return best.ranked().map((hit) => ({ seq: hit.seq, score: Math.min(1, hit.score / idfSum) }));
 }
 
 /**
@@ -615,13 +651,12 @@ async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion,
 
 /**
  * The postings the question's missing lists may hold together and still be kept: the cap,
- * less the agent's table and scratch and the question's lists kept already (the agent's
+ * less the agent's table and the question's lists kept already (the agent's
  * other terms and other agents are let go for them, least recently used first).
  */
 function roomFor(ctx: Context, agent: AgentLists, question: ParsedQuestion, entries: Map<string, TermEntry | undefined>): number {
   const n = agent.table?.seqs.length ?? question.n;
   let used = agent.table ? tableBytes(agent.table) : n * 12;
-  used += n * Float64Array.BYTES_PER_ELEMENT; // the scratch
   for (const entry of entries.values()) if (entry) used += entryBytes(entry);
   return Math.max(0, Math.floor((ctx.config.searchMemoryBytes - used) / ESTIMATED_POSTING_BYTES));
 }
