@@ -191,9 +191,12 @@ export async function topPassages(
 
 /** Slots summed at a time by sumOfLists: 256 KB of sums, which stay in the processor's cache. */
 const WINDOW = 1 << 15;
-/** sumOfLists' sums and the slots added to (the sum is synchronous: one question at a time uses them), zeroed after each window. */
-const windowSums = new Float64Array(WINDOW);
-const windowTouched = new Int32Array(WINDOW);
+/**
+ * sumOfLists' sums and the slots added to (the sum is synchronous: one question at a time
+ * uses them), zeroed after each window; made at the first search, so an idle process holds nothing.
+ */
+let windowSums: Float64Array | undefined;
+let windowTouched: Int32Array | undefined;
 
 /**
  * Every list summed: the top of all the passages holding a term. The slots are taken a
@@ -206,8 +209,8 @@ function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<Te
   const table = agent.table!;
   const { seqs, lengths } = table;
   const avgdl = question.avgdl;
-  const sums = windowSums;
-  const touched = windowTouched;
+  const sums = (windowSums ??= new Float64Array(WINDOW));
+  const touched = (windowTouched ??= new Int32Array(WINDOW));
   const cursors = terms.map((term) => ({ list: term.list, idf: term.idf, i: 0, at: 0, slot: -1 }));
   const floor = minScore * idfSum * (1 - 1e-9);
   const best = new TopK(limit);
