@@ -619,13 +619,16 @@ function questionWords(parsed: Array<[number, string, number[] | null]>, alterna
 async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion, fullReadPostings?: number): Promise<{ agent: AgentLists; terms: TermEntry[] } | null> {
   const kept = keptFor(ctx);
   let agent = kept.agents.get(agentId);
-  if (agent?.version !== question.version) agent = { agentId, version: question.version, terms: new Map(), bytes: 0 };
+  if (agent?.version !== question.version) {
+    if (agent) forget(kept, agent);
+    agent = { agentId, version: question.version, terms: new Map(), bytes: 0 };
+  }
   // Most recently used last: the first agents are the ones let go once their terms are.
   kept.agents.delete(agentId);
   kept.agents.set(agentId, agent);
   const current = agent;
   const giveUp = () => {
-    if (kept.agents.get(agentId) === current) kept.agents.delete(agentId);
+    if (kept.agents.get(agentId) === current) forget(kept, current);
     return null;
   };
   if (!agent.table) {
@@ -687,6 +690,18 @@ function tableBytes(table: PassageTable): number {
   return table.seqs.byteLength + table.lengths.byteLength;
 }
 
+/**
+ * Lets an agent's lists go whole (a moved version, or past the cap): its places in the
+ * recency order go too, which would otherwise keep its lists in memory uncounted.
+ */
+function forget(kept: Kept, agent: AgentLists): void {
+  if (kept.agents.get(agent.agentId) === agent) kept.agents.delete(agent.agentId);
+  for (const term of agent.terms.keys()) {
+    const key = `${agent.agentId}\u0000${term}`;
+    if (kept.recent.get(key)?.agent === agent) kept.recent.delete(key);
+  }
+}
+
 /** The term was used now: it is let go after the ones used before it. */
 function touch(kept: Kept, agent: AgentLists, entry: TermEntry): void {
   if (agent.terms.get(entry.term) !== entry) return;
@@ -720,10 +735,10 @@ function letGo(ctx: Context, kept: Kept, holding: Set<TermEntry>): void {
     total -= bytes;
   }
   const holders = new Set([...holding].map((entry) => entry.term));
-  for (const [agentId, agent] of kept.agents) {
+  for (const agent of kept.agents.values()) {
     if (total <= cap) break;
     if ([...agent.terms.keys()].some((term) => holders.has(term) && holding.has(agent.terms.get(term)!))) continue;
-    kept.agents.delete(agentId);
+    forget(kept, agent);
     total -= agent.bytes;
   }
 }
