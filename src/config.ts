@@ -30,6 +30,8 @@ export interface Config {
   fileFetchTimeoutMs: number;
   /** Bounds of the isolated file reader (memory: the reader process's own, in MB): a file that takes more is file_too_complex. */
   fileReadMemoryMb: number;
+  /** The lexical search's posting lists one process keeps, over all agents, in bytes (PARLEY_SEARCH_MEMORY_MB; postings.ts). */
+  searchMemoryBytes: number;
   fileReadTimeoutMs: number;
   /** Files read at once by this process (visitor files and sources together); more wait their turn. */
   fileReadConcurrency: number;
@@ -81,6 +83,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.PARLEY_LOG_LEVEL ?? 'info',
     fileFetchTimeoutMs: intFrom(env.PARLEY_FILE_FETCH_TIMEOUT_MS, 20_000, 'PARLEY_FILE_FETCH_TIMEOUT_MS'),
     fileReadMemoryMb: intFrom(env.PARLEY_FILE_READ_MEMORY_MB, 512, 'PARLEY_FILE_READ_MEMORY_MB'),
+    searchMemoryBytes: intFrom(env.PARLEY_SEARCH_MEMORY_MB, 128, 'PARLEY_SEARCH_MEMORY_MB') * 2 ** 20,
     fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
     fileReadConcurrency: intFrom(env.PARLEY_FILE_READ_CONCURRENCY, 2, 'PARLEY_FILE_READ_CONCURRENCY'),
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),

@@ -24,12 +24,16 @@ export const BM25_B = 0.75;
  * in one passage in the score's divisor (bm25_top_passages has the same).
  */
 export const ABSENT_SHARE = 0.5;
-/** Postings kept by one process over all agents (16 bytes each: about 32 MB). */
-const MAX_KEPT_POSTINGS = 2_000_000;
-/** What a passage's slot costs against MAX_KEPT_POSTINGS (an array entry and a map entry, about 64 bytes). */
-const SLOT_POSTINGS = 4;
-/** A term in more passages than this is not kept: its question is scored by the database. */
-const MAX_LIST_LENGTH = 200_000;
+/**
+ * A term in more passages than this is not read whole (MaxScore reads its layers; a layer
+ * longer leaves the question to the database). The process's cap (config.searchMemoryBytes)
+ * is what bounds the lists kept; this only bounds one read.
+ */
+const MAX_LIST_LENGTH = 2_000_000;
+/** What a kept list is taken to cost a posting before it is read (a gap of one or two bytes and tf in a byte). */
+const ESTIMATED_POSTING_BYTES = 3;
+/** What a kept term costs besides its postings (its entry, its arrays' headers, its place in the recency order). */
+const TERM_BYTES = 200;
 /**
  * A question whose terms hold at most this many postings together is scored over all its
  * lists; a larger one by MaxScore (maxScoreTop): only its rarest terms' lists are read whole.
@@ -53,14 +57,29 @@ const HIGH_LAYER_ESTIMATE = 0.25;
 /** Slack on the MaxScore bounds, so that rounding never prunes a passage that belongs in the top (as bm25_top_passages). */
 const SLACK = 1 + 1e-9;
 
-/** A term's postings: its passages (as the agent's slots) and each one's BM25 contribution for the term. */
-interface TermList {
-  slots: Int32Array;
-  contributions: Float64Array;
+/**
+ * A term's postings, compressed: its passages as slots of the agent's passage table (their
+ * rank by passage number), delta-coded in ascending order (7 bits a byte, the high bit set
+ * on every byte but a gap's last: a gap under 128 takes one byte), and each posting's tf in a
+ * byte (255 and over: 255, the tf in `bigTfs` by the posting's index). The passage's length is
+ * the table's, once per passage; a posting's BM25 contribution is computed as it is summed.
+ */
+export interface TermList {
+  count: number;
+  gaps: Uint8Array;
+  tfs: Uint8Array;
+  bigTfs?: Map<number, number>;
+}
+
+/** An agent's passages in passage number order: a slot is a passage's rank, with its length beside it. */
+interface PassageTable {
+  seqs: Float64Array;
+  lengths: Uint16Array | Uint32Array;
 }
 
 /** What the index holds of a question's term: its statistics, and its postings once read. */
 interface TermEntry {
+  term: string;
   /** agent_term_stats.term_id; 0 for a term no passage holds. */
   termId: number;
   df: number;
@@ -85,12 +104,22 @@ interface Layer {
 }
 
 interface AgentLists {
+  agentId: string;
   version: string;
   terms: Map<string, TermEntry>;
-  /** Passage numbers by slot, and slots by passage number: scores add up in an array, not a map. */
-  seqs: number[];
-  slotOf: Map<number, number>;
-  postings: number;
+  /** Read once per version, before the first list: scores add up in an array by slot, not a map. */
+  table?: PassageTable;
+  /** What the table and the kept terms cost, in bytes. */
+  bytes: number;
+}
+
+/**
+ * What one process keeps: the agents' tables and lists, and the terms in the order they were
+ * last used (the first ones are let go first: a term at a time, not an agent at a time).
+ */
+interface Kept {
+  agents: Map<string, AgentLists>;
+  recent: Map<string, { agent: AgentLists; term: string }>;
 }
 
 /**
@@ -113,7 +142,26 @@ export interface ScoredPassage {
   score: number;
 }
 
-const keptByContext = new WeakMap<Context, Map<string, AgentLists>>();
+const keptByContext = new WeakMap<Context, Kept>();
+
+function keptFor(ctx: Context): Kept {
+  return keptByContext.get(ctx) ?? keptByContext.set(ctx, { agents: new Map(), recent: new Map() }).get(ctx)!;
+}
+
+/** What the process keeps for an agent (the tests' view): its version, its terms with whole lists and with layers, its bytes. */
+export function keptLists(ctx: Context, agentId: string): { version: string; whole: string[]; layered: string[]; bytes: number; totalBytes: number } | undefined {
+  const kept = keptByContext.get(ctx);
+  const agent = kept?.agents.get(agentId);
+  if (!kept || !agent) return undefined;
+  const terms = [...agent.terms.values()];
+  return {
+    version: agent.version,
+    whole: terms.filter((term) => term.list).map((term) => term.term).sort(),
+    layered: terms.filter((term) => term.layers).map((term) => term.term).sort(),
+    bytes: agent.bytes,
+    totalBytes: [...kept.agents.values()].reduce((sum, other) => sum + other.bytes, 0),
+  };
+}
 
 /**
  * The exact BM25 top `limit` (score at least minScore), as bm25_top_passages ranks them:
@@ -129,36 +177,152 @@ export async function topPassages(
   question: ParsedQuestion,
   limit: number,
   minScore: number,
-  budgets: { fullRead: number; firstRead: number } = { fullRead: FULL_READ_POSTINGS, firstRead: FIRST_READ },
+  budgets?: { fullRead: number; firstRead: number },
 ): Promise<ScoredPassage[] | null> {
   if (question.terms.length === 0) return [];
-  const found = await termsFor(ctx, agentId, question, budgets.fullRead);
+  const found = await termsFor(ctx, agentId, question, budgets?.fullRead);
   if (!found) return null;
   const { agent, terms } = found;
   const idfSum = questionWeight(question, terms);
   if (idfSum <= 0 || terms.every((term) => term.df === 0) || limit <= 0) return [];
-  if (terms.every((term) => term.list)) return sumOfLists(agent, terms as Array<Required<TermEntry>>, limit, minScore, idfSum);
-  return maxScoreTop(ctx, agentId, question, agent, terms, limit, minScore, idfSum, budgets.firstRead);
+  if (terms.every((term) => term.list)) return sumOfLists(agent, question, terms as Array<TermEntry & { list: TermList }>, limit, minScore, idfSum);
+  return maxScoreTop(ctx, agentId, question, agent, terms, limit, minScore, idfSum, budgets?.firstRead ?? FIRST_READ);
 }
 
-/** Every list summed: the top of all the passages holding a term. */
-function sumOfLists(agent: AgentLists, terms: Array<Required<TermEntry>>, limit: number, minScore: number, idfSum: number): ScoredPassage[] {
-  const totals = new Float64Array(agent.seqs.length);
-  const touched: number[] = [];
-  for (const { list } of terms) {
-    for (let i = 0; i < list.slots.length; i++) {
-      const slot = list.slots[i];
-      if (totals[slot] === 0) touched.push(slot);
-      totals[slot] += list.contributions[i];
-    }
-  }
+/** Slots summed at a time by sumOfLists: 256 KB of sums, which stay in the processor's cache. */
+const WINDOW = 1 << 15;
+/**
+ * sumOfLists' sums and the slots added to (the sum is synchronous: one question at a time
+ * uses them), zeroed after each window; made at the first search, so an idle process holds nothing.
+ */
+let windowSums: Float64Array | undefined;
+let windowTouched: Int32Array | undefined;
+
+/**
+ * Every list summed: the top of all the passages holding a term. The slots are taken a
+ * window at a time, each list decoded up to the window's end, so the sums are a small array
+ * the processor keeps in its cache (an array by slot of a million-passage agent is 8 MB, and
+ * each posting's add went to memory: 8 ms a question where this takes a few). A passage's
+ * total adds its terms in the question's order, as before.
+ */
+function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<TermEntry & { list: TermList }>, limit: number, minScore: number, idfSum: number): ScoredPassage[] {
+  const table = agent.table!;
+  const { seqs, lengths } = table;
+  const avgdl = question.avgdl;
+  const sums = (windowSums ??= new Float64Array(WINDOW));
+  const touched = (windowTouched ??= new Int32Array(WINDOW));
+  const cursors = terms.map((term) => ({ list: term.list, idf: term.idf, i: 0, at: 0, slot: -1 }));
   const floor = minScore * idfSum * (1 - 1e-9);
   const best = new TopK(limit);
-  for (const slot of touched) {
-    const total = totals[slot];
-    if (total >= floor && Math.min(1, total / idfSum) >= minScore) best.offer(agent.seqs[slot], total);
+  for (let start = 0; start < seqs.length; start += WINDOW) {
+    const end = start + WINDOW;
+    let touchedCount = 0;
+    let left = 0;
+    for (const cursor of cursors) {
+      const { gaps, tfs, count, bigTfs } = cursor.list;
+      const idf = cursor.idf;
+      let { i, at, slot } = cursor;
+      while (i < count) {
+        let next = at;
+        let byte = gaps[next++];
+        let gap = byte & 127;
+        for (let shift = 7; byte > 127; shift += 7) {
+          byte = gaps[next++];
+          gap |= (byte & 127) << shift;
+        }
+        if (slot + gap >= end) break;
+        slot += gap;
+        at = next;
+        const tf = tfs[i] === 255 ? bigTfs!.get(i)! : tfs[i];
+        const local = slot - start;
+        if (sums[local] === 0) touched[touchedCount++] = local;
+        sums[local] += contribution(idf, tf, lengths[slot], avgdl);
+        i++;
+      }
+      cursor.i = i;
+      cursor.at = at;
+      cursor.slot = slot;
+      left += count - i;
+    }
+    for (let k = 0; k < touchedCount; k++) {
+      const local = touched[k];
+      const total = sums[local];
+      sums[local] = 0;
+      if (total >= floor && Math.min(1, total / idfSum) >= minScore) best.offer(seqs[start + local], total);
+    }
+    if (left === 0) break;
   }
   return best.ranked().map((hit) => ({ seq: hit.seq, score: Math.min(1, hit.score / idfSum) }));
+}
+
+/**
+ * Adds a list's contributions into `totals` by slot (each computed as bm25_top_passages
+ * computes it, in the same order of operations), noting in `touched` each slot it is the
+ * first to add to.
+ */
+function accumulate(list: TermList, idf: number, table: PassageTable, avgdl: number, totals: Float64Array, touched: number[]): void {
+  const { gaps, tfs, count } = list;
+  const lengths = table.lengths;
+  let slot = -1;
+  for (let i = 0, at = 0; i < count; i++) {
+    let byte = gaps[at++];
+    let gap = byte & 127;
+    for (let shift = 7; byte > 127; shift += 7) {
+      byte = gaps[at++];
+      gap |= (byte & 127) << shift;
+    }
+    slot += gap;
+    const tf = tfs[i] === 255 ? list.bigTfs!.get(i)! : tfs[i];
+    if (totals[slot] === 0) touched.push(slot);
+    totals[slot] += contribution(idf, tf, lengths[slot], avgdl);
+  }
+}
+
+/** A list's postings compressed (TermList): slots ascending, each with its tf. */
+export function encodePostings(slots: ArrayLike<number>, tfs: ArrayLike<number>): TermList {
+  const count = slots.length;
+  const bytes = new Uint8Array(count * 5);
+  const small = new Uint8Array(count);
+  let bigTfs: Map<number, number> | undefined;
+  let at = 0;
+  let previous = -1;
+  for (let i = 0; i < count; i++) {
+    let gap = slots[i] - previous;
+    if (!(gap >= 1)) throw new Error('encodePostings: slots must ascend');
+    previous = slots[i];
+    while (gap > 127) {
+      bytes[at++] = (gap & 127) | 128;
+      gap >>>= 7;
+    }
+    bytes[at++] = gap;
+    const tf = tfs[i];
+    if (tf >= 255) (bigTfs ??= new Map()).set(i, tf);
+    small[i] = Math.min(tf, 255);
+  }
+  return { count, gaps: bytes.slice(0, at), tfs: small, ...(bigTfs ? { bigTfs } : {}) };
+}
+
+/** A compressed list's slots and tfs (the tests' round trip). */
+export function decodePostings(list: TermList): { slots: number[]; tfs: number[] } {
+  const slots: number[] = [];
+  const tfs: number[] = [];
+  let slot = -1;
+  for (let i = 0, at = 0; i < list.count; i++) {
+    let byte = list.gaps[at++];
+    let gap = byte & 127;
+    for (let shift = 7; byte > 127; shift += 7) {
+      byte = list.gaps[at++];
+      gap |= (byte & 127) << shift;
+    }
+    slots.push((slot += gap));
+    tfs.push(list.tfs[i] === 255 ? list.bigTfs!.get(i)! : list.tfs[i]);
+  }
+  return { slots, tfs };
+}
+
+/** What a kept list costs, in bytes. */
+function listBytes(list: TermList): number {
+  return list.gaps.byteLength + list.tfs.byteLength + (list.bigTfs?.size ?? 0) * 32;
 }
 
 /**
@@ -187,6 +351,7 @@ async function maxScoreTop(
   firstRead: number,
 ): Promise<ScoredPassage[] | null> {
   const cut = lowLayerCut(question.avgdl);
+  const holding = new Set(terms);
   const held = terms
     .filter((term) => term.df > 0)
     .flatMap((term) => layersOf(term, cut, question.avgdl))
@@ -198,7 +363,7 @@ async function maxScoreTop(
   let essential = 1;
   for (let passages = held[0].estimate; essential < held.length && (passages < limit || passages + held[essential].estimate <= firstRead); essential++) passages += held[essential].estimate;
   for (;;) {
-    if (!(await readLayers(ctx, agentId, question, agent, held.slice(0, essential), cut))) return null;
+    if (!(await readLayers(ctx, agentId, question, agent, held.slice(0, essential), cut, holding))) return null;
     const outcome = await scoreWithEssential(ctx, agentId, question, agent, held, essential, rest[essential], limit, floor, cut);
     if (outcome === null) return null;
     if ('top' in outcome) {
@@ -220,10 +385,10 @@ function lowLayerCut(avgdl: number): number {
 
 /** A term as MaxScore reads it: whole when its list is kept, else its layers (only the low one when no posting can be high). */
 function layersOf(term: TermEntry, cut: number, avgdl: number): Layer[] {
-  if (term.list) return [{ term, kind: 'whole', bound: term.bound, estimate: term.list.slots.length }];
-  const low: Layer = { term, kind: 'low', bound: contribution(term.idf, 1, Math.max(cut, term.minLength), avgdl), estimate: term.layers?.low?.slots.length ?? term.df };
+  if (term.list) return [{ term, kind: 'whole', bound: term.bound, estimate: term.list.count }];
+  const low: Layer = { term, kind: 'low', bound: contribution(term.idf, 1, Math.max(cut, term.minLength), avgdl), estimate: term.layers?.low?.count ?? term.df };
   if (term.maxTf <= 1 && term.minLength >= cut) return [low];
-  return [{ term, kind: 'high', bound: term.bound, estimate: term.layers?.high?.slots.length ?? Math.ceil(term.df * HIGH_LAYER_ESTIMATE) }, low];
+  return [{ term, kind: 'high', bound: term.bound, estimate: term.layers?.high?.count ?? Math.ceil(term.df * HIGH_LAYER_ESTIMATE) }, low];
 }
 
 /** For each start in the ordered layers, the most the layers from there add to a passage: per term, the larger of its layers' bounds. */
@@ -260,18 +425,13 @@ async function scoreWithEssential(
   floor: number,
   cut: number,
 ): Promise<{ top: ScoredPassage[] } | { kth: number } | null> {
-  const partial = new Float64Array(agent.seqs.length);
+  const table = agent.table!;
+  const partial = new Float64Array(table.seqs.length);
   const touched: number[] = [];
-  for (const layer of held.slice(0, essential)) {
-    const { slots, contributions } = layerList(layer);
-    for (let i = 0; i < slots.length; i++) {
-      if (partial[slots[i]] === 0) touched.push(slots[i]);
-      partial[slots[i]] += contributions[i];
-    }
-  }
+  for (const layer of held.slice(0, essential)) accumulate(layerList(layer), layer.term.idf, table, question.avgdl, partial, touched);
   // The k-th best partial score is a floor to the k-th score.
   const lower = new TopK(limit);
-  for (const slot of touched) lower.offer(agent.seqs[slot], partial[slot]);
+  for (const slot of touched) lower.offer(table.seqs[slot], partial[slot]);
   let kth = Math.max(floor, lower.ranked().length === limit ? lower.ranked()[limit - 1].score : 0);
   const others = held.slice(essential);
   const lookUp = (seqs: number[]) => (others.length === 0 || seqs.length === 0 ? new Map<number, number>() : otherContributions(ctx, agentId, question, others, seqs, cut));
@@ -279,23 +439,23 @@ async function scoreWithEssential(
   // scores are completed first: their k-th exact score is a higher floor, and fewer layers have to be read whole.
   if (others.length > 0 && restBound * SLACK >= kth) {
     const first = lower.ranked().length < limit ? [] : touched.filter((slot) => partial[slot] >= kth).sort((a, b) => partial[b] - partial[a]).slice(0, PROBE_BATCH);
-    const extra = await lookUp(first.map((slot) => agent.seqs[slot]));
+    const extra = await lookUp(first.map((slot) => table.seqs[slot]));
     if (!extra) return null;
     const exact = new TopK(limit);
-    for (const slot of first) exact.offer(agent.seqs[slot], partial[slot] + (extra.get(agent.seqs[slot]) ?? 0));
+    for (const slot of first) exact.offer(table.seqs[slot], partial[slot] + (extra.get(table.seqs[slot]) ?? 0));
     if (exact.ranked().length === limit) kth = Math.max(kth, exact.ranked()[limit - 1].score);
     if (restBound * SLACK >= kth) return { kth };
   }
   const candidates: Array<[slot: number, score: number]> = touched.filter((slot) => partial[slot] + restBound * SLACK >= kth).map((slot) => [slot, partial[slot]]);
   if (others.length > 0 && candidates.length > MAX_PROBED) return { kth };
-  candidates.sort((a, b) => b[1] - a[1] || agent.seqs[a[0]] - agent.seqs[b[0]]);
+  candidates.sort((a, b) => b[1] - a[1] || table.seqs[a[0]] - table.seqs[b[0]]);
   const best = new TopK(limit);
   for (let at = 0; at < candidates.length && candidates[at][1] + restBound * SLACK >= kth; ) {
     const batch = candidates.slice(at, at + PROBE_BATCH).filter(([, score]) => score + restBound * SLACK >= kth);
     at += PROBE_BATCH;
-    const extra = await lookUp(batch.map(([slot]) => agent.seqs[slot]));
+    const extra = await lookUp(batch.map(([slot]) => table.seqs[slot]));
     if (!extra) return null;
-    for (const [slot, score] of batch) best.offer(agent.seqs[slot], score + (extra.get(agent.seqs[slot]) ?? 0));
+    for (const [slot, score] of batch) best.offer(table.seqs[slot], score + (extra.get(table.seqs[slot]) ?? 0));
     const ranked = best.ranked();
     if (ranked.length === limit) kth = Math.max(kth, ranked[limit - 1].score);
   }
@@ -456,44 +616,175 @@ function questionWords(parsed: Array<[number, string, number[] | null]>, alterna
 }
 
 /**
- * The question's terms, from memory or read now, with their lists when all of them hold at
- * most fullReadPostings postings together; null when the index moved meanwhile.
+ * The question's terms, from memory or read now, with their lists when all of them can be
+ * kept: within the process's cap (config.searchMemoryBytes, the agent's other terms let go
+ * as needed), or within fullReadPostings postings together when the tests name it. Null
+ * when the index moved meanwhile.
  */
-async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion, fullReadPostings: number): Promise<{ agent: AgentLists; terms: TermEntry[] } | null> {
-  const kept = keptByContext.get(ctx) ?? keptByContext.set(ctx, new Map()).get(ctx)!;
-  let agent = kept.get(agentId);
-  if (agent?.version !== question.version) agent = { version: question.version, terms: new Map(), seqs: [], slotOf: new Map(), postings: 0 };
-  // Most recently used last: the first agents are the ones let go.
-  kept.delete(agentId);
-  kept.set(agentId, agent);
-  const missing = question.terms.filter((term) => !agent.terms.get(term)?.list);
-  if (missing.length > 0) {
-    const keptPostings = question.terms.reduce((sum, term) => sum + (agent.terms.get(term)?.list ? agent.terms.get(term)!.df : 0), 0);
-    const read = await readTerms(ctx, agentId, question, missing, agent, Math.max(0, fullReadPostings - keptPostings));
-    if (!read) {
-      kept.delete(agentId);
-      return null;
-    }
-    for (const [term, entry] of read) keep(agent, term, entry);
-    letGo(kept);
+async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion, fullReadPostings?: number): Promise<{ agent: AgentLists; terms: TermEntry[] } | null> {
+  const kept = keptFor(ctx);
+  let agent = kept.agents.get(agentId);
+  if (agent?.version !== question.version) {
+    if (agent) forget(kept, agent);
+    agent = { agentId, version: question.version, terms: new Map(), bytes: 0 };
   }
-  return { agent, terms: question.terms.map((term) => agent.terms.get(term)!) };
+  // Most recently used last: the first agents are the ones let go once their terms are.
+  kept.agents.delete(agentId);
+  kept.agents.set(agentId, agent);
+  const current = agent;
+  const giveUp = () => {
+    if (kept.agents.get(agentId) === current) forget(kept, current);
+    return null;
+  };
+  if (!agent.table) {
+    const table = await readTable(ctx, agentId, question);
+    if (!table) return giveUp();
+    if (!agent.table) {
+      agent.table = table;
+      account(agent, tableBytes(table));
+    }
+  }
+  // The entries are taken now: another question may let some go while this one reads.
+  const entries = new Map(question.terms.map((term) => [term, agent.terms.get(term)]));
+  const missing = question.terms.filter((term) => !entries.get(term)?.list);
+  if (missing.length > 0) {
+    const keptPostings = question.terms.reduce((sum, term) => sum + (entries.get(term)?.list ? entries.get(term)!.df : 0), 0);
+    const budget = fullReadPostings !== undefined ? Math.max(0, fullReadPostings - keptPostings) : Math.max(FULL_READ_POSTINGS - keptPostings, roomFor(ctx, agent, question, entries));
+    const read = await readTerms(ctx, agentId, question, missing, agent, budget);
+    if (!read) return giveUp();
+    for (const [term, entry] of read) entries.set(term, keep(ctx, agent, term, entry));
+  }
+  const terms = question.terms.map((term) => entries.get(term)!);
+  for (const entry of terms) touch(kept, agent, entry);
+  letGo(ctx, kept, new Set(terms));
+  return { agent, terms };
 }
 
-function keep(agent: AgentLists, term: string, entry: TermEntry): void {
+/**
+ * The postings the question's missing lists may hold together and still be kept: the cap,
+ * less the agent's table and the question's lists kept already (the agent's
+ * other terms and other agents are let go for them, least recently used first).
+ */
+function roomFor(ctx: Context, agent: AgentLists, question: ParsedQuestion, entries: Map<string, TermEntry | undefined>): number {
+  const n = agent.table?.seqs.length ?? question.n;
+  let used = agent.table ? tableBytes(agent.table) : n * 12;
+  for (const entry of entries.values()) if (entry) used += entryBytes(entry);
+  return Math.max(0, Math.floor((ctx.config.searchMemoryBytes - used) / ESTIMATED_POSTING_BYTES));
+}
+
+/** Keeps a term's entry read now in place of the one kept (whose layers stay when the list is not whole); returns the entry kept. */
+function keep(ctx: Context, agent: AgentLists, term: string, entry: TermEntry): TermEntry {
+  const old = agent.terms.get(term);
   // Layers read for an earlier question stay (the same version: the same postings) until the list is kept whole.
-  const layers = agent.terms.get(term)?.layers;
-  if (layers && !entry.list) entry.layers = layers;
-  else if (layers) agent.postings -= (layers.high?.slots.length ?? 0) + (layers.low?.slots.length ?? 0);
+  if (old?.layers && !entry.list) entry.layers = old.layers;
+  if (old) account(agent, -entryBytes(old));
   agent.terms.set(term, entry);
-  agent.postings += (entry.list?.slots.length ?? 0) + 1;
+  account(agent, entryBytes(entry));
+  return entry;
+}
+
+function account(agent: AgentLists, bytes: number): void {
+  agent.bytes += bytes;
+}
+
+function entryBytes(entry: TermEntry): number {
+  return TERM_BYTES + (entry.list ? listBytes(entry.list) : 0) + (entry.layers?.high ? listBytes(entry.layers.high) : 0) + (entry.layers?.low ? listBytes(entry.layers.low) : 0);
+}
+
+function tableBytes(table: PassageTable): number {
+  return table.seqs.byteLength + table.lengths.byteLength;
+}
+
+/**
+ * Lets an agent's lists go whole (a moved version, or past the cap): its places in the
+ * recency order go too, which would otherwise keep its lists in memory uncounted.
+ */
+function forget(kept: Kept, agent: AgentLists): void {
+  if (kept.agents.get(agent.agentId) === agent) kept.agents.delete(agent.agentId);
+  for (const term of agent.terms.keys()) {
+    const key = `${agent.agentId}\u0000${term}`;
+    if (kept.recent.get(key)?.agent === agent) kept.recent.delete(key);
+  }
+}
+
+/** The term was used now: it is let go after the ones used before it. */
+function touch(kept: Kept, agent: AgentLists, entry: TermEntry): void {
+  if (agent.terms.get(entry.term) !== entry) return;
+  const key = `${agent.agentId}\u0000${entry.term}`;
+  kept.recent.delete(key);
+  kept.recent.set(key, { agent, term: entry.term });
+}
+
+/**
+ * Lets terms go, least recently used first, while the process keeps more than its cap (the
+ * entries the question being answered holds stay); then, if still over, whole agents, the
+ * least recently searched first (a table of a large agent whose terms are all gone).
+ */
+function letGo(ctx: Context, kept: Kept, holding: Set<TermEntry>): void {
+  const cap = ctx.config.searchMemoryBytes;
+  let total = 0;
+  for (const agent of kept.agents.values()) total += agent.bytes;
+  if (total <= cap) return;
+  for (const [key, { agent, term }] of kept.recent) {
+    if (total <= cap) break;
+    const entry = agent.terms.get(term);
+    if (kept.agents.get(agent.agentId) !== agent || !entry) {
+      kept.recent.delete(key); // of a version let go
+      continue;
+    }
+    if (holding.has(entry)) continue;
+    kept.recent.delete(key);
+    agent.terms.delete(term);
+    const bytes = entryBytes(entry);
+    agent.bytes -= bytes;
+    total -= bytes;
+  }
+  const holders = new Set([...holding].map((entry) => entry.term));
+  for (const agent of kept.agents.values()) {
+    if (total <= cap) break;
+    if ([...agent.terms.keys()].some((term) => holders.has(term) && holding.has(agent.terms.get(term)!))) continue;
+    forget(kept, agent);
+    total -= agent.bytes;
+  }
+}
+
+/**
+ * The agent's passages, in passage number order, with their lengths, read in one statement
+ * with the version (12 bytes a passage: int8send of the number, int4send of the length); null
+ * when the version moved.
+ */
+async function readTable(ctx: Context, agentId: string, question: ParsedQuestion): Promise<PassageTable | null> {
+  const { rows } = await sql<{ version: string; passages: Uint8Array | null }>`
+    select a.version::text as version,
+      (select string_agg(int8send(p.seq) || int4send(p.length), ''::bytea) from passages p where p.agent_id = ${agentId}) as passages
+    from agent_stats a where a.agent_id = ${agentId}`.execute(ctx.db);
+  if (rows[0]?.version !== question.version) return null;
+  const bytes = rows[0].passages ?? new Uint8Array(0);
+  const count = bytes.byteLength / 12;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let seqs = new Float64Array(count);
+  let lengths = new Uint32Array(count);
+  let sorted = true;
+  let longest = 0;
+  for (let i = 0, at = 0; i < count; i++, at += 12) {
+    seqs[i] = view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4);
+    lengths[i] = view.getInt32(at + 8);
+    if (i > 0 && seqs[i] < seqs[i - 1]) sorted = false;
+    if (lengths[i] > longest) longest = lengths[i];
+  }
+  if (!sorted) {
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => seqs[a] - seqs[b]);
+    seqs = Float64Array.from(order, (i) => seqs[i]);
+    lengths = Uint32Array.from(order, (i) => lengths[i]);
+  }
+  return { seqs, lengths: longest < 2 ** 16 ? Uint16Array.from(lengths) : lengths };
 }
 
 /**
  * Reads the given layers' postings (those not read yet) in one statement that also reads the
  * version; false when one is too long to keep or the index moved.
  */
-async function readLayers(ctx: Context, agentId: string, question: ParsedQuestion, agent: AgentLists, layers: Layer[], cut: number): Promise<boolean> {
+async function readLayers(ctx: Context, agentId: string, question: ParsedQuestion, agent: AgentLists, layers: Layer[], cut: number, holding: Set<TermEntry>): Promise<boolean> {
   const missing = layers.filter((layer) => layer.kind !== 'whole' && !layer.term.layers?.[layer.kind]);
   if (missing.length === 0) return true;
   const { rows } = await sql<{ version: string; at: number | null; count: number | null; postings: Uint8Array | null }>`
@@ -503,37 +794,36 @@ async function readLayers(ctx: Context, agentId: string, question: ParsedQuestio
     left join lateral (
       -- In the index's order (no sort), and no further than one past the longest list kept.
       select count(*)::int as count, ${POSTINGS_BYTES} as postings
-      from (select passage_seq, tf, length from passage_postings p where p.term_id = x.term_id and (p.tf > 1 or p.length < ${cut}) = x.high limit ${MAX_LIST_LENGTH + 1}) p
+      from (select passage_seq, tf from passage_postings p where p.term_id = x.term_id and (p.tf > 1 or p.length < ${cut}) = x.high limit ${MAX_LIST_LENGTH + 1}) p
     ) l on true`.execute(ctx.db);
   if (rows[0]?.version !== question.version || rows.some((row) => Number(row.count) > MAX_LIST_LENGTH)) return false;
   for (const row of rows) {
     const layer = missing[Number(row.at) - 1];
-    const list = termList(question, agent, layer.term.idf, row.postings);
-    // The question's entries are the ones maxScoreTop holds: their layers are filled in place.
+    const list = termList(agent.table!, row.postings);
+    if (!list) return false;
+    // The question's entries are the ones maxScoreTop holds: their layers are filled in place (and counted while kept).
     layer.term.layers = { ...layer.term.layers, [layer.kind]: list };
-    agent.postings += list.slots.length;
+    if (agent.terms.get(layer.term.term) === layer.term) account(agent, listBytes(list));
   }
-  const kept = keptByContext.get(ctx);
-  if (kept) letGo(kept);
+  letGo(ctx, keptFor(ctx), holding);
   return true;
 }
 
 /**
  * Reads the terms' statistics, and their lists when they hold at most `budget` postings
  * together (and none more than MAX_LIST_LENGTH), in one statement that also reads the
- * version, so they are of one state of the index; each term's postings come as three
- * arrays (far cheaper to read than a row a posting). Null when the version moved.
+ * version, so they are of one state of the index. Null when the version moved.
  */
 async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion, terms: string[], agent: AgentLists, budget: number): Promise<Map<string, TermEntry> | null> {
   const { rows } = await sql<{ version: string; term: string | null; term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null; postings: Uint8Array | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId}),
     t as (select term, df, term_id, max_tf, min_length from agent_term_stats where agent_id = ${agentId} and term = any(${terms}::text[])),
-    whole as (select coalesce(sum(df), 0) <= ${Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER}::float8 as fits from t)
+    whole as (select coalesce(sum(df), 0) <= ${Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER}::float8 and coalesce(max(df), 0) <= ${MAX_LIST_LENGTH} as fits from t)
     select v.version, t.term, t.term_id::float8 as term_id, t.df, t.max_tf, t.min_length, l.postings
     from v left join t on true left join lateral (
-      -- In the index's order: an order by here would sort each array again (three times the read's cost at 30,000 postings).
+      -- In the index's order: an order by here would sort each list again (three times the read's cost at 30,000 postings).
       select ${POSTINGS_BYTES} as postings
-      from passage_postings p where p.term_id = t.term_id and t.df <= ${MAX_LIST_LENGTH} and (select fits from whole)
+      from passage_postings p where p.term_id = t.term_id and (select fits from whole)
     ) l on true`.execute(ctx.db);
   if (rows[0]?.version !== question.version) return null;
   const byTerm = new Map(rows.filter((row) => row.term !== null).map((row) => [row.term!, row]));
@@ -545,55 +835,71 @@ async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion
     const idf = Math.log(1 + (question.n - df + 0.5) / (df + 0.5));
     const maxTf = Number(row?.max_tf ?? 1);
     const minLength = Number(row?.min_length ?? 0);
-    const entry: TermEntry = { termId: Number(row?.term_id ?? 0), df, idf, maxTf, minLength, bound: contribution(idf, maxTf, minLength, question.avgdl) };
-    if (whole) entry.list = termList(question, agent, idf, row?.postings ?? null);
+    const entry: TermEntry = { term, termId: Number(row?.term_id ?? 0), df, idf, maxTf, minLength, bound: contribution(idf, maxTf, minLength, question.avgdl) };
+    if (whole) {
+      const list = termList(agent.table!, row?.postings ?? null);
+      if (!list) return null;
+      entry.list = list;
+    }
     entries.set(term, entry);
   }
   return entries;
 }
 
 /**
- * A list's postings as one bytea, 16 bytes each (the passage number as int8, tf and length as
- * int4, big-endian): three times faster to read than three arrays, whose text the driver
- * parses number by number (43,000 postings: 27 to 36 ms against 77 to 117, under load 14).
- * Aggregated in the index's order: no sort.
+ * A list's postings as one bytea, 12 bytes each (the passage number as int8, tf as int4,
+ * big-endian): three times faster to read than three arrays, whose text the driver parses
+ * number by number (43,000 postings: 27 to 36 ms against 77 to 117, under load 14). The
+ * passage's length is the table's. Aggregated in the index's order: no sort.
  */
-const POSTINGS_BYTES = sql`string_agg(int8send(p.passage_seq) || int4send(p.tf) || int4send(p.length), ''::bytea)`;
-const POSTING_BYTES = 16;
-
-/** Each posting's contribution computed as bm25_top_passages computes it, in the same order of operations. */
-function termList(question: ParsedQuestion, agent: AgentLists, idf: number, postings: Uint8Array | null): TermList {
-  const count = (postings?.byteLength ?? 0) / POSTING_BYTES;
-  const slots = new Int32Array(count);
-  const contributions = new Float64Array(count);
-  if (!postings) return { slots, contributions };
-  const bytes = new DataView(postings.buffer, postings.byteOffset, postings.byteLength);
-  for (let i = 0, at = 0; i < count; i++, at += POSTING_BYTES) {
-    const seq = bytes.getUint32(at) * 2 ** 32 + bytes.getUint32(at + 4);
-    let slot = agent.slotOf.get(seq);
-    if (slot === undefined) {
-      slot = agent.seqs.push(seq) - 1;
-      agent.slotOf.set(seq, slot);
-    }
-    slots[i] = slot;
-    contributions[i] = contribution(idf, bytes.getInt32(at + 8), bytes.getInt32(at + 12), question.avgdl);
-  }
-  return { slots, contributions };
-}
+const POSTINGS_BYTES = sql`string_agg(int8send(p.passage_seq) || int4send(p.tf), ''::bytea)`;
+const POSTING_BYTES = 12;
 
 /**
- * Lets the least recently used agents' lists go while more than MAX_KEPT_POSTINGS are kept
- * (the question being answered holds its own). A passage's slot (its number in an array
- * and a map) counts as SLOT_POSTINGS postings: a million-passage agent's lists touch most
- * of its passages.
+ * A list read as bytes, compressed (TermList): each passage number found in the agent's
+ * table (a galloping search forward from the last one: the list comes in passage order).
+ * Null when a passage is not in the table (the two were not read at one version).
  */
-function letGo(kept: Map<string, AgentLists>): void {
-  const footprint = (agent: AgentLists) => agent.postings + SLOT_POSTINGS * agent.seqs.length;
-  let total = 0;
-  for (const agent of kept.values()) total += footprint(agent);
-  for (const [agentId, agent] of kept) {
-    if (total <= MAX_KEPT_POSTINGS) break;
-    kept.delete(agentId);
-    total -= footprint(agent);
+function termList(table: PassageTable, postings: Uint8Array | null): TermList | null {
+  const count = (postings?.byteLength ?? 0) / POSTING_BYTES;
+  const slots = new Int32Array(count);
+  const tfs = new Int32Array(count);
+  if (!postings) return encodePostings(slots, tfs);
+  const bytes = new DataView(postings.buffer, postings.byteOffset, postings.byteLength);
+  const seqs = table.seqs;
+  const n = seqs.length;
+  let from = 0;
+  let ascending = true;
+  for (let i = 0, at = 0; i < count; i++, at += POSTING_BYTES) {
+    const seq = bytes.getUint32(at) * 2 ** 32 + bytes.getUint32(at + 4);
+    if (from > 0 && seqs[from - 1] >= seq) {
+      from = 0;
+      ascending = false;
+    }
+    // Gallop: every slot before `left` holds a smaller number; `right` is past the end or holds one at least as large.
+    let left = from;
+    let right = from;
+    for (let step = 1; right < n && seqs[right] < seq; step *= 2) {
+      left = right + 1;
+      right = left + step;
+    }
+    if (right > n) right = n;
+    while (left < right) {
+      const middle = (left + right) >>> 1;
+      if (seqs[middle] < seq) left = middle + 1;
+      else right = middle;
+    }
+    if (left >= n || seqs[left] !== seq) return null;
+    slots[i] = left;
+    tfs[i] = bytes.getInt32(at + 8);
+    from = left + 1;
   }
+  if (!ascending) {
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => slots[a] - slots[b]);
+    return encodePostings(
+      order.map((i) => slots[i]),
+      order.map((i) => tfs[i]),
+    );
+  }
+  return encodePostings(slots, tfs);
 }

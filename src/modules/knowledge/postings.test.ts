@@ -1,0 +1,103 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
+import { seedAgent } from '../../../test/support/seed-agent.ts';
+import type { Context } from '../../context.ts';
+import { ingestWebsitePage } from './ingest.ts';
+import { decodePostings, encodePostings, keptLists, parseQuestion, topPassages } from './postings.ts';
+import { databaseLexicalSearch, lexicalSearch } from './search.ts';
+
+test('a compressed posting list decodes to the slots and tfs it was made of (gaps of one to five bytes, tf of 255 and over)', () => {
+  const slots = [0, 1, 2, 129, 130, 16_514, 2_113_666, 270_549_250, 2_000_000_000, 2_000_000_001];
+  const tfs = [1, 2, 254, 255, 256, 1, 70_000, 3, 1, 9];
+  const list = encodePostings(slots, tfs);
+  assert.deepEqual(decodePostings(list), { slots, tfs });
+  // One byte a gap under 128, tf in a byte: 2 bytes a posting for a dense list.
+  const dense = encodePostings(
+    Array.from({ length: 1_000 }, (_, i) => i * 3),
+    Array.from({ length: 1_000 }, () => 1),
+  );
+  assert.equal(dense.gaps.byteLength + dense.tfs.byteLength, 2_000);
+  assert.deepEqual(decodePostings(encodePostings([], [])), { slots: [], tfs: [] });
+  assert.throws(() => encodePostings([3, 3], [1, 1]));
+});
+
+// Six made-up words in shrinking shares of the pages, so each question's lists have known relative sizes.
+const WORDS = ['kavox', 'temrip', 'lusdar', 'pirnok', 'faxtul', 'wembic'];
+const EVERY = [2, 3, 4, 5, 7, 9];
+
+let service: Service;
+let ws: SeededWorkspace;
+let agentId: string;
+
+before(async () => {
+  service = await startService();
+  ws = await service.seedWorkspace({ plan: 'studio' });
+  agentId = await seedAgent(service, ws, 'Kept lists');
+  for (let n = 0; n < 60; n++) {
+    const words = WORDS.filter((_, i) => n % EVERY[i] === 0).map((word) => (n % 4 === 1 ? `${word} ${word}` : word));
+    const text = `Page ${n} of the handbook. ${words.join(' ')} river stone ${'lantern '.repeat(1 + (n % 5))}garden.`;
+    await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_kept', url: `https://kept.example/${n}`, title: `Page ${n}`, text });
+  }
+});
+after(() => service?.close());
+
+/** A context of its own (its own kept lists) whose cap the test sets. */
+function contextWithCap(bytes: number): Context {
+  return { ...service.ctx, config: { ...service.ctx.config, searchMemoryBytes: bytes } };
+}
+
+async function assertExact(ctx: Context, query: string): Promise<string[]> {
+  const parsed = (await parseQuestion(ctx, agentId, ['english'], query))!;
+  const got = await topPassages(ctx, agentId, parsed, 20, 0);
+  assert.notEqual(got, null, query);
+  const expected = await databaseLexicalSearch(ctx, agentId, parsed, 20, 0);
+  assert.deepEqual(
+    got!.map((hit) => hit.score.toFixed(9)),
+    expected.map((hit) => hit.score.toFixed(9)),
+    query,
+  );
+  return parsed.terms;
+}
+
+test('past PARLEY_SEARCH_MEMORY_MB the process lets go of the least recently used terms, not the whole agent, and ranks exactly after', async () => {
+  const ctx = contextWithCap(2 ** 30);
+  const first = await assertExact(ctx, `${WORDS[0]} ${WORDS[1]}`);
+  const second = await assertExact(ctx, `${WORDS[2]} ${WORDS[3]}`);
+  const both = keptLists(ctx, agentId)!;
+  assert.deepEqual(both.whole, [...first, ...second].sort());
+  // The cap is now exactly what the two questions hold; the second is asked again, so the first's terms are the oldest.
+  ctx.config.searchMemoryBytes = both.totalBytes;
+  await assertExact(ctx, `${WORDS[2]} ${WORDS[3]}`);
+  const third = await assertExact(ctx, `${WORDS[4]} ${WORDS[5]}`);
+  const after = keptLists(ctx, agentId)!;
+  assert.equal(after.version, both.version);
+  assert.ok(after.totalBytes <= both.totalBytes, `${after.totalBytes} kept, cap ${both.totalBytes}`);
+  for (const term of [...second, ...third]) assert.ok(after.whole.includes(term), `${term} kept`);
+  assert.ok(first.some((term) => !after.whole.includes(term)), `one of ${first.join(', ')} let go`);
+  // The terms let go are read again when asked for, and rank exactly.
+  await assertExact(ctx, `${WORDS[0]} ${WORDS[1]}`);
+  assert.ok(keptLists(ctx, agentId)!.totalBytes <= both.totalBytes);
+});
+
+test('a cap too small for an agent\'s table still answers exactly (nothing is kept past the question)', async () => {
+  const ctx = contextWithCap(1);
+  await assertExact(ctx, `${WORDS[0]} ${WORDS[4]}`);
+  await assertExact(ctx, `${WORDS[1]} ${WORDS[5]} lantern`);
+  assert.ok((keptLists(ctx, agentId)?.whole.length ?? 0) <= 3);
+});
+
+test('a kept list is read again after a write to the agent (a new page holding a kept term ranks at once)', async () => {
+  const ctx = contextWithCap(2 ** 30);
+  await assertExact(ctx, WORDS[0]);
+  const before = keptLists(ctx, agentId)!;
+  assert.ok(before.whole.includes(WORDS[0]));
+  const { sourceId } = await ingestWebsitePage(ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_kept', url: 'https://kept.example/new', title: 'New', text: `${WORDS[0]} ${WORDS[0]} ${WORDS[0]} ${WORDS[0]}.` });
+  const found = await lexicalSearch(ctx, agentId, WORDS[0], ['english'], 5);
+  assert.equal(found[0]?.url, 'https://kept.example/new');
+  await assertExact(ctx, WORDS[0]);
+  assert.notEqual(keptLists(ctx, agentId)!.version, before.version);
+  assert.equal((await service.api('DELETE', `/agents/${agentId}/sources/${sourceId}`, { key: ws.keys.manage })).status, 200);
+  assert.notEqual((await lexicalSearch(ctx, agentId, WORDS[0], ['english'], 5))[0]?.url, 'https://kept.example/new');
+  await assertExact(ctx, WORDS[0]);
+});
