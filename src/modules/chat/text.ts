@@ -66,7 +66,7 @@ const GENERIC_WORDS = new Set(
     .map(fold),
 );
 
-/** The words termsOf drops: a text's content terms drop the stop words (its language's when known); a question's also the generic words. */
+/** The words termsOf drops: a text's content terms drop the stop words (an English text's: englishStops); a question's also the generic words. */
 const CONTENT_DROPPED = [STOP_WORDS];
 const QUESTION_DROPPED = [STOP_WORDS, GENERIC_WORDS];
 let englishDropped: { content: Array<Set<string>>; question: Array<Set<string>> } | undefined;
@@ -287,12 +287,13 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
       'u',
     ),
   },
-  // A question that states someone's age ("my 14 year old son", "mijn zoon van 14 jaar") is answered by what the material
-  // says of ages ("children from the age of 12", "people over 65"): the reader compares the two, the model does not.
+  // A question that states someone's age ("my 14 year old son", "14 jaar oud", "âgé de 14 ans"; not "2 jaar", which may be a
+  // contract's length) is answered by what the material says of ages ("children from the age of 12", "people over 65"):
+  // the reader compares the two, the model does not.
   {
     kind: 'age',
     question:
-      /\b(\d{1,3}[\s-]?(years?|yrs?)[\s-]old|aged \d{1,3}|(van )?\d{1,3} jaar( oud)?|\d{1,3} ans|\d{1,3} jahre alt|\d{1,3} anos)\b/g,
+      /\b(\d{1,3}[\s-]?(years?|yrs?)[\s-]old|aged \d{1,3}|\d{1,3} jaar oud|age de \d{1,3} ans|\d{1,3} jahre alt|\d{1,3} anos de edad)\b/g,
     answer:
       /\b(ages?( of| from)? \d{1,3}|aged \d{1,3}|\d{1,3}[\s-]?(years?|yrs?)[\s-](old|and (over|older|under))|(over|under|above|below) (the age of )?\d{1,3}\b(?! ?(%|percent|minutes|pounds|euros?|[£€$])))|leeftijd (van )?\d{1,3}|vanaf \d{1,3} jaar|\d{1,3} jaar (en ouder|of ouder)|(a partir de|des|plus de|moins de) \d{1,3} ans|\d{1,3} ans et plus|ab \d{1,3} jahren|(uber|unter) \d{1,3} jahren?|(a partir de|mayores de|menores de) \d{1,3} anos/,
   },
