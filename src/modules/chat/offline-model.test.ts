@@ -386,6 +386,29 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.equal(ask('Do you have acupuncture for horses?', [ACUPUNCTURE]).declined, true, '"horses" is what is asked about');
   });
 
+  test('an adjective is held by its satellite where each is its word’s first sense ("initial" for "first")', () => {
+    const FEES = passage('Treatments and prices', 'Initial assessment — Length: 60 minutes; Price: £65\n\nFollow-up session — Length: 45 minutes; Price: £50');
+    const reply = ask('How much is the first appointment?', [passage('Home', 'Every first appointment is a full hour.'), FEES]);
+    assert.match(reply.text, /Initial assessment — Length: 60 minutes; Price: £65/);
+  });
+
+  test('a stated age is answered by what the material says of ages; an English text keeps another language’s stop word English uses ("son")', () => {
+    assert.deepEqual(askedFor('Can my 14 year old son be treated?', 'en').kinds, ['age']);
+    assert.deepEqual(askedFor('Mijn zoon is 14 jaar oud: mag hij meedoen?', 'nl').kinds, ['age']);
+    assert.deepEqual(askedFor('Kan ik een abonnement van 2 jaar nemen?', 'nl').kinds, [], 'a length of time is no age');
+    assert.deepEqual(heldKinds('We treat children from the age of 12.', ['age']), ['age']);
+    assert.deepEqual(heldKinds('People over 65 receive 10 percent off.', ['age']), ['age']);
+    assert.deepEqual(heldKinds('Orders over 40 euros ship free.', ['age']), [], 'an amount is no age');
+    assert.deepEqual(heldKinds('Clearwater Physiotherapy, 14 Gloucester Road', ['age']), []);
+    assert.ok(questionTerms('Can my 14 year old son be treated?', 'en').includes('son'), 'English uses "son" as a word');
+    assert.ok(!questionTerms('Est-ce que son abonnement est actif ?', 'fr').includes('son'), 'French stops it');
+    assert.deepEqual(questionTerms('Wanneer is de workshop latte art?', 'en'), questionTerms('Wanneer is de workshop latte art?', 'nl'), 'a Dutch question read as English still loses "wanneer" and "de"');
+    const FAQ = passage('FAQ', 'Do you treat children?\n\nWe treat children from the age of 12, with a parent or guardian present.');
+    const ADDRESS = passage('Contact details', 'Clearwater Physiotherapy, 14 Gloucester Road, Bristol BS7 8AE');
+    const reply = ask('Can my 14 year old son be treated?', [ADDRESS, FAQ]);
+    assert.match(reply.text, /from the age of 12/, '"son" is held by "children" (a son is a child: WordNet, through "male offspring")');
+  });
+
   test('the other languages’ verbs are found by word order, and weigh less when the material lacks them', () => {
     assert.deepEqual([...questionVerbs('Kan ik contant afrekenen?', 'nl')], [stem('afrekenen', 'nl')]);
     assert.deepEqual([...questionVerbs('Kan ik mijn abonnement stopzetten wanneer ik wil?', 'nl')], [stem('stopzetten', 'nl')]);

@@ -263,16 +263,34 @@ function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Se
   for (const term of asks) {
     if (candidate.terms.has(term)) continue;
     const same = synonyms.get(term);
-    const isForm = (other: string) =>
-      same?.has(other) || (term.length >= FORM_MIN_LENGTH && other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other)));
+    const isForm = (other: string) => same?.has(other) || isLongerOrShorter(term, other);
     if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
     if ([...candidate.terms].some(isForm)) {
       candidate.terms.add(term);
       candidate.formed.add(term);
     }
     const kinds = narrower.get(term);
-    if (!candidate.terms.has(term) && kinds && [...candidate.terms].some((other) => kinds.has(other))) candidate.narrower.add(term);
+    if (!candidate.terms.has(term) && kinds && heldByKind(candidate.terms, kinds)) candidate.narrower.add(term);
   }
+}
+
+/** Each set of related stems' stems long enough to have longer or shorter forms (isLongerOrShorter), listed once per answer. */
+const LONG_STEMS = new WeakMap<Set<string>, string[]>();
+
+/** Whether a sentence's terms hold one of a term's related stems ("child") or a longer or shorter form of one ("children"). */
+function heldByKind(terms: Set<string>, kinds: Set<string>): boolean {
+  let long = LONG_STEMS.get(kinds);
+  if (!long) LONG_STEMS.set(kinds, (long = [...kinds].filter((kind) => kind.length >= FORM_MIN_LENGTH)));
+  for (const other of terms) {
+    if (kinds.has(other)) return true;
+    if (other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && long.some((kind) => other.startsWith(kind) || kind.startsWith(other))) return true;
+  }
+  return false;
+}
+
+/** Two stems of FORM_MIN_LENGTH letters at least, one starting the other: a longer or shorter form of one word ("child" and "children"). */
+function isLongerOrShorter(term: string, other: string): boolean {
+  return term.length >= FORM_MIN_LENGTH && other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && (other.startsWith(term) || term.startsWith(other));
 }
 
 /**

@@ -23,6 +23,8 @@ interface Answer {
 
 /** The share of each kind of question that must go right (a floor, not the target). */
 const FLOORS = { answered: 0.75, wronglyDeclinedAtMost: 0.18, uncoveredDeclined: 0.95 };
+/** A site's own floors where it is above the others (clearwater: 84% answered, 11% wrongly declined since the seventh step, docs/chat.md). */
+const SITE_FLOORS: Record<string, Partial<typeof FLOORS>> = { clearwater: { answered: 0.8, wronglyDeclinedAtMost: 0.14 } };
 
 const normalise = (text: string) => text.toLowerCase().replace(/[\u00a0\u202f]/g, ' ').replace(/\s+/g, ' ');
 
@@ -151,9 +153,10 @@ for (const name of fixtureSiteNames()) {
       for (const miss of misses) console.log(`#   miss: ${miss}`);
       for (const miss of answeredUncovered) console.log(`#   answered, not covered: ${miss}`);
       for (const miss of unused) console.log(`#   unused source: ${miss}`);
-      assert.ok(answered / covered >= FLOORS.answered, `answered ${share(answered, covered)}`);
-      assert.ok(wronglyDeclined / covered <= FLOORS.wronglyDeclinedAtMost, `wrongly declined ${share(wronglyDeclined, covered)}`);
-      assert.ok(declinedUncovered / uncovered.length >= FLOORS.uncoveredDeclined, `uncovered declined ${share(declinedUncovered, uncovered.length)}`);
+      const floors = { ...FLOORS, ...SITE_FLOORS[name] };
+      assert.ok(answered / covered >= floors.answered, `answered ${share(answered, covered)}`);
+      assert.ok(wronglyDeclined / covered <= floors.wronglyDeclinedAtMost, `wrongly declined ${share(wronglyDeclined, covered)}`);
+      assert.ok(declinedUncovered / uncovered.length >= floors.uncoveredDeclined, `uncovered declined ${share(declinedUncovered, uncovered.length)}`);
       assert.deepEqual(unused, [], 'no answer lists a source it did not use (none under a decline)');
       assert.deepEqual(unmarked, [], 'an answer from material in another language says so');
     });

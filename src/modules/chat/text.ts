@@ -8,26 +8,40 @@
 import { LANGUAGES, type Language } from '../agents/schemas.ts';
 import { EMAIL, POSTAL_CODES } from '../knowledge/crawl/contact-details.ts';
 import { fold, stem } from '../knowledge/stemming.ts';
+import { englishLexicon } from '../knowledge/english-wordnet.ts';
 
 export { fold, stem };
 
-const STOP_WORDS = new Set(
-  [
-    // en
-    'a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who whom whose why will with would you your yours about also any just may might please tell',
-    // nl
-    'de het een en van in is op te dat die voor met zijn er aan ook als bij of om nog wat wie waar hoe wanneer welk welke kan kun kunt je jij jullie u uw we wij ik mijn ons onze zij ze hun niet geen wel naar dan door maar over uit worden wordt was heb hebt heeft hebben',
-    // fr
-    'le la les un une des et de du en est sont au aux ce cet cette ces que qui quoi quand comment quel quelle quels quelles lequel laquelle pour par sur dans avec sans chez pas ne ou je tu il elle on nous vous ils elles mon ma mes votre vos notre nos leur leurs se sa son ses y a peut puis suis es etes sommes ai as avez avons ont',
-    // de
-    'der die das ein eine einen einem einer und oder ist sind war in im am an auf aus bei mit nach von vor zu zum zur für über um wie wo was wer wann warum welche welcher welches welchen ich du er sie es wir ihr ihnen ihm ihn uns euch mich mir dich dir mein meine meinen meinem meiner dein unser euer ihre nicht kein keine auch noch nur kann können den dem des habe hast hat haben habt werde wird werden',
-    // es
-    'el la los las un una unos unas y o de del en es son al que qué cómo como cuándo cuando dónde donde quién cuál cuáles por para con sin no se su sus mi mis tu tus nuestro nuestra usted ustedes lo le les me te nos hay puedo puede',
-  ]
-    .join(' ')
-    .split(/\s+/)
-    .map(fold),
-);
+/**
+ * Each language's stop words. A text of unknown language drops all five languages'; so does
+ * a text in Dutch, French, German or Spanish (a question's language is detected, and a
+ * mixed or misread one, "Wanneer is de workshop latte art?" read as English, still loses
+ * "wanneer" and "de"). An English text keeps another language's stop word that English
+ * uses as a word (WordNet's tagged texts use it: knowledge/english-wordnet.ts): "son" is a
+ * French possessive but an English noun ("my 14 year old son"), "die" a Dutch and German
+ * article but an English verb.
+ */
+const STOP_WORDS_BY_LANGUAGE: Record<Language, Set<string>> = {
+  en: foldedSet('a an and are as at be been but by can could do does did for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to us was we were what when where which who whom whose why will with would you your yours about also any just may might please tell'),
+  nl: foldedSet('de het een en van in is op te dat die voor met zijn er aan ook als bij of om nog wat wie waar hoe wanneer welk welke kan kun kunt je jij jullie u uw we wij ik mijn ons onze zij ze hun niet geen wel naar dan door maar over uit worden wordt was heb hebt heeft hebben'),
+  fr: foldedSet('le la les un une des et de du en est sont au aux ce cet cette ces que qui quoi quand comment quel quelle quels quelles lequel laquelle pour par sur dans avec sans chez pas ne ou je tu il elle on nous vous ils elles mon ma mes votre vos notre nos leur leurs se sa son ses y a peut puis suis es etes sommes ai as avez avons ont'),
+  de: foldedSet('der die das ein eine einen einem einer und oder ist sind war in im am an auf aus bei mit nach von vor zu zum zur für über um wie wo was wer wann warum welche welcher welches welchen ich du er sie es wir ihr ihnen ihm ihn uns euch mich mir dich dir mein meine meinen meinem meiner dein unser euer ihre nicht kein keine auch noch nur kann können den dem des habe hast hat haben habt werde wird werden'),
+  es: foldedSet('el la los las un una unos unas y o de del en es son al que qué cómo como cuándo cuando dónde donde quién cuál cuáles por para con sin no se su sus mi mis tu tus nuestro nuestra usted ustedes lo le les me te nos hay puedo puede'),
+};
+/** The five languages' stop words together. */
+const STOP_WORDS = new Set(Object.values(STOP_WORDS_BY_LANGUAGE).flatMap((set) => [...set]));
+let englishStopWords: Set<string> | undefined;
+
+/** English's stop words, and the other languages' that English does not use as words (made on the first English text). */
+function englishStops(): Set<string> {
+  const lexicon = englishLexicon();
+  englishStopWords ??= new Set([...STOP_WORDS].filter((word) => STOP_WORDS_BY_LANGUAGE.en.has(word) || !lexicon.known(word)));
+  return englishStopWords;
+}
+
+function foldedSet(list: string): Set<string> {
+  return new Set(list.split(/\s+/).map(fold));
+}
 
 /**
  * Words a question uses whatever it is about ("can I bring…", "what is wrong…", "how do I
@@ -52,9 +66,17 @@ const GENERIC_WORDS = new Set(
     .map(fold),
 );
 
-/** The words termsOf drops: a text's content terms drop the stop words; a question's also the generic words. */
+/** The words termsOf drops: a text's content terms drop the stop words (an English text's: englishStops); a question's also the generic words. */
 const CONTENT_DROPPED = [STOP_WORDS];
 const QUESTION_DROPPED = [STOP_WORDS, GENERIC_WORDS];
+let englishDropped: { content: Array<Set<string>>; question: Array<Set<string>> } | undefined;
+
+/** The words dropped from a text (`question`: a question's, generic words too): all five languages' stop words, but an English text's English ones (englishStops). */
+function droppedIn(language: Language | undefined, question: boolean): Array<Set<string>> {
+  if (language !== 'en') return question ? QUESTION_DROPPED : CONTENT_DROPPED;
+  englishDropped ??= { content: [englishStops()], question: [englishStops(), GENERIC_WORDS] };
+  return question ? englishDropped.question : englishDropped.content;
+}
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’.,:-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
 
@@ -65,7 +87,7 @@ export function words(text: string): string[] {
 
 /** The stems of a text's words that carry meaning (stop words and single letters dropped), stemmed for `language` when given. */
 export function contentTerms(text: string, language?: Language): string[] {
-  return termsOf(oneAsDigit(text), language, CONTENT_DROPPED);
+  return termsOf(oneAsDigit(text), language, droppedIn(language, false));
 }
 
 /**
@@ -113,7 +135,7 @@ export function questionVerbs(question: string, language: Language): Set<string>
   } else if (language === 'es') {
     for (const match of folded.matchAll(/\b(?:puedo|puede|pueden|podemos|debo|debe|deben|quiero|quiere|hay que|se puede)\s+([\p{L}]+(?:ar|er|ir))\b/gu)) found.push(match[1]);
   }
-  return new Set(found.flatMap((word) => termsOf(word, language, QUESTION_DROPPED)));
+  return new Set(found.flatMap((word) => termsOf(word, language, droppedIn(language, true))));
 }
 
 const FRENCH_AUXILIARIES = /^(peux|peut|pouvez|pouvons|peuvent|puis|dois|doit|devez|devons|doivent|faut|veux|veut|voulez|suis|es|est|sont|sommes|etes|ai|as|a|avez|avons|ont)$/;
@@ -125,7 +147,7 @@ const GERMAN_AUXILIARIES = /^(kann|kannst|konnen|konnt|darf|darfst|durfen|muss|m
  * (GENERIC_WORDS). A question of generic words only keeps them.
  */
 export function questionTerms(text: string, language?: Language): string[] {
-  const terms = termsOf(oneAsDigit(text), language, QUESTION_DROPPED);
+  const terms = termsOf(oneAsDigit(text), language, droppedIn(language, true));
   return terms.length > 0 ? terms : contentTerms(text, language);
 }
 
@@ -279,6 +301,16 @@ const ASKS: Array<{ kind: string; question: RegExp; answer: RegExp }> = [
       `\\b\\d{1,2}:\\d{2}\\b|\\b(1[89]|20)\\d{2}\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b(${NUMBER_WORDS}|\\d+)\\s+(\\p{L}+\\s+)?(${TIME_UNITS})\\b|\\b(${WEEKDAYS}|${MONTHS}|today|tomorrow|weekdays?|weekends?|morning|evening|afternoon|night)\\b`,
       'u',
     ),
+  },
+  // A question that states someone's age ("my 14 year old son", "14 jaar oud", "âgé de 14 ans"; not "2 jaar", which may be a
+  // contract's length) is answered by what the material says of ages ("children from the age of 12", "people over 65"):
+  // the reader compares the two, the model does not.
+  {
+    kind: 'age',
+    question:
+      /\b(\d{1,3}[\s-]?(years?|yrs?)[\s-]old|aged \d{1,3}|\d{1,3} jaar oud|age de \d{1,3} ans|\d{1,3} jahre alt|\d{1,3} anos de edad)\b/g,
+    answer:
+      /\b(ages?( of| from)? \d{1,3}|aged \d{1,3}|\d{1,3}[\s-]?(years?|yrs?)[\s-](old|and (over|older|under))|(over|under|above|below) (the age of )?\d{1,3}\b(?! ?(%|percent|minutes|pounds|euros?|[£€$])))|leeftijd (van )?\d{1,3}|vanaf \d{1,3} jaar|\d{1,3} jaar (en ouder|of ouder)|(a partir de|des|plus de|moins de) \d{1,3} ans|\d{1,3} ans et plus|ab \d{1,3} jahren|(uber|unter) \d{1,3} jahren?|(a partir de|mayores de|menores de) \d{1,3} anos/,
   },
   {
     kind: 'number',

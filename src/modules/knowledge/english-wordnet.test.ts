@@ -30,6 +30,20 @@ describe("English synonyms and parts of speech from WordNet's data (english-word
     assert.ok(!lexicon.narrower('solicitor').includes('lawyer'));
   });
 
+  test('an adjective and its satellite are synonyms where the pair is each word’s first sense: "first" and "initial", not "open" and "public"', () => {
+    const lexicon = englishLexicon();
+    assert.ok(lexicon.synonyms('first').includes('initial'));
+    assert.ok(lexicon.synonyms('initial').includes('first'));
+    assert.ok(!lexicon.synonyms('open').includes('public'));
+    assert.ok(!lexicon.synonyms('public').includes('open'));
+  });
+
+  test('a sense whose words are all phrases is no step: "son" is under "child" through "male offspring"', () => {
+    const lexicon = englishLexicon();
+    assert.ok(lexicon.broader('son').includes('child'));
+    assert.ok(lexicon.narrower('child').includes('son'));
+  });
+
   test('a word is mostly not a noun by its tagged senses, looked up as written, else by its base form', () => {
     const lexicon = englishLexicon();
     assert.equal(lexicon.notNoun('offer'), true);

@@ -55,6 +55,8 @@ const joinable = (written: string) => /^[a-z]{3,}$/i.test(written) || /^[A-Z]{2}
 
 interface Synset {
   part: 'n' | 'v' | 'a' | 'r';
+  /** An adjective satellite (data.adj's type "s"): a near synonym of the head adjective its "&" pointer names ("initial" of "first"). */
+  satellite: boolean;
   /** The words that may be joined in this sense (lower case). */
   words: string[];
   /** Whether any of its words is tagged in this sense. */
@@ -110,28 +112,67 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
         const at = 5 + 2 * count + 4 * i;
         return { symbol: fields[at], offset: fields[at + 1], part: fields[at + 2] === 's' ? 'a' : fields[at + 2] };
       });
-      synsets.set(`${part}${offset}`, { part, words: [...new Set(words)], used, pointers });
+      synsets.set(`${part}${offset}`, { part, satellite: fields[2] === 's', words: [...new Set(words)], used, pointers });
     }
   }
+  const firstAdjective = firstSenses(read('index.adj'));
   const groups = new Set<string>();
   const narrower = new Set<string>();
   const group = (words: Iterable<string>) => {
     const unique = [...new Set(words)];
     if (unique.length >= 2 && unique.length <= MAX_GROUP) groups.add(unique.sort().join(' '));
   };
-  for (const synset of synsets.values()) {
+  for (const [key, synset] of synsets) {
     if (synset.used) group(synset.words);
     for (const pointer of synset.pointers) {
       const other = synsets.get(`${pointer.part}${pointer.offset}`);
+      // A noun sense whose words are all phrases ("male offspring") is no step: the sense above it is one step more general.
+      if (synset.part === 'n' && pointer.symbol === '@' && other && other.words.length === 0 && synset.words.length > 0) {
+        for (const above of hypernyms(other, synsets)) narrower.add(`${[...above.words].sort().join(' ')}|${[...synset.words].sort().join(' ')}`);
+      }
       if (!other?.used || other.words.length === 0 || synset.words.length === 0) continue;
       // A used noun sense's senses one step more specific, used or not: "solicitor" under "lawyer", "GP" under "doctor".
       if (synset.part === 'n' && pointer.symbol === '@') narrower.add(`${[...other.words].sort().join(' ')}|${[...synset.words].sort().join(' ')}`);
+      if (synset.satellite && pointer.symbol === '&') group(satelliteGroup(synset, key.slice(1), other, pointer.offset, firstAdjective, tagged));
     }
   }
   const lemmas = [...byPart].filter(([lemma]) => /^[a-z]+$/.test(lemma) && lemma.length >= MIN_LETTERS);
   const notNouns = lemmas.filter(([, counts]) => counts.other > counts.noun).map(([lemma]) => lemma).sort();
   const nouns = lemmas.filter(([, counts]) => counts.other <= counts.noun).map(([lemma]) => lemma).sort();
   return { groups: [...groups].sort().join('\n'), narrower: [...narrower].sort().join('\n'), notNouns: notNouns.join(' '), nouns: nouns.join(' '), people: people(read('index.noun'), read('data.noun')) };
+}
+
+/** A noun sense's senses one step more general that are used and have words to join ("son" under "male offspring" under "child"). */
+function hypernyms(synset: Synset, synsets: Map<string, Synset>): Synset[] {
+  return synset.pointers
+    .filter((pointer) => pointer.symbol === '@')
+    .map((pointer) => synsets.get(`${pointer.part}${pointer.offset}`))
+    .filter((other): other is Synset => other !== undefined && other.used && other.words.length > 0);
+}
+
+/**
+ * An adjective satellite's words with its head's, where the pair is each word's first sense:
+ * the words of either synset whose most frequent adjective sense (index.adj lists a word's
+ * senses most frequent first) is that synset, and is tagged in WordNet's texts. "initial"
+ * (one sense: "occurring at the beginning") joins "first" ("preceding all others in time
+ * or space or degree"); "open" does not join "public" (its fourth sense), nor "handy"
+ * "accessible" (its first sense is "easy to use"). Empty when either side has no such word.
+ */
+function satelliteGroup(satellite: Synset, satelliteOffset: string, head: Synset, headOffset: string, firstAdjective: Map<string, string>, tagged: Map<string, number>): string[] {
+  const first = (synset: Synset, offset: string) => synset.words.filter((word) => firstAdjective.get(word) === offset && (tagged.get(`${word} a${offset}`) ?? 0) > 0);
+  const [near, main] = [first(satellite, satelliteOffset), first(head, headOffset)];
+  return near.length > 0 && main.length > 0 ? [...main, ...near] : [];
+}
+
+/** Each word's most frequent sense in an index file (index.adj: "lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset..."). */
+function firstSenses(index: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of index.split('\n')) {
+    const fields = line.split(' ');
+    if (!/^[a-z]+$/.test(fields[0] ?? '')) continue;
+    out.set(fields[0], fields[4 + Number(fields[3]) + 2]);
+  }
+  return out;
 }
 
 /** WordNet's lexicographer file of nouns that denote people ("physiotherapist", "owner", "teacher"). */
