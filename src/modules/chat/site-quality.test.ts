@@ -22,9 +22,9 @@ interface Answer {
 }
 
 /** The share of each kind of question that must go right (a floor, not the target). */
-const FLOORS = { answered: 0.75, wronglyDeclinedAtMost: 0.18, uncoveredDeclined: 0.95 };
-/** A site's own floors where it is above the others (clearwater: 84% answered, 11% wrongly declined since the seventh step, docs/chat.md). */
-const SITE_FLOORS: Record<string, Partial<typeof FLOORS>> = { clearwater: { answered: 0.8, wronglyDeclinedAtMost: 0.14 } };
+const FLOORS = { answered: 0.8, wronglyDeclinedAtMost: 0.14, uncoveredDeclined: 0.95 };
+/** A site's own floors where it is above the others (facturo: 97% answered, none wrongly declined since the seventh step, docs/chat.md). */
+const SITE_FLOORS: Record<string, Partial<typeof FLOORS>> = { facturo: { answered: 0.93, wronglyDeclinedAtMost: 0.03 } };
 
 const normalise = (text: string) => text.toLowerCase().replace(/[\u00a0\u202f]/g, ' ').replace(/\s+/g, ' ');
 
