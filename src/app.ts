@@ -1,4 +1,6 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+
+type FastifySchemaControllerOptions = NonNullable<FastifyServerOptions['schemaController']>;
 import swagger from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import pino from 'pino';
@@ -39,6 +41,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   // Written asynchronously: lines logged while a write is under way go out together in the next one,
   // instead of one blocking write to stdout per request.
   const logStream = options.logger === false ? undefined : pino.destination({ dest: 1, sync: false });
+  const validateRequests = rejectingUnstorableText(validatorCompiler);
+  const serializerOf = options.checkResponses ? checkingSerializer : serializerAtFirstUse;
   const app = Fastify({
     logger: logStream ? { level: ctx.config.logLevel, stream: logStream } : false,
     logController: new LogController({ disableRequestLogging: true }),
@@ -50,12 +54,17 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorRenderer(ctx),
     clientErrorHandler: clientErrorRenderer(ctx),
+    // The compilers are ours (zod's validator, our serializer, set below): named here, Fastify never requires its
+    // defaults, @fastify/ajv-compiler and @fastify/fast-json-stringify-compiler, and with them Ajv, its formats and
+    // fast-json-stringify, which the first compiled serializer loads instead (docs/performance.md, Memory).
+    // (Fastify's types name Ajv's and fast-json-stringify's compilers here; at run time any compiler goes.)
+    schemaController: { compilersFactory: { buildValidator: () => validateRequests, buildSerializer: () => serializerOf } as unknown as FastifySchemaControllerOptions['compilersFactory'] },
   }).withTypeProvider<ZodTypeProvider>();
 
   if (logStream) app.addHook('onClose', async () => flushLogs(logStream));
-  app.setValidatorCompiler(rejectingUnstorableText(validatorCompiler));
+  app.setValidatorCompiler(validateRequests);
   app.addHook('onRoute', requireDeclaredParams);
-  app.setSerializerCompiler(options.checkResponses ? checkingSerializer : serializerAtFirstUse);
+  app.setSerializerCompiler(serializerOf);
   installErrorHandling(app);
 
   // Hooks on every request are written with callbacks: an async hook costs a promise per request.

@@ -40,6 +40,16 @@ const HEAVY = [
   // The public suffix list (the first wildcard origin) and file signatures (the first file).
   'tldts',
   'file-type',
+  // Ajv (Fastify's default validator and fast-json-stringify's, for its unions): the first response compiles a
+  // serializer; requests are validated by zod. Fastify's default compilers are never required.
+  'ajv',
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  // Password hashing (a native addon: the first password checked or set), the mailbox providers' domains (the first
+  // lead with an e-mail address) and ALTCHA (the first proof-of-work challenge).
+  '@node-rs/argon2',
+  'email-providers',
+  'altcha-lib',
 ];
 
 /** The job handlers: only a role that runs jobs loads them. */

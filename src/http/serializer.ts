@@ -1,4 +1,5 @@
-import fastJson from 'fast-json-stringify';
+import { createRequire } from 'node:module';
+import type fastJsonStringify from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { z } from 'zod';
 import { removeClosedObjects } from './openapi.ts';
@@ -19,8 +20,20 @@ type SerializerCompiler = FastifySerializerCompiler<z.ZodType>;
 export const compiledSerializer: SerializerCompiler = ({ schema }) => {
   const jsonSchema = z.toJSONSchema(schema, { io: 'output', target: 'draft-7' });
   removeClosedObjects(jsonSchema);
+  const fastJson = fastJsonAtFirstUse();
   return fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
 };
+
+let fastJson: typeof fastJsonStringify | undefined;
+
+/**
+ * fast-json-stringify (and the Ajv it requires for its unions, with Ajv's formats and fast-uri) is loaded by the
+ * first serializer compiled, that is by the first response: an idle process holds none of it (docs/performance.md,
+ * Memory). It is CommonJS, so it is required, which keeps the compiler synchronous as Fastify calls it.
+ */
+function fastJsonAtFirstUse(): typeof fastJsonStringify {
+  return (fastJson ??= createRequire(import.meta.url)('fast-json-stringify') as typeof fastJsonStringify);
+}
 
 /**
  * For tests: every response is parsed with its zod schema first (a response

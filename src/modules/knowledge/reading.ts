@@ -17,7 +17,7 @@ import { indexSourcesText, indexSourceText, NoContentError } from './indexing.ts
 import { FileReadError, readFileText } from './read-file.ts';
 import { beatEverySeconds, workerId } from '../../platform/heartbeat.ts';
 import { runPeriodically } from '../../platform/periodic.ts';
-import { claimReads, deleteDeadFileFetches, reclaimLostReads, recordReadJobs, releaseRead, type SourceError, type SourceRow } from './store.ts';
+import { claimQueuedRows, claimReads, deleteDeadFileFetches, reclaimLostReads, recordReadJobs, releaseRead, ROW_QUEUED, type SourceError, type SourceRow } from './store.ts';
 
 export const READ_SOURCE_JOB = 'knowledge.read-source';
 /** Attempts after the first for a passing fault (database, embedding endpoint). */
@@ -119,6 +119,101 @@ export async function readSources(ctx: Context, jobs: Array<BatchJob<ReadSourceJ
   return outcomes;
 }
 
+/** The channel a row-queued source's insert notifies (migration 044), at its commit. */
+export const ROW_QUEUE_CHANNEL = 'parley_source_rows';
+/** How often an idle row reader looks for rows without being woken: the floor under the notifications. */
+const ROW_POLL_MS = 2_000;
+
+/**
+ * One batch of the row queue (text and Q&A sources added through the API carry no job: their pending
+ * row is the queue): up to READ_BATCH rows claimed in one statement and indexed in one transaction.
+ * Should the batch fail, its sources go to the job queue, each with a job of its own and the queue's
+ * retries, so that one source's fault is retried (or fails) alone. The number of sources claimed.
+ */
+export async function readQueuedRows(ctx: Context, worker: string): Promise<number> {
+  const claimed = await claimQueuedRows(ctx.db, worker, READ_BATCH);
+  if (claimed.length === 0) return 0;
+  try {
+    const indexed = await indexSourcesText(ctx, claimed);
+    for (const source of claimed) if (indexed.get(source.id) === 'no_content') await markFailed(ctx, source.id, source.generation, 'no_content');
+  } catch {
+    await handToJobs(ctx, claimed, worker);
+  }
+  for (const agentId of new Set(claimed.map((source) => source.agent_id))) await markTrainedWhenDone(ctx, agentId);
+  return claimed.length;
+}
+
+/**
+ * Row-queued sources this worker holds, given each a job of the queue instead. They leave the row queue
+ * and this worker's hold in one statement (job_id null until the send records the job's id: a row queue
+ * reader never takes them again, and should the send not happen the recovery sweep finds no job).
+ */
+async function handToJobs(ctx: Context, sources: SourceRow[], worker: string): Promise<void> {
+  await sql`update sources set worker_id = null, job_id = null
+    from unnest(${sources.map((source) => source.id)}::text[], ${sources.map((source) => source.generation)}::int[]) as held(id, generation)
+    where sources.id = held.id and sources.generation = held.generation and sources.worker_id = ${worker}`.execute(ctx.db);
+  await queueReads(ctx, sources.map((source) => ({ id: source.id, generation: source.generation })));
+}
+
+/**
+ * The row queue's readers of a worker process: `concurrency` loops, each claiming a batch after another
+ * while there are rows, woken by the notification an insert sends at its commit (LISTEN, on PostgreSQL a
+ * connection of its own, on the embedded store the one connection), and looking every `pollMs` anyway.
+ * After a short batch, or an empty one with a wake-up meanwhile, a reader waits GATHER_MS, so sources posted one
+ * by one are read as batches of several.
+ */
+export async function startRowReaders(ctx: Context, worker: string, options: { concurrency?: number; pollMs?: number } = {}): Promise<{ stop(): Promise<void> }> {
+  const pollMs = options.pollMs ?? ROW_POLL_MS;
+  let stopped = false;
+  // Counts the wake-ups: a reader whose claim came back empty waits only if none came since it claimed.
+  let wakeUps = 0;
+  const waiting = new Set<() => void>();
+  const wake = () => {
+    wakeUps++;
+    for (const resume of [...waiting]) resume();
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const resume = () => {
+        clearTimeout(timer);
+        waiting.delete(resume);
+        resolve();
+      };
+      const timer = setTimeout(resume, ms);
+      waiting.add(resume);
+    });
+  const listener = await ctx.database.listen(ROW_QUEUE_CHANNEL, wake, wake);
+  const reader = async () => {
+    while (!stopped) {
+      const seen = wakeUps;
+      let claimed = 0;
+      try {
+        claimed = await readQueuedRows(ctx, worker);
+      } catch (error) {
+        if (stopped) break;
+        console.error('[knowledge] reading queued rows', error);
+        await pause(pollMs);
+        continue;
+      }
+      if (claimed >= READ_BATCH) continue;
+      // Sources arriving one by one (each insert a wake-up) are left to gather for GATHER_MS rather than
+      // claimed one a statement: on the embedded store every claim waits its turn for the one connection
+      // with the inserts themselves (a first version that claimed again at once slowed the POSTs 3 to 4 times).
+      if (claimed > 0 || seen !== wakeUps) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
+      else await pause(pollMs);
+    }
+  };
+  const readers = Array.from({ length: options.concurrency ?? 2 }, () => reader());
+  return {
+    stop: async () => {
+      stopped = true;
+      wake();
+      await Promise.all(readers);
+      await listener.close();
+    },
+  };
+}
+
 /**
  * Files of a batch not begun within its budget go back to the queue as jobs of their own
  * (the batch's jobs share one deadline, their longest expiry: many large files in one batch
@@ -204,7 +299,7 @@ export async function recoverUnfinishedReads(ctx: Context): Promise<{ requeued: 
            s.worker_id is null and coalesce(j.heartbeat_on, j.started_on) < now() - make_interval(secs => ${silentFor}) as stale,
            coalesce(s.queued_at >= ${settledBefore}, false) as settling
     from sources s left join pgboss.job j on j.id::text = s.job_id and j.name = ${READ_SOURCE_JOB}
-    where s.status = 'pending'`.execute(ctx.db);
+    where s.status = 'pending' and s.job_id is distinct from ${ROW_QUEUED}`.execute(ctx.db);
   const requeue: Array<{ id: string; generation: number }> = [];
   let failed = 0;
   for (const row of result.rows) {
@@ -236,6 +331,8 @@ export async function knowledgeWorker(ctx: Context): Promise<void> {
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
   const worker = await workerId(ctx);
   await ctx.queue.workBatches<ReadSourceJob>(READ_SOURCE_JOB, (jobs) => readSources(ctx, jobs, worker), { batchSize: READ_BATCH, concurrency: 2, gatherMs: GATHER_MS });
+  const rowReaders = await startRowReaders(ctx, worker);
+  ctx.onClose(() => rowReaders.stop());
   const lostReads = runPeriodically({ name: 'knowledge lost reads', everyMs: beatEverySeconds(ctx) * 1000, testClock: undefined }, () => recoverLostReads(ctx, worker));
   ctx.onClose(() => lostReads.stop());
   const sweep = async () => {

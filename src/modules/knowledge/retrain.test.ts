@@ -5,7 +5,7 @@ import { startService, type Service, type SeededWorkspace } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { startWorkers } from '../../workers.ts';
 import { ingestWebsitePage } from './ingest.ts';
-import { recoverUnfinishedReads } from './reading.ts';
+import { queueReads, recoverUnfinishedReads } from './reading.ts';
 import { serve, startEmbeddingServer, startServer, waitForSource } from './test-support.ts';
 
 const env = { PARLEY_ALLOW_PRIVATE_URLS: '1', PARLEY_RATE_LIMIT_PER_MINUTE: '100000' };
@@ -87,6 +87,17 @@ describe('busy agents and unfinished work (no workers at first)', () => {
   });
   after(() => service?.close());
 
+  /**
+   * A text source added through the API is read from its row (the row queue); these tests are about sources read
+   * by a job of the queue (a retrain's, a file's, a recovered one): the source is given one, as a retrain does.
+   */
+  async function readByJob(sourceId: string): Promise<{ job_id: string | null }> {
+    await queueReads(service.ctx, [{ id: sourceId, generation: 0 }]);
+    const row = await service.ctx.db.selectFrom('sources').select('job_id').where('id', '=', sourceId).executeTakeFirstOrThrow();
+    assert.notEqual(row.job_id, 'rows', 'the source names its job');
+    return row;
+  }
+
   test('POST /retrain gives 409 agent_busy while a source is pending or a crawl is under way', async () => {
     const agent = await seedAgent(service, ws, 'Busy');
     const added = await service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: { type: 'text', title: 'a', content: 'b' } });
@@ -106,7 +117,7 @@ describe('busy agents and unfinished work (no workers at first)', () => {
   test('a source whose job ended without settling it is marked failed never_finished', async () => {
     const agent = await seedAgent(service, ws, 'Never');
     const added = await service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: { type: 'text', title: 'x', content: 'Lost work.' } });
-    const source = await service.ctx.db.selectFrom('sources').select('job_id').where('id', '=', added.body.data.id).executeTakeFirstOrThrow();
+    const source = await readByJob(added.body.data.id);
     await sql`update pgboss.job set state = 'failed' where id::text = ${source.job_id}`.execute(service.ctx.db);
     service.ctx.testClock!.advance(120);
     await recoverUnfinishedReads(service.ctx);
@@ -119,7 +130,7 @@ describe('busy agents and unfinished work (no workers at first)', () => {
     const agent = await seedAgent(service, ws, 'Recovered');
     const waiting = await service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: { type: 'text', title: 'Waiting', content: 'Accepted while no worker ran.' } });
     const crashed = await service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: { type: 'text', title: 'Crashed', content: 'Its worker died while reading.' } });
-    const row = await service.ctx.db.selectFrom('sources').select('job_id').where('id', '=', crashed.body.data.id).executeTakeFirstOrThrow();
+    const row = await readByJob(crashed.body.data.id);
     // What a worker killed mid-read leaves behind: the job claimed (active) with no heartbeat since.
     await sql`update pgboss.job set state = 'active', started_on = now() - interval '1 hour', heartbeat_on = now() - interval '1 hour'
       where id::text = ${row.job_id}`.execute(service.ctx.db);

@@ -12,7 +12,7 @@ import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts
 import { fetchFile, fetchRecordLifetimeMs, MAX_FILE_BYTES } from './fetch-file.ts';
 import { detectFileKind } from './file-kind.ts';
 import { deleteSourceAndPassages } from './indexing.ts';
-import { defineReads, newReadJobId, queueReads } from './reading.ts';
+import { newReadJobId, queueReads } from './reading.ts';
 import {
   checkStorageAllowance,
   countPendingSources,
@@ -22,6 +22,7 @@ import {
   insertSourceFile,
   listSourcesPage,
   lockAgent,
+  ROW_QUEUED,
   recordFileFetch,
   storageUsed,
   type SourceRow,
@@ -166,15 +167,13 @@ interface PendingSource {
  */
 async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, input: PendingSource, options: { endsFetch?: number } = {}): Promise<SourceRow> {
   const now = ctx.clock.now();
-  // Named in the row before it is sent: no second write to record it. Should the send not happen, the recovery sweep finds no such job.
-  const jobId = newReadJobId();
+  // A text or Q&A source needs no job: its pending row is the queue (ROW_QUEUED, reading.ts), and its
+  // insert wakes the workers at the commit (migration 044). A file's job waits for its bytes; its id is
+  // named in the row before it is sent: no second write to record it. Should the send not happen, the
+  // recovery sweep finds no such job.
+  const jobId = input.file ? newReadJobId() : ROW_QUEUED;
   const id = newId('src');
-  await defineReads(ctx);
   const row = await ctx.db.transaction().execute(async (trx) => {
-    // A text or Q&A source's job is written in its transaction (one commit, not two), before the
-    // agent's lock: concurrent POSTs to the agent wait for one another only over the check and the row.
-    // A file's job waits for its bytes.
-    if (!input.file) await queueReads(ctx, [{ id, generation: 0, jobId }], trx);
     if (!(await lockAgent(trx, agent.id))) throw errors.notFound('agent');
     await checkStorageAllowance(trx, agent.id, input.sizeBytes, plan.storagePerAgentBytes);
     if (options.endsFetch !== undefined) await endFileFetch(trx, options.endsFetch);

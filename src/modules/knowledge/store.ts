@@ -205,6 +205,28 @@ export async function claimReads(db: Db, reads: Array<{ sourceId: string; genera
   return rows;
 }
 
+/** The job_id of a source read from its own pending row (the row queue, migration 044), not by a job of the queue. */
+export const ROW_QUEUED = 'rows';
+
+/**
+ * Takes up to `limit` text and Q&A sources waiting in the row queue for this worker, oldest first,
+ * in one statement: rows another worker is claiming at the same moment are skipped (SKIP LOCKED),
+ * so no read is claimed twice.
+ */
+export async function claimQueuedRows(db: Db, workerId: string, limit: number): Promise<SourceRow[]> {
+  const { rows } = await sql<SourceRow>`
+    update sources set worker_id = ${workerId}
+    where id in (
+      select id from sources
+      where status = 'pending' and job_id = ${ROW_QUEUED} and worker_id is null
+      order by queued_at
+      limit ${limit}
+      for update skip locked)
+    and status = 'pending' and worker_id is null
+    returning sources.*`.execute(db);
+  return rows;
+}
+
 /** Lets go of a read this worker holds, so the queue's retry may run on any worker. */
 export async function releaseRead(db: Db, sourceId: string, generation: number, workerId: string): Promise<void> {
   await db.updateTable('sources').set({ worker_id: null }).where('id', '=', sourceId).where('generation', '=', generation).where('worker_id', '=', workerId).execute();

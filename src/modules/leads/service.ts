@@ -4,7 +4,7 @@
  * the team over the API. docs/visitors.md ("Leads") tells the rules.
  */
 import { z } from 'zod';
-import providers from 'email-providers/all.json' with { type: 'json' };
+import { createRequire } from 'node:module';
 import type { Context } from '../../context.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { errors } from '../../domain/errors.ts';
@@ -26,7 +26,10 @@ import { FORM_TEXTS } from './texts.ts';
 /** How long a lead is kept unless deleted sooner (docs/visitors.md). */
 export const LEAD_RETENTION_MONTHS = 24;
 
-const MAILBOX_PROVIDERS: ReadonlySet<string> = new Set(providers as string[]);
+/** The mailbox providers' domains (a list of some 130 kB), read by the first lead with an e-mail address. */
+let mailboxProviders: ReadonlySet<string> | undefined;
+const MAILBOX_PROVIDERS = (): ReadonlySet<string> =>
+  (mailboxProviders ??= new Set(createRequire(import.meta.url)('email-providers/all.json') as string[]));
 const PHONE = /^\+?[0-9 ()./-]+$/;
 const MIN_PHONE_DIGITS = 6;
 const CONTACT_FIELDS = ['email', 'phone'] as const;
@@ -134,7 +137,7 @@ export function companyDomain(email: string | null): string | null {
   const domain = email?.slice(email.lastIndexOf('@') + 1).toLowerCase();
   if (!domain) return null;
   const labels = domain.split('.');
-  for (let i = 0; i < labels.length - 1; i++) if (MAILBOX_PROVIDERS.has(labels.slice(i).join('.'))) return null;
+  for (let i = 0; i < labels.length - 1; i++) if (MAILBOX_PROVIDERS().has(labels.slice(i).join('.'))) return null;
   return domain;
 }
 

@@ -1,7 +1,7 @@
-import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../domain/errors.ts';
 import { fingerprint } from '../../platform/crypto.ts';
+import { firstUse } from '../../platform/first-use.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from '../../platform/limiter.ts';
 import { admitMailTo } from '../../platform/mail.ts';
@@ -174,6 +174,10 @@ export async function signInWithLink(ctx: Context, token: string, userAgent: str
 // ---------------------------------------------------------------- passwords
 
 const PASSWORD_REFUSED = () => errors.unauthorized('The e-mail address or the password is wrong.');
+/** argon2 (a native addon, about 3 MB resident) is loaded by the first password checked or set, not at start-up. */
+const argon2 = firstUse(() => import('@node-rs/argon2'));
+const argon2Hash = async (password: string): Promise<string> => (await argon2()).hash(password);
+const argon2Verify = async (hash: string, password: string): Promise<boolean> => (await argon2()).verify(hash, password);
 /** Verified against when the address has no password, so a refusal takes as long either way. */
 let dummyHash: Promise<string> | undefined;
 

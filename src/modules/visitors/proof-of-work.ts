@@ -12,17 +12,23 @@
  * not the service's clock, which tests move.
  */
 import { randomBytes } from 'node:crypto';
-import { createChallenge, randomInt, verifySolution, type Challenge } from 'altcha-lib';
-import { deriveKey } from 'altcha-lib/algorithms/sha';
+import type { Challenge } from 'altcha-lib';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
 import type { Db } from '../../platform/db.ts';
 import type { Visitor } from './access.ts';
+import { firstUse } from '../../platform/first-use.ts';
 
 /** The request header that carries a solved challenge: base64 of JSON { challenge, solution }. */
 export const PROOF_HEADER = 'x-visitor-proof';
+
+/** altcha-lib, loaded by the first challenge made or checked (an agent with proofOfWork on), not at start-up. */
+const altcha = firstUse(async () => {
+  const [library, sha] = await Promise.all([import('altcha-lib'), import('altcha-lib/algorithms/sha')]);
+  return { createChallenge: library.createChallenge, randomInt: library.randomInt, verifySolution: library.verifySolution, deriveKey: sha.deriveKey };
+});
 
 const ALGORITHM = 'SHA-256';
 const COUNTER_MIN = 5_000;
@@ -40,6 +46,7 @@ const signingKeys = new WeakMap<Context, Promise<SigningKeys>>();
 /** A challenge for the agent's visitor to solve. */
 export async function newChallenge(ctx: Context, agentId: string): Promise<Challenge> {
   const keys = await signingKeysOf(ctx);
+  const { createChallenge, randomInt, deriveKey } = await altcha();
   return createChallenge({
     algorithm: ALGORITHM,
     cost: 1,
@@ -72,6 +79,7 @@ export async function requireProof(ctx: Context, visitor: Visitor, header: strin
   const proof = header.length <= MAX_HEADER_LENGTH ? parseProof(header) : undefined;
   if (!proof || proof.challenge.parameters.data?.agent !== visitor.agent.id) throw refuse('not a solved challenge of this agent.');
   const keys = await signingKeysOf(ctx);
+  const { verifySolution, deriveKey } = await altcha();
   const result = await verifySolution({
     challenge: proof.challenge as unknown as Challenge,
     solution: { ...proof.solution, time: 0 },

@@ -1,0 +1,107 @@
+/**
+ * The row queue (reading.ts, migration 044): a text or Q&A source added through the API is read
+ * from its own pending row, with no job of the job queue written for it; the readers are woken by
+ * the insert's notification at its commit (not only by their poll); a row is claimed by one reader
+ * only, however many claim at once. The kill of a worker mid-batch is read-batch-crash.test.ts.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
+import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { workerId } from '../../platform/heartbeat.ts';
+import { startRowReaders } from './reading.ts';
+import { claimQueuedRows, ROW_QUEUED } from './store.ts';
+
+/** A poll no test waits out: only a wake-up reads a source within the tests' bounds. */
+const POLL_MS = 120_000;
+
+describe('the row queue', () => {
+  let service: Service;
+  let ws: SeededWorkspace;
+
+  before(async () => {
+    service = await startService({ workers: false, env: { PARLEY_RATE_LIMIT_PER_MINUTE: '100000' } });
+    ws = await service.seedWorkspace({ plan: 'studio' });
+  });
+  after(async () => {
+    await service?.close();
+  });
+
+  const post = async (agent: string, n: number) => {
+    const body = n % 2 === 0 ? { type: 'qa', question: `Does parcel ${n} ship abroad?`, answer: `Parcel ${n} ships to every country in Europe.` } : { type: 'text', title: `Note ${n}`, content: `Note ${n}: the shop opens at nine.` };
+    const reply = await service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body });
+    assert.equal(reply.status, 201, JSON.stringify(reply.body));
+    return reply.body.data.id as string;
+  };
+
+  test('a text or Q&A source is queued as its own row, with no job written for it, and read from there: ready with its one passage', async () => {
+    const agent = await seedAgent(service, ws, 'Rows');
+    const ids = [await post(agent, 0), await post(agent, 1), await post(agent, 2)];
+    const queued = await service.ctx.db.selectFrom('sources').select(['id', 'job_id', 'status']).where('agent_id', '=', agent).execute();
+    assert.deepEqual(queued.map((row) => [row.job_id, row.status]), ids.map(() => [ROW_QUEUED, 'pending']));
+    assert.equal(await readJobsOf(ids), 0, 'no job of the job queue names these sources');
+
+    const readers = await startRowReaders(service.ctx, await workerId(service.ctx), { pollMs: POLL_MS });
+    try {
+      await waitUntil('the sources are read', async () => (await pendingCount(agent)) === 0);
+    } finally {
+      await readers.stop();
+    }
+    const rows = await sql<{ status: string; chunk_count: number; passages: number }>`
+      select s.status, s.chunk_count, (select count(*)::int from passages p where p.source_id = s.id) as passages
+      from sources s where s.agent_id = ${agent}`.execute(service.ctx.db);
+    assert.deepEqual(rows.rows.map((row) => [row.status, row.chunk_count, row.passages]), ids.map(() => ['ready', 1, 1]));
+    assert.equal(await readJobsOf(ids), 0, 'still no job: nothing was handed to the job queue');
+    const agentRow = await service.api('GET', `/agents/${agent}`, { key: ws.keys.manage });
+    assert.ok(agentRow.body.data.lastTrainedAt, 'the agent shows as trained once its rows are read');
+  });
+
+  test('idle readers are woken by the insert: a source posted to them is read long before their poll', async () => {
+    const agent = await seedAgent(service, ws, 'Woken');
+    const readers = await startRowReaders(service.ctx, await workerId(service.ctx), { pollMs: POLL_MS });
+    try {
+      // Both readers have found nothing and wait on their two-minute poll.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (let n = 0; n < 3; n++) {
+        await post(agent, n);
+        await waitUntil(`source ${n} is read`, async () => (await pendingCount(agent)) === 0, 30_000);
+      }
+    } finally {
+      await readers.stop();
+    }
+  });
+
+  test('rows claimed by several readers at once are each claimed by one of them', async () => {
+    const agent = await seedAgent(service, ws, 'Claimed once');
+    const ids = [];
+    for (let n = 0; n < 12; n++) ids.push(await post(agent, n));
+    const claims = await Promise.all(['wrk_a', 'wrk_b', 'wrk_c'].map((worker) => claimQueuedRows(service.ctx.db, worker, 5)));
+    const claimed = claims.flat().map((row) => row.id);
+    assert.equal(new Set(claimed).size, claimed.length, 'no row claimed twice');
+    assert.equal(claimed.length, 12, 'every row is claimed by one of them');
+    assert.deepEqual([...claimed].sort(), [...ids].sort());
+    assert.deepEqual(await claimQueuedRows(service.ctx.db, 'wrk_d', 5), [], 'a claimed row is not claimed again');
+  });
+
+  async function pendingCount(agent: string): Promise<number> {
+    const row = await sql<{ n: number }>`select count(*)::int as n from sources where agent_id = ${agent} and status = 'pending'`.execute(service.ctx.db);
+    return Number(row.rows[0]!.n);
+  }
+
+  /** Jobs of the job queue for these sources (none when pg-boss never made its schema). */
+  async function readJobsOf(ids: string[]): Promise<number> {
+    const schema = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = 'pgboss' and table_name = 'job'`.execute(service.ctx.db);
+    if (Number(schema.rows[0]!.n) === 0) return 0;
+    const jobs = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where data->>'sourceId' = any(${ids}::text[])`.execute(service.ctx.db);
+    return Number(jobs.rows[0]!.n);
+  }
+});
+
+async function waitUntil(what: string, done: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
