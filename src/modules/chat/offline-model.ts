@@ -281,10 +281,7 @@ const LONG_STEMS = new WeakMap<Set<string>, string[]>();
 function heldByKind(terms: Set<string>, kinds: Set<string>): boolean {
   let long = LONG_STEMS.get(kinds);
   if (!long) LONG_STEMS.set(kinds, (long = [...kinds].filter((kind) => kind.length >= FORM_MIN_LENGTH)));
-  for (const other of terms) {
-    if (kinds.has(other)) return true;
-    if (other.length >= FORM_MIN_LENGTH && !other.startsWith('#') && long.some((kind) => other.startsWith(kind) || kind.startsWith(other))) return true;
-  }
+  for (const other of terms) if (kinds.has(other) || long.some((kind) => isLongerOrShorter(kind, other))) return true;
   return false;
 }
 
