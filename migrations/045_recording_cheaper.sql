@@ -1,12 +1,6 @@
 -- Recording an answer made cheaper for the database (issue 27, capacity; docs/performance.md "Capacity",
 -- fifth round). The triggers of migrations 015, 036 and 038 were about half of the database's work an answer.
 --
--- The search documents: a conversation's document was merged with its new words and written back whole at
--- every recording, so every word of the conversation went into the GIN index again (and its old version left
--- for vacuum). Now a recording inserts one row with its own messages' words, and rows are never updated; the
--- inbox's search (src/modules/chat/store.ts) asks that each word be in one of a conversation's rows. A
--- conversation's rows together hold the same words as its one document did.
-
 -- The folding's translate compared every character of a text with each of the 70 it maps (most of the
 -- search words' cost: about 0.5 ms for an answer of 120 words); a text holding none of them is left as it is.
 -- The result is the same. PL/pgSQL, compiled once a session: an SQL function that names the folded text
@@ -24,31 +18,6 @@ begin
   end if;
   return folded;
 end
-$$;
-
-alter table conversation_search drop constraint conversation_search_pkey;
-alter table conversation_search drop column agent_id;
-create index conversation_search_conversation on conversation_search (conversation_id);
-
-create or replace function conversation_search_messages_inserted() returns trigger language plpgsql as $$
-begin
-  insert into conversation_search (conversation_id, document)
-    select m.conversation_id, conversation_search_vector(string_agg(m.content, ' ' order by m.position))
-    from new_messages m
-    group by m.conversation_id;
-  return null;
-end;
-$$;
-
--- An edited message (a held e-mail draft sent after editing) makes the conversation's words again, in one row.
-create or replace function conversation_search_messages_update() returns trigger language plpgsql as $$
-begin
-  delete from conversation_search where conversation_id = new.conversation_id;
-  insert into conversation_search (conversation_id, document)
-    select new.conversation_id, conversation_search_vector(string_agg(m.content, ' ' order by m.position))
-    from messages m where m.conversation_id = new.conversation_id;
-  return null;
-end;
 $$;
 
 -- The analytics of new messages: one statement over the transition table (the conversation's channel read

@@ -194,7 +194,7 @@ function filtered(db: Db, filter: ConversationFilter) {
   else if (filter.feedback === 'down') query = query.where(answerWhere(sql`m.feedback = -1`));
   else if (filter.feedback === 'none') query = query.where(sql<boolean>`not ${answerWhere(sql`m.feedback is not null`)}`);
   if (filter.q !== undefined) {
-    query = query.where(sql<boolean>`conversations.id in (${searchMatches(filter.q)})`);
+    query = query.where(sql<boolean>`conversations.id in (select s.conversation_id from conversation_search s where s.document @@ ${searchQuery(filter.q)})`);
   }
   return query;
 }
@@ -205,19 +205,14 @@ function answerWhere(condition: RawBuilder<unknown>) {
 }
 
 /**
- * The conversations that hold every word of `q`, cut and folded as the documents were made
- * (migration 036), each also as a prefix. A conversation's words are spread over its rows (one
- * a recording, migration 045), so each word is looked up on its own in the GIN index and a
- * conversation matches when its rows hold all of them. A word is quoted into the tsquery's
- * text form without being parsed again (to_tsquery would turn "e-mail" into a phrase, which a
- * document without positions cannot match).
+ * The search's tsquery: the words of `q` cut and folded as the documents were made
+ * (migration 036), each a prefix, all of them required. The lexemes are quoted into the
+ * tsquery's text form without being parsed again (to_tsquery would turn "e-mail" into a
+ * phrase, which a document without positions cannot match).
  */
-function searchMatches(q: string) {
-  return sql`select s.conversation_id
-    from unnest(tsvector_to_array(conversation_search_vector(${q}))) as w(word)
-    join conversation_search s on s.document @@ cast('''' || replace(replace(w.word, '\\', '\\\\'), '''', '''''') || ''':*' as tsquery)
-    group by s.conversation_id
-    having count(distinct w.word) = cardinality(tsvector_to_array(conversation_search_vector(${q})))`;
+function searchQuery(q: string) {
+  return sql`(select cast(string_agg('''' || replace(replace(l, '\\', '\\\\'), '''', '''''') || ''':*', ' & ') as tsquery)
+    from unnest(tsvector_to_array(conversation_search_vector(${q}))) l)`;
 }
 
 /**
