@@ -6,7 +6,8 @@ import { startService, type Service, type SeededWorkspace } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { assertError } from '../../../test/support/assertions.ts';
 import { insertConversation, type SeedMessage } from './conversation-seeds.ts';
-import { setAnswerFeedback, type Channel } from './store.ts';
+import { newId } from '../../platform/ids.ts';
+import { appendMessages, setAnswerFeedback, type Channel } from './store.ts';
 
 const MINUTE = 60_000;
 
@@ -99,6 +100,35 @@ describe('conversations: the inbox filters and search', () => {
     for (const odd of ["it's", 'back\\slash', "x'':*|&!(<->)", 'zz & yy | !xx']) {
       assert.deepEqual(await ids(agent, `q=${encodeURIComponent(odd)}`), [], `no error for ${odd}`);
     }
+  });
+
+  /** A follow-up question and its answer recorded in a statement of their own, as an answer records them. */
+  async function followUp(agentId: string, conversationId: string, question: string, answer: string): Promise<void> {
+    clock += MINUTE;
+    const at = new Date(clock);
+    const message = (role: 'user' | 'assistant', content: string) => ({
+      id: newId('msg'), agent_id: agentId, role, content, created_at: at, attachments: [], page_url: null,
+      confidence: role === 'assistant' ? 77 : null, grounding: null, sources: [], model: null, credits: 0,
+    });
+    await appendMessages(service.ctx.db, { id: conversationId }, [message('user', question), message('assistant', answer)]);
+  }
+
+  test('q finds the words of all of a conversation\'s recordings together (a question, then a follow-up), never two conversations\' words as one', async () => {
+    const agent = await seedAgent(service, ws);
+    const bicycles = await conversation(agent, qa('Do you ship bicycles?', 'Yes, by courier.'));
+    const helmets = await conversation(agent, qa('Do you ship helmets?', 'Yes, by post.'));
+    await followUp(agent, bicycles, 'And to Norway?', 'Norway takes five days.');
+    await followUp(agent, bicycles, 'Is the courier insured?', 'Yes, the courier is insured.');
+    assert.deepEqual(await ids(agent, 'q=norway'), [bicycles]);
+    assert.deepEqual(await ids(agent, 'q=bicycles%20norway%20insured'), [bicycles], 'a word of each recording');
+    assert.deepEqual(await ids(agent, 'q=courier'), [bicycles], 'a word in two recordings');
+    assert.deepEqual(await ids(agent, 'q=ship'), [helmets, bicycles]);
+    assert.deepEqual(await ids(agent, 'q=helmets%20norway'), [], 'the words of two conversations are not one');
+    assert.deepEqual(await ids(agent, 'q=nor%20insur%20bicy'), [bicycles], 'each word also as the start of a longer one');
+    // An edit after several recordings: the conversation's words as they stand.
+    await sql`update messages set content = ${'Norway takes a week.'} where conversation_id = ${bicycles} and content = ${'Norway takes five days.'}`.execute(service.ctx.db);
+    assert.deepEqual(await ids(agent, 'q=days'), []);
+    assert.deepEqual(await ids(agent, 'q=week%20bicycles%20insured'), [bicycles]);
   });
 
   test('q without a letter or digit, or longer than 200 characters, is 400 invalid_request naming q', async () => {

@@ -101,3 +101,43 @@ test('a kept list is read again after a write to the agent (a new page holding a
   assert.notEqual((await lexicalSearch(ctx, agentId, WORDS[0], ['english'], 5))[0]?.url, 'https://kept.example/new');
   await assertExact(ctx, WORDS[0]);
 });
+
+/** A context of its own whose statements that read the terms' statistics (agent_term_stats) are counted. */
+function countingTermReads(): { ctx: Context; reads: () => number } {
+  let reads = 0;
+  const db = service.ctx.db.withPlugin({
+    transformQuery: (args) => {
+      if (JSON.stringify(args.node).includes('agent_term_stats')) reads++;
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  });
+  return { ctx: { ...service.ctx, db, config: { ...service.ctx.config } }, reads: () => reads };
+}
+
+test('the statistics of terms whose lists are not read whole are read once per index version, not again for every question', async () => {
+  const { ctx, reads } = countingTermReads();
+  const notWhole = { fullRead: 0, firstRead: 0 };
+  const ask = async (query: string) => {
+    const parsed = (await parseQuestion(service.ctx, agentId, ['english'], query))!;
+    const got = await topPassages(ctx, agentId, parsed, 20, 0, notWhole);
+    assert.notEqual(got, null, query);
+    const expected = await databaseLexicalSearch(service.ctx, agentId, parsed, 20, 0);
+    assert.deepEqual(got!.map((hit) => hit.score.toFixed(9)), expected.map((hit) => hit.score.toFixed(9)), query);
+  };
+  await ask(`${WORDS[0]} ${WORDS[1]}`);
+  assert.equal(reads(), 1, 'read at the first question');
+  assert.deepEqual(keptLists(ctx, agentId)!.whole, [], 'no list read whole');
+  await ask(`${WORDS[0]} ${WORDS[1]}`);
+  await ask(`${WORDS[1]} ${WORDS[0]}`);
+  assert.equal(reads(), 1, 'the same terms again: no statement for their statistics');
+  await ask(`${WORDS[0]} ${WORDS[2]}`);
+  assert.equal(reads(), 2, 'a new term is read');
+  await ask(`${WORDS[2]} ${WORDS[1]} ${WORDS[0]}`);
+  assert.equal(reads(), 2);
+  // A write to the agent moves its index version: the statistics are read again, and rank exactly.
+  const { sourceId } = await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId, crawlId: 'crawl_kept', url: 'https://kept.example/stats', title: 'Stats', text: `${WORDS[1]} ${WORDS[1]} ${WORDS[2]}.` });
+  await ask(`${WORDS[0]} ${WORDS[1]}`);
+  assert.equal(reads(), 3, 'read again at the new version');
+  assert.equal((await service.api('DELETE', `/agents/${agentId}/sources/${sourceId}`, { key: ws.keys.manage })).status, 200);
+});

@@ -650,14 +650,34 @@ async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion,
   if (missing.length > 0) {
     const keptPostings = question.terms.reduce((sum, term) => sum + (entries.get(term)?.list ? entries.get(term)!.df : 0), 0);
     const budget = fullReadPostings !== undefined ? Math.max(0, fullReadPostings - keptPostings) : Math.max(FULL_READ_POSTINGS - keptPostings, roomFor(ctx, agent, question, entries));
-    const read = await readTerms(ctx, agentId, question, missing, agent, budget);
-    if (!read) return giveUp();
-    for (const [term, entry] of read) entries.set(term, keep(ctx, agent, term, entry));
+    const unread = notWhole(missing.map((term) => entries.get(term)), budget) ? missing.filter((term) => !entries.get(term)) : missing;
+    if (unread.length > 0) {
+      // Lists that cannot all be read whole are read as none: the unknown terms' statistics alone.
+      const read = await readTerms(ctx, agentId, question, unread, agent, unread === missing ? budget : -1);
+      if (!read) return giveUp();
+      for (const [term, entry] of read) entries.set(term, keep(ctx, agent, term, entry));
+    }
   }
   const terms = question.terms.map((term) => entries.get(term)!);
   for (const entry of terms) touch(kept, agent, entry);
   letGo(ctx, kept, new Set(terms));
   return { agent, terms };
+}
+
+/**
+ * Whether the statistics kept of the question's missing lists (entries of this index version,
+ * read for an earlier question) already show they cannot be read whole, as readTerms would
+ * find: together more than `budget` postings, or one longer than MAX_LIST_LENGTH. Then their
+ * statistics need not be read again for every question of common words.
+ */
+function notWhole(known: Array<TermEntry | undefined>, budget: number): boolean {
+  let postings = 0;
+  for (const entry of known) {
+    if (!entry) continue;
+    if (entry.df > MAX_LIST_LENGTH) return true;
+    postings += entry.df;
+  }
+  return postings > budget;
 }
 
 /**
