@@ -124,8 +124,9 @@ describe('lexical search (no embedding provider)', () => {
   });
 
   test('a Dutch question’s word that the index lacks finds the compounds it begins ("cafeïne" in "cafeïnevrije"); a word the index holds is not widened', async () => {
-    const agent = await seedAgent(service, ws, 'Dutch compounds');
-    const page = (path: string, title: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId: agent, crawlId: CRAWL, url: `https://nl.example/${path}`, title, text });
+    const own = await service.seedWorkspace({ plan: 'studio' });
+    const agent = await seedAgent(service, own, 'Dutch compounds');
+    const page = (path: string, title: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: CRAWL, url: `https://nl.example/${path}`, title, text });
     await page('assortiment', 'Assortiment', 'Onze cafeïnevrije koffie wordt ontcafeïneerd met de Swiss Water-methode.');
     await page('verzending', 'Verzending', 'We versturen elke bestelling binnen twee werkdagen.');
     const search = (query: string, language: string) => searchPassages(service.ctx, { agentId: agent, query, topK: 3, minSimilarity: 0, language });
