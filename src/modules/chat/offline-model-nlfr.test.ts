@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { composeOfflineAnswer, type OfflineContext } from './offline-model.ts';
-import { contentTerms, oneAsDigit, questionTerms } from './text.ts';
+import { contentTerms, oneAsDigit, questionTerms, questionVerbs, stem } from './text.ts';
 import type { Language } from '../agents/schemas.ts';
 
 const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
@@ -77,5 +77,24 @@ describe('nouns related through English (FreeDict and WordNet)', () => {
   test('a question’s verb (by word order) is not related through English: "tester" is not held by "essayer" (test, attempt)', () => {
     const answer = ask('Puis-je tester sans payer ?', [passage('FAQ', 'Vous pouvez essayer Facturo gratuitement pendant 30 jours, sans carte bancaire.')], 'fr');
     assert.equal(answer.declined, true, answer.text);
+  });
+});
+
+describe('a Dutch question’s verb before its subject, and a separable verb’s particle (the eighth step)', () => {
+  test('the word before the subject pronoun is the verb; a preposition or "er" with one ending the clause is its particle', () => {
+    assert.deepEqual([...questionVerbs('Hoe halen jullie de cafeïne eruit?', 'nl')], [stem('halen', 'nl'), stem('eruit', 'nl')]);
+    assert.deepEqual([...questionVerbs('Met hoeveel mensen zit je in een workshop?', 'nl')], [stem('zit', 'nl')], 'a clause ending in a noun has no particle');
+    assert.deepEqual([...questionVerbs('Hoe meld ik me af?', 'nl')], [stem('meld', 'nl'), stem('af', 'nl')]);
+    assert.deepEqual([...questionVerbs('Kan ik bij jullie solliciteren als barista?', 'nl')], [], 'a pronoun after a preposition ("bij jullie") is no subject');
+    assert.deepEqual([...questionVerbs('Wat kost de eerste afspraak?', 'nl')], [], 'no subject pronoun, no inversion read');
+  });
+
+  test('a separable verb the material says in other words weighs as a verb: "Hoe halen jullie de cafeïne eruit?" is answered from "cafeïnevrije … ontcafeïneerd"', () => {
+    const decaf = passage('Assortiment', 'Cafeïnevrij\n\nOnze cafeïnevrije koffie Nachtwacht wordt ontcafeïneerd met de Swiss Water-methode, zonder chemische oplosmiddelen.');
+    const faq = passage('Veelgestelde vragen', 'Zijn jullie verpakkingen duurzaam?\n\nOnze zakken zijn thuis composteerbaar, het ventiel inbegrepen.');
+    const answer = ask('Hoe halen jullie de cafeïne eruit?', [faq, decaf], 'nl');
+    assert.equal(answer.declined, false, answer.text);
+    assert.match(answer.text, /Swiss Water/);
+    assert.equal(ask('Hoe halen jullie de gluten eruit?', [faq, decaf], 'nl').declined, true, 'the noun the question is about must still be held');
   });
 });

@@ -132,11 +132,31 @@ export function questionVerbs(question: string, language: Language): Set<string>
     const opensWithAuxiliary = clauseWords.slice(0, 2).some((word) => (language === 'nl' ? DUTCH_AUXILIARIES : GERMAN_AUXILIARIES).test(word));
     const last = clauseWords.at(-1);
     if (opensWithAuxiliary && clauseWords.length > 2 && last && /(en|ge\p{L}+[dt])$/u.test(last)) found.push(last);
+    if (language === 'nl') found.push(...dutchInvertedVerb(clauseWords));
   } else if (language === 'es') {
     for (const match of folded.matchAll(/\b(?:puedo|puede|pueden|podemos|debo|debe|deben|quiero|quiere|hay que|se puede)\s+([\p{L}]+(?:ar|er|ir))\b/gu)) found.push(match[1]);
   }
   return new Set(found.flatMap((word) => termsOf(word, language, droppedIn(language, true))));
 }
+
+/**
+ * A Dutch question puts its finite verb before its subject pronoun ("Hoe halen jullie…",
+ * "Met hoeveel mensen zit je…", "Verkopen jullie…"): that word is the verb. A separable
+ * verb leaves its particle at the end of the clause ("Hoe halen jullie de cafeïne eruit?",
+ * "Hoe meld ik me af?"): a preposition, or one joined to "er", "daar" or "hier" ("eruit",
+ * "daarmee"), read as part of the verb. Auxiliaries are left to the rule above (their verb
+ * ends the clause).
+ */
+function dutchInvertedVerb(clauseWords: string[]): string[] {
+  const pronoun = clauseWords.findIndex((word, i) => i > 0 && DUTCH_SUBJECT_PRONOUNS.test(word) && !STOP_WORDS_BY_LANGUAGE.nl.has(clauseWords[i - 1]));
+  if (pronoun < 0 || DUTCH_AUXILIARIES.test(clauseWords[pronoun - 1])) return [];
+  const last = clauseWords.at(-1)!;
+  return [clauseWords[pronoun - 1], ...(pronoun < clauseWords.length - 1 && DUTCH_PARTICLE.test(last) ? [last] : [])];
+}
+
+const DUTCH_SUBJECT_PRONOUNS = /^(ik|je|jij|u|jullie|we|wij|ze|zij|hij)$/;
+const DUTCH_PREPOSITIONS = 'aan|af|bij|door|in|langs|mee|na|om|onder|op|over|tegen|toe|uit|voor|weg|terug';
+const DUTCH_PARTICLE = new RegExp(`^(?:er|daar|hier)?(?:${DUTCH_PREPOSITIONS})$`);
 
 const FRENCH_AUXILIARIES = /^(peux|peut|pouvez|pouvons|peuvent|puis|dois|doit|devez|devons|doivent|faut|veux|veut|voulez|suis|es|est|sont|sommes|etes|ai|as|a|avez|avons|ont)$/;
 const DUTCH_AUXILIARIES = /^(kan|kun|kunt|kunnen|mag|mogen|moet|moeten|wil|wilt|willen|zal|zult|zullen|heb|hebt|heeft|hebben|ben|bent|is|zijn|word|wordt|worden)$/;

@@ -122,6 +122,19 @@ describe('lexical search (no embedding provider)', () => {
     const hits = await searchPassages(service.ctx, { agentId: agent, query: 'Hoe snel bezorgt u een pakket?', topK: 3, minSimilarity: 0, language: 'nl' });
     assert.equal(hits.length, 1);
   });
+
+  test('a Dutch question’s word that the index lacks finds the compounds it begins ("cafeïne" in "cafeïnevrije"); a word the index holds is not widened', async () => {
+    const own = await service.seedWorkspace({ plan: 'studio' });
+    const agent = await seedAgent(service, own, 'Dutch compounds');
+    const page = (path: string, title: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: CRAWL, url: `https://nl.example/${path}`, title, text });
+    await page('assortiment', 'Assortiment', 'Onze cafeïnevrije koffie wordt ontcafeïneerd met de Swiss Water-methode.');
+    await page('verzending', 'Verzending', 'We versturen elke bestelling binnen twee werkdagen.');
+    const search = (query: string, language: string) => searchPassages(service.ctx, { agentId: agent, query, topK: 3, minSimilarity: 0, language });
+    assert.deepEqual((await search('Hoe halen jullie de cafeïne eruit?', 'nl')).map((hit) => hit.title), ['Assortiment']);
+    assert.deepEqual(await search('How do you take the cafeïne out?', 'en'), [], 'English writes no such compounds: no longer terms are searched');
+    await page('bonen', 'Bonen', 'Cafeïne zit in elke boon, ook in de onze.');
+    assert.deepEqual((await search('Hoe halen jullie de cafeïne eruit?', 'nl')).map((hit) => hit.title), ['Bonen'], 'the word itself is held: its compounds are not searched');
+  });
 });
 
 describe('hybrid search (embedding provider configured)', () => {

@@ -26,6 +26,7 @@ import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
 import { englishLexicon } from './english-wordnet.ts';
 import { translations } from './bilingual.ts';
+import { withCompounds } from './compounds.ts';
 
 export const RRF_K = 60;
 /**
@@ -81,13 +82,15 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
   const questionLanguage = input.questionLanguage ?? language;
   const configs = [textSearchConfig(questionLanguage), textSearchConfig(language)];
   const alternatives = [...(questionLanguage === 'en' ? englishAlternatives(query) : []), ...translatedAlternatives(query, questionLanguage, language)];
+  // A question in another language than the material's has no parts of the material's compounds: "offer" does not begin "offerte".
+  const compounding = questionLanguage === language ? language : undefined;
   if (!embeddingsEnabled(ctx)) {
     // Lexical ranking is exact, so its first topK are the answer: no wider candidate list, no second read of the texts.
-    const hits = await lexicalSearch(ctx, input.agentId, query, configs, input.topK, shareOf(input.minSimilarity), alternatives);
+    const hits = await lexicalSearch(ctx, input.agentId, query, configs, input.topK, shareOf(input.minSimilarity), alternatives, compounding);
     return hits.map((hit) => rounded({ ...hit, score: calibrated(hit.score) }));
   }
   const [lexical, vector] = await Promise.all([
-    lexicalRanking(ctx, input.agentId, query, configs, candidates, input.minSimilarity, alternatives),
+    lexicalRanking(ctx, input.agentId, query, configs, candidates, input.minSimilarity, alternatives, compounding),
     vectorSearch(ctx, input.agentId, query, candidates),
   ]);
   const ranked = fuse([lexical, vector.filter((hit) => hit.score >= input.minSimilarity)]).slice(0, input.topK);
@@ -95,8 +98,8 @@ export async function searchPassages(ctx: Context, input: SearchInput): Promise<
 }
 
 /** The lexical candidates of a hybrid search, ranked, without their texts: only the fused first topK are read. */
-async function lexicalRanking(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore: number, alternatives: Alternatives): Promise<Ranked[]> {
-  const question = await parseQuestion(ctx, agentId, configs, query, alternatives);
+async function lexicalRanking(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore: number, alternatives: Alternatives, language: string | undefined): Promise<Ranked[]> {
+  const question = await parsedWithCompounds(ctx, agentId, configs, query, alternatives, language);
   if (!question) return [];
   const top = await topPassages(ctx, agentId, question, limit, shareOf(minScore));
   if (!top) return (await databaseLexicalSearch(ctx, agentId, question, limit, shareOf(minScore))).map(({ passageId, score }) => ({ passageId, score: calibrated(score) }));
@@ -149,6 +152,12 @@ export function translatedAlternatives(query: string, questionLanguage: string, 
   return out;
 }
 
+/** The question as the index reads it, with the compounds of the material's language that begin a word the index lacks (compounds.ts). */
+async function parsedWithCompounds(ctx: Context, agentId: string, configs: string[], query: string, alternatives: Alternatives, language: string | undefined) {
+  const question = await parseQuestion(ctx, agentId, configs, query, alternatives);
+  return question && language ? withCompounds(ctx, agentId, question, language) : question;
+}
+
 function rounded(hit: PassageHit): PassageHit {
   return { ...hit, score: Math.round(hit.score * 10_000) / 10_000 };
 }
@@ -162,8 +171,17 @@ function rounded(hit: PassageHit): PassageHit {
  * alike, to the last bit but for the order of a sum.
  * `configs`: the question's language's first (see parseQuestion).
  */
-export async function lexicalSearch(ctx: Context, agentId: string, query: string, configs: string[], limit: number, minScore = 0, alternatives: Alternatives = []): Promise<PassageHit[]> {
-  const question = await parseQuestion(ctx, agentId, configs, query, alternatives);
+export async function lexicalSearch(
+  ctx: Context,
+  agentId: string,
+  query: string,
+  configs: string[],
+  limit: number,
+  minScore = 0,
+  alternatives: Alternatives = [],
+  language?: string,
+): Promise<PassageHit[]> {
+  const question = await parsedWithCompounds(ctx, agentId, configs, query, alternatives, language);
   if (!question) return [];
   const top = await topPassages(ctx, agentId, question, limit, minScore);
   if (!top) return databaseLexicalSearch(ctx, agentId, question, limit, minScore);
