@@ -16,7 +16,8 @@ import { startService, type SeededWorkspace } from '../test/support/harness.ts';
 import { seedAgent } from '../test/support/seed-agent.ts';
 import { newId } from '../src/platform/ids.ts';
 import type { Context } from '../src/context.ts';
-import { searchPassages } from '../src/modules/knowledge/search.ts';
+import { englishAlternatives, lexicalSearch, searchPassages } from '../src/modules/knowledge/search.ts';
+import { textSearchConfig } from '../src/modules/knowledge/languages.ts';
 import { embedTexts, vectorTable } from '../src/modules/knowledge/embeddings.ts';
 import { addPassages } from '../src/modules/knowledge/indexing.ts';
 import { startEmbeddingServer } from '../src/modules/knowledge/test-support.ts';
@@ -163,12 +164,26 @@ async function latencies(work: (i: number) => Promise<unknown>, count: number): 
   return times.sort((a, b) => a - b);
 }
 
+/**
+ * Lexical search as searchPassages does it when no embedding provider is set (the question's words, their synonyms),
+ * but on the service's own context: its kept lists are the ones the hybrid questions use, as in a running service.
+ */
+function lexicalOnly(ctx: Context, agentId: string, query: string): Promise<unknown> {
+  const config = textSearchConfig('en');
+  return lexicalSearch(ctx, agentId, query, [config, config], 5, 0, englishAlternatives(query));
+}
+
+/** Moves the agent's index version, as any write to the agent does: the process lets go of its kept lists at the next question. */
+async function letKeptListsGo(ctx: Context, agentId: string): Promise<void> {
+  await sql`update agent_stats set passage_count = passage_count where agent_id = ${agentId}`.execute(ctx.db);
+}
+
 export async function searchFigures(ctx: Context, agentId: string): Promise<Row[]> {
-  const lexicalCtx: Context = { ...ctx, config: { ...ctx.config, openaiBaseUrl: undefined } };
   const random = seeded(77_777);
   const queries = Array.from({ length: QUERIES + 10 }, () => question(random));
   const ids = (await sql<{ id: string }>`select id from passages where agent_id = ${agentId} order by random() limit ${QUERIES + 10}`.execute(ctx.db)).rows.map((r) => r.id);
-  const search = (c: Context, minSimilarity: number) => (i: number) => searchPassages(c, { agentId, query: queries[i]!, topK: 5, minSimilarity, language: 'en' });
+  const hybrid = (i: number) => searchPassages(ctx, { agentId, query: queries[i]!, topK: 5, minSimilarity: 0, language: 'en' });
+  const lexical = (i: number) => lexicalOnly(ctx, agentId, queries[i]!);
   const pk = await latencies((i) => ctx.db.selectFrom('passages').selectAll().where('id', '=', ids[i % ids.length]!).executeTakeFirst(), QUERIES);
   const row = (kind: string, times: number[], target: string): Row => ({
     search: kind,
@@ -179,13 +194,17 @@ export async function searchFigures(ctx: Context, agentId: string): Promise<Row[
     'p95 vs PK lookup p95': ratio(percentile(times, 95), percentile(pk, 95)),
   });
   const rows = [row('primary-key lookup (baseline)', pk, '')];
-  // The first pass reads each term's postings from the database (a process after a restart); the second finds them in memory.
+  // The first pass reads each term's postings from the database (a process after a restart or a write to the agent);
+  // the second finds them in memory. Both kinds run on one context, so they would share the kept lists; the lists
+  // are let go before the hybrid questions, so that their first pass is one too.
   progress('lexical search');
-  rows.push(row('lexical (BM25), first pass: postings read', await latencies(search(lexicalCtx, 0), QUERIES), 'p95 < 50 ms'));
-  rows.push(row('lexical (BM25), again: postings in memory', await latencies(search(lexicalCtx, 0), QUERIES), 'p95 < 50 ms'));
+  rows.push(row('lexical (BM25), first pass: postings read', await latencies(lexical, QUERIES), 'p95 < 50 ms'));
+  rows.push(row('lexical (BM25), again: postings in memory', await latencies(lexical, QUERIES), 'p95 < 50 ms'));
   if (HYBRID) {
     progress('hybrid search');
-    rows.push(row(`hybrid (BM25 + ${DIMS}-d HNSW, RRF)`, await latencies(search(ctx, 0), QUERIES), 'p95 < 80 ms'));
+    await letKeptListsGo(ctx, agentId);
+    rows.push(row(`hybrid (BM25 + ${DIMS}-d HNSW, RRF), first pass: postings read`, await latencies(hybrid, QUERIES), 'p95 < 80 ms'));
+    rows.push(row(`hybrid (BM25 + ${DIMS}-d HNSW, RRF), again: postings in memory`, await latencies(hybrid, QUERIES), 'p95 < 80 ms'));
   }
   return rows;
 }

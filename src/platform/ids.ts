@@ -37,3 +37,17 @@ export type IdKind =
 export function newId(kind: IdKind): string {
   return `${kind}_${randomBase62(20)}`;
 }
+
+/** Characters of a time-ordered id's time: milliseconds in base 36, enough until the year 2059. */
+const TIME_DIGITS = 8;
+
+/**
+ * An identifier that starts with its creation time (milliseconds in lowercase base 36, fixed
+ * width: digits before letters in every collation, so the text sorts by time), then 12 random
+ * base62 characters (71 bits). Rows keyed by it go to the end of their primary key's B-tree,
+ * where random ids send each insert to another page: at a million passages every batch
+ * rewrote most of the passages' and vectors' key pages (docs/performance.md, "Fifth round (search1m)").
+ */
+export function newTimeOrderedId(kind: IdKind, now = Date.now()): string {
+  return `${kind}_${Math.floor(now).toString(36).padStart(TIME_DIGITS, '0')}${randomBase62(12)}`;
+}

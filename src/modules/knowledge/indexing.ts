@@ -10,7 +10,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Context } from '../../context.ts';
 import type { Tables } from '../../platform/db.ts';
-import { newId } from '../../platform/ids.ts';
+import { newTimeOrderedId } from '../../platform/ids.ts';
 import { chunkText } from './chunk.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { detectLanguage, textSearchConfig } from './languages.ts';
@@ -182,7 +182,7 @@ async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: st
   let postings = 0;
   for (let start = 0; start < passages.length; start += batchSize) {
     const batch = passages.slice(start, start + batchSize);
-    const ids = batch.map(() => newId('chk'));
+    const ids = batch.map(() => newTimeOrderedId('chk'));
     postings += await insertPassageBatch(trx, agentId, ids, batch);
     if (table) {
       await sql`insert into ${sql.table(table)} (passage_id, agent_id, model, embedding)

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { ingestWebsitePage } from './ingest.ts';
 import { decodePostings, encodePostings, keptLists, parseQuestion, topPassages } from './postings.ts';
@@ -140,4 +141,34 @@ test('the statistics of terms whose lists are not read whole are read once per i
   await ask(`${WORDS[0]} ${WORDS[1]}`);
   assert.equal(reads(), 3, 'read again at the new version');
   assert.equal((await service.api('DELETE', `/agents/${agentId}/sources/${sourceId}`, { key: ws.keys.manage })).status, 200);
+});
+
+// Last in the file: it moves the passages' sequence by 2^31 for every agent of this database.
+test('lists are read as offsets from the agent\'s first passage: exact up to 2^31 - 1 apart, and beyond that the database answers, exactly', async () => {
+  const wideAgent = await seedAgent(service, ws, 'Wide numbers');
+  const page = (n: number, text: string) => ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId: wideAgent, crawlId: 'crawl_wide', url: `https://wide.example/${n}`, title: `Wide ${n}`, text });
+  await page(0, `${WORDS[0]} ${WORDS[1]} river stone.`);
+  await page(1, `${WORDS[0]} lantern garden.`);
+  const [{ first }] = (await sql<{ first: string }>`select min(seq)::text as first from passages where agent_id = ${wideAgent}`.execute(service.ctx.db)).rows;
+  const skipTo = async (seq: bigint) => void (await sql`select setval(pg_get_serial_sequence('passages', 'seq'), ${String(seq - 1n)}::bigint)`.execute(service.ctx.db));
+  // The largest offset an int4 holds: read from the database as such, and ranked first by its four mentions.
+  await skipTo(BigInt(first) + 2n ** 31n - 1n);
+  await page(2, `${WORDS[0]} ${WORDS[0]} ${WORDS[0]} ${WORDS[0]} ${WORDS[1]}.`);
+  const ctx = contextWithCap(2 ** 30);
+  const parsed = (await parseQuestion(ctx, wideAgent, ['english'], `${WORDS[0]} ${WORDS[1]}`))!;
+  const near = await topPassages(ctx, wideAgent, parsed, 5, 0);
+  const expected = await databaseLexicalSearch(ctx, wideAgent, parsed, 5, 0);
+  assert.deepEqual(near?.map((hit) => hit.score.toFixed(9)), expected.map((hit) => hit.score.toFixed(9)));
+  assert.equal(expected[0]?.url, 'https://wide.example/2');
+  assert.ok(keptLists(ctx, wideAgent)!.whole.length > 0, 'the lists are kept');
+  // One past: the agent is left to bm25_top_passages, which ranks the same.
+  await skipTo(BigInt(first) + 2n ** 31n + 5n);
+  await page(3, `${WORDS[1]} ${WORDS[1]} ${WORDS[1]} ${WORDS[1]} ${WORDS[1]} ${WORDS[0]}.`);
+  const wide = (await parseQuestion(ctx, wideAgent, ['english'], `${WORDS[0]} ${WORDS[1]}`))!;
+  assert.equal(await topPassages(ctx, wideAgent, wide, 5, 0), null);
+  const found = await lexicalSearch(ctx, wideAgent, `${WORDS[0]} ${WORDS[1]}`, ['english'], 5);
+  const fromDatabase = await databaseLexicalSearch(ctx, wideAgent, wide, 5, 0);
+  assert.deepEqual(found.map((hit) => [hit.url, hit.score]), fromDatabase.map((hit) => [hit.url, hit.score]));
+  assert.equal(found.length, 4);
+  assert.equal(found[0]?.url, 'https://wide.example/3');
 });

@@ -644,6 +644,8 @@ async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion,
       account(agent, tableBytes(table));
     }
   }
+  // Kept (it is read once per version), but its lists cannot be read as offsets: the database answers.
+  if (!offsetsFit(agent.table)) return null;
   // The entries are taken now: another question may let some go while this one reads.
   const entries = new Map(question.terms.map((term) => [term, agent.terms.get(term)]));
   const missing = question.terms.filter((term) => !entries.get(term)?.list);
@@ -770,16 +772,16 @@ function letGo(ctx: Context, kept: Kept, holding: Set<TermEntry>): void {
 
 /**
  * The agent's passages, in passage number order, with their lengths, read in one statement
- * with the version (12 bytes a passage: int8send of the number, int4send of the length); null
- * when the version moved.
+ * with the version (12 bytes a passage: int8send of the number, int4send of the length, in
+ * base64: asBytes); null when the version moved.
  */
 async function readTable(ctx: Context, agentId: string, question: ParsedQuestion): Promise<PassageTable | null> {
-  const { rows } = await sql<{ version: string; passages: Uint8Array | null }>`
+  const { rows } = await sql<{ version: string; passages: string | null }>`
     select a.version::text as version,
-      (select string_agg(int8send(p.seq) || int4send(p.length), ''::bytea) from passages p where p.agent_id = ${agentId}) as passages
+      (select encode(string_agg(int8send(p.seq) || int4send(p.length), ''::bytea), 'base64') from passages p where p.agent_id = ${agentId}) as passages
     from agent_stats a where a.agent_id = ${agentId}`.execute(ctx.db);
   if (rows[0]?.version !== question.version) return null;
-  const bytes = rows[0].passages ?? new Uint8Array(0);
+  const bytes = asBytes(rows[0].passages) ?? new Uint8Array(0);
   const count = bytes.byteLength / 12;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let seqs = new Float64Array(count);
@@ -807,19 +809,19 @@ async function readTable(ctx: Context, agentId: string, question: ParsedQuestion
 async function readLayers(ctx: Context, agentId: string, question: ParsedQuestion, agent: AgentLists, layers: Layer[], cut: number, holding: Set<TermEntry>): Promise<boolean> {
   const missing = layers.filter((layer) => layer.kind !== 'whole' && !layer.term.layers?.[layer.kind]);
   if (missing.length === 0) return true;
-  const { rows } = await sql<{ version: string; at: number | null; count: number | null; postings: Uint8Array | null }>`
+  const { rows } = await sql<{ version: string; at: number | null; count: number | null; postings: string | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId})
     select v.version, x.at, l.count, l.postings
     from v left join unnest(${missing.map((layer) => layer.term.termId)}::bigint[], ${missing.map((layer) => layer.kind === 'high')}::boolean[]) with ordinality as x(term_id, high, at) on true
     left join lateral (
       -- In the index's order (no sort), and no further than one past the longest list kept.
-      select count(*)::int as count, ${POSTINGS_BYTES} as postings
+      select count(*)::int as count, ${postingsBytes(agent.table!)} as postings
       from (select passage_seq, tf from passage_postings p where p.term_id = x.term_id and (p.tf > 1 or p.length < ${cut}) = x.high limit ${MAX_LIST_LENGTH + 1}) p
     ) l on true`.execute(ctx.db);
   if (rows[0]?.version !== question.version || rows.some((row) => Number(row.count) > MAX_LIST_LENGTH)) return false;
   for (const row of rows) {
     const layer = missing[Number(row.at) - 1];
-    const list = termList(agent.table!, row.postings);
+    const list = termList(agent.table!, asBytes(row.postings));
     if (!list) return false;
     // The question's entries are the ones maxScoreTop holds: their layers are filled in place (and counted while kept).
     layer.term.layers = { ...layer.term.layers, [layer.kind]: list };
@@ -835,14 +837,14 @@ async function readLayers(ctx: Context, agentId: string, question: ParsedQuestio
  * version, so they are of one state of the index. Null when the version moved.
  */
 async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion, terms: string[], agent: AgentLists, budget: number): Promise<Map<string, TermEntry> | null> {
-  const { rows } = await sql<{ version: string; term: string | null; term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null; postings: Uint8Array | null }>`
+  const { rows } = await sql<{ version: string; term: string | null; term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null; postings: string | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId}),
     t as (select term, df, term_id, max_tf, min_length from agent_term_stats where agent_id = ${agentId} and term = any(${terms}::text[])),
     whole as (select coalesce(sum(df), 0) <= ${Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER}::float8 and coalesce(max(df), 0) <= ${MAX_LIST_LENGTH} as fits from t)
     select v.version, t.term, t.term_id::float8 as term_id, t.df, t.max_tf, t.min_length, l.postings
     from v left join t on true left join lateral (
       -- In the index's order: an order by here would sort each list again (three times the read's cost at 30,000 postings).
-      select ${POSTINGS_BYTES} as postings
+      select ${postingsBytes(agent.table!)} as postings
       from passage_postings p where p.term_id = t.term_id and (select fits from whole)
     ) l on true`.execute(ctx.db);
   if (rows[0]?.version !== question.version) return null;
@@ -857,7 +859,7 @@ async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion
     const minLength = Number(row?.min_length ?? 0);
     const entry: TermEntry = { term, termId: Number(row?.term_id ?? 0), df, idf, maxTf, minLength, bound: contribution(idf, maxTf, minLength, question.avgdl) };
     if (whole) {
-      const list = termList(agent.table!, row?.postings ?? null);
+      const list = termList(agent.table!, asBytes(row?.postings ?? null));
       if (!list) return null;
       entry.list = list;
     }
@@ -867,13 +869,38 @@ async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion
 }
 
 /**
- * A list's postings as one bytea, 12 bytes each (the passage number as int8, tf as int4,
- * big-endian): three times faster to read than three arrays, whose text the driver parses
- * number by number (43,000 postings: 27 to 36 ms against 77 to 117, under load 14). The
- * passage's length is the table's. Aggregated in the index's order: no sort.
+ * A list's postings as one bytea, 8 bytes each (the passage number less the table's first
+ * as int4, tf as int4, big-endian), sent as base64: 10.7 characters a posting where the
+ * bytea's own text (hex) of the number as int8 took 24, and the bytes' transfer, not their
+ * making, was most of a read (docs/performance.md, "Fifth round (search1m)"). The driver's
+ * binary format would carry the bytes as they are, but pg decodes every binary column as
+ * UTF-8 text first, which replaces any byte over 127 (brianc/node-postgres#3495). Three
+ * arrays read three times slower again, as the driver parses their text number by number.
+ * The passage's length is the table's. Aggregated in the index's order: no sort.
  */
-const POSTINGS_BYTES = sql`string_agg(int8send(p.passage_seq) || int4send(p.tf), ''::bytea)`;
-const POSTING_BYTES = 12;
+function postingsBytes(table: PassageTable) {
+  return sql`encode(string_agg(int4send((p.passage_seq - ${firstSeq(table)}::bigint)::int4) || int4send(p.tf), ''::bytea), 'base64')`;
+}
+const POSTING_BYTES = 8;
+
+/** The number postingsBytes counts a table's passages from. */
+function firstSeq(table: PassageTable): number {
+  return table.seqs.length > 0 ? table.seqs[0] : 0;
+}
+
+/**
+ * Whether every passage of the table is within an int4 of its first (postingsBytes): an agent
+ * whose oldest and newest passages are 2^31 numbers apart (the whole service having written
+ * that many passages in between) is left to the database function.
+ */
+function offsetsFit(table: PassageTable): boolean {
+  return table.seqs.length === 0 || table.seqs[table.seqs.length - 1] - table.seqs[0] < 2 ** 31;
+}
+
+/** A base64 column's bytes (encode(..., 'base64'), whose line breaks Buffer skips). */
+function asBytes(base64: string | null): Uint8Array | null {
+  return base64 === null ? null : Buffer.from(base64, 'base64');
+}
 
 /**
  * A list read as bytes, compressed (TermList): each passage number found in the agent's
@@ -888,10 +915,11 @@ function termList(table: PassageTable, postings: Uint8Array | null): TermList | 
   const bytes = new DataView(postings.buffer, postings.byteOffset, postings.byteLength);
   const seqs = table.seqs;
   const n = seqs.length;
+  const first = firstSeq(table);
   let from = 0;
   let ascending = true;
   for (let i = 0, at = 0; i < count; i++, at += POSTING_BYTES) {
-    const seq = bytes.getUint32(at) * 2 ** 32 + bytes.getUint32(at + 4);
+    const seq = first + bytes.getInt32(at);
     if (from > 0 && seqs[from - 1] >= seq) {
       from = 0;
       ascending = false;
@@ -911,7 +939,7 @@ function termList(table: PassageTable, postings: Uint8Array | null): TermList | 
     }
     if (left >= n || seqs[left] !== seq) return null;
     slots[i] = left;
-    tfs[i] = bytes.getInt32(at + 8);
+    tfs[i] = bytes.getInt32(at + 4);
     from = left + 1;
   }
   if (!ascending) {
