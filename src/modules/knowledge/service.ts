@@ -6,7 +6,8 @@ import { errors } from '../../domain/errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, pageOf } from '../../domain/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { utcDay } from '../../platform/clock.ts';
-import { agentsChanged, type AgentRef } from '../agents/access.ts';
+import { agentsChanged, requireAgent, type AgentRef } from '../agents/access.ts';
+import { requireAgentReach, type Principal } from '../../domain/principal.ts';
 import type { Plan } from '../../domain/plans.ts';
 import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts';
 import { fetchFile, fetchRecordLifetimeMs, MAX_FILE_BYTES } from './fetch-file.ts';
@@ -14,7 +15,6 @@ import { detectFileKind } from './file-kind.ts';
 import { deleteSourceAndPassages } from './indexing.ts';
 import { newReadJobId, queueReads } from './reading.ts';
 import {
-  agentExists,
   countPendingSources,
   endFileFetch,
   findSource,
@@ -25,6 +25,7 @@ import {
   requeueForRetrain,
   ROW_QUEUED,
   recordFileFetch,
+  refusalOf,
   storageUsed,
   type SourceRow,
   type SourceSummary,
@@ -39,19 +40,33 @@ export type NewSource =
 
 export const RETRAINS_PER_DAY = 10;
 
+type AddedSource = { kind: 'source'; source: SourceRow } | { kind: 'crawl'; crawl: CrawlObject };
+
 /** A text, Q&A or file source (pending), or for a website the crawl it started. */
-export async function addSource(
-  ctx: Context,
-  agent: AgentRef,
-  plan: Plan,
-  input: NewSource,
-): Promise<{ kind: 'source'; source: SourceRow } | { kind: 'crawl'; crawl: CrawlObject }> {
+export async function addSource(ctx: Context, agent: AgentRef, plan: Plan, input: NewSource): Promise<AddedSource> {
   if (input.type === 'website') return { kind: 'crawl', crawl: await startCrawl(ctx, agent, input) };
   if (input.type === 'file') return { kind: 'source', source: await addFileSource(ctx, agent, plan, input) };
+  return { kind: 'source', source: await insertPendingSource(ctx, agent, plan, smallSource(input)) };
+}
+
+/**
+ * addSource for a caller who names the agent (POST /agents/:id/sources): the same checks as
+ * requireAgent with `active`. A text or Q&A source is stored by the one statement that also checks
+ * the agent (insertWithinAllowance), with no read of the agent before it: the API's many small
+ * POSTs each cost one statement less.
+ */
+export async function addSourceAs(ctx: Context, caller: Principal, agentId: string, input: NewSource): Promise<AddedSource> {
+  if (input.type === 'text' || input.type === 'qa') {
+    requireAgentReach(caller, agentId);
+    return { kind: 'source', source: await insertPendingSource(ctx, { id: agentId, workspaceId: caller.workspaceId }, caller.plan, smallSource(input)) };
+  }
+  return addSource(ctx, await requireAgent(ctx, caller, agentId, { active: true }), caller.plan, input);
+}
+
+function smallSource(input: Extract<NewSource, { type: 'text' | 'qa' }>): PendingSource {
   const [name, content] = input.type === 'text' ? [input.title, input.content] : [input.question, input.answer];
   const sizeBytes = Buffer.byteLength(input.type === 'qa' ? `${name}\n\n${content}` : content, 'utf8');
-  const source = await insertPendingSource(ctx, agent, plan, { type: input.type, name, url: null, title: input.type === 'text' ? input.title : null, content, sizeBytes });
-  return { kind: 'source', source };
+  return { type: input.type, name, url: null, title: input.type === 'text' ? input.title : null, content, sizeBytes };
 }
 
 /**
@@ -167,7 +182,13 @@ interface PendingSource {
  * written after it, holding no lock that chats, tickets or other sources of the agent need, and
  * only then is its job sent.
  */
-async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, input: PendingSource, options: { endsFetch?: number } = {}): Promise<SourceRow> {
+async function insertPendingSource(
+  ctx: Context,
+  agent: { id: string; workspaceId: string },
+  plan: Plan,
+  input: PendingSource,
+  options: { endsFetch?: number } = {},
+): Promise<SourceRow> {
   // A text or Q&A source needs no job: its pending row is the queue (ROW_QUEUED, reading.ts), and its
   // insert wakes the workers at the commit (migration 044). A file's job waits for its bytes; its id is
   // named in the row before it is sent: no second write to record it. Should the send not happen, the
@@ -195,7 +216,7 @@ async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, in
           if (stored) await endFileFetch(trx, endsFetch);
           return stored;
         });
-  if (!row) throw (await agentExists(ctx.db, agent.id)) ? errors.storageLimitReached() : errors.notFound('agent');
+  if (!row) throw await refusalOf(ctx.db, agent.id, agent.workspaceId);
   if (input.file) {
     await storeFileBytes(ctx, row.id, input.file);
     await queueReads(ctx, [{ id: row.id, generation: row.generation, jobId }]);

@@ -164,28 +164,32 @@ export interface NewSourceRow {
 }
 
 /**
- * Stores a pending source if its size fits in the agent's allowance, in one statement: the
- * agent's agent_storage row (made with the agent, migration 046) locked FOR UPDATE, its total
- * checked and the source inserted (whose trigger adds its size to that row). After waiting for
- * another writer's lock, PostgreSQL checks the condition again against the total as that writer
- * left it, so concurrent sources are counted one after the other. Undefined when the source
- * would pass the allowance or the agent is gone.
+ * Stores a pending source if its agent is there (in the source's workspace, not paused) and its size
+ * fits in the agent's allowance, in one statement: the agent's agent_storage row (made with the agent,
+ * migration 046) locked FOR UPDATE, its total checked and the source inserted (whose trigger adds its
+ * size to that row). After waiting for another writer's lock, PostgreSQL checks the condition again
+ * against the total as that writer left it, so concurrent sources are counted one after the other.
+ * Undefined when it is refused: refusalOf tells why.
  */
 export async function insertWithinAllowance(db: Db, source: NewSourceRow, allowanceBytes: number): Promise<SourceRow | undefined> {
   const { rows } = await sql<SourceRow>`
     insert into sources (id, workspace_id, agent_id, type, name, url, title, status, size_bytes, chunk_count, content, generation, job_id, queued_at, created_at)
-    select ${source.id}::text, ${source.workspaceId}::text, agent_id, ${source.type}::text, ${source.name}::text, ${source.url}::text, ${source.title}::text,
+    select ${source.id}::text, a.workspace_id, a.id, ${source.type}::text, ${source.name}::text, ${source.url}::text, ${source.title}::text,
       'pending', ${source.sizeBytes}::bigint, 0, ${source.content}::text, 0, ${source.jobId}::text, ${source.now}::timestamptz, ${source.now}::timestamptz
-    from agent_storage
-    where agent_id = ${source.agentId} and used_bytes + ${source.sizeBytes}::bigint <= ${allowanceBytes}::bigint
-    for update
+    from agent_storage s join agents a on a.id = s.agent_id
+    where s.agent_id = ${source.agentId} and a.workspace_id = ${source.workspaceId} and a.status <> 'paused'
+      and s.used_bytes + ${source.sizeBytes}::bigint <= ${allowanceBytes}::bigint
+    for update of s
     returning *`.execute(db);
   return rows[0];
 }
 
-/** Whether the agent still exists: tells a source refused by insertWithinAllowance for its size from one whose agent went. */
-export async function agentExists(db: Db, agentId: string): Promise<boolean> {
-  return (await db.selectFrom('agents').select('id').where('id', '=', agentId).executeTakeFirst()) !== undefined;
+/** Why insertWithinAllowance stored nothing: the agent is not there (404), is paused (402), or the source would pass its allowance (402). */
+export async function refusalOf(db: Db, agentId: string, workspaceId: string): Promise<Error> {
+  const agent = await db.selectFrom('agents').select('status').where('id', '=', agentId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  if (!agent) return errors.notFound('agent');
+  if (agent.status === 'paused') return errors.agentPaused();
+  return errors.storageLimitReached();
 }
 
 export async function insertSourceFile(db: Db, sourceId: string, kind: FileKind, bytes: Uint8Array): Promise<void> {
