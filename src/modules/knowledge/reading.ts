@@ -6,6 +6,9 @@
  * Workers take the jobs in batches (READ_BATCH a fetch, woken by the queue when jobs are
  * sent): the batch's reads are claimed in one statement and its text, Q&A and website
  * sources indexed in one transaction; files are read one at a time after them.
+ *
+ * Sources whose text is in their own row need no job: those added through the API and a
+ * retrain's (all but files) wait in the row queue (ROW_QUEUED, startRowReaders).
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -123,8 +126,9 @@ export async function readSources(ctx: Context, jobs: Array<BatchJob<ReadSourceJ
 const ROW_POLL_MS = 2_000;
 
 /**
- * One batch of the row queue (text and Q&A sources added through the API carry no job: their pending
- * row is the queue): up to READ_BATCH rows claimed in one statement and indexed in one transaction.
+ * One batch of the row queue (text and Q&A sources added through the API, and a retrain's text, Q&A and
+ * website sources, carry no job: their pending row is the queue): up to READ_BATCH rows claimed in one
+ * statement and indexed in one transaction.
  * Should the batch fail, its sources go to the job queue, each with a job of its own and the queue's
  * retries, so that one source's fault is retried (or fails) alone. The number of sources claimed.
  */
