@@ -5,6 +5,8 @@
  * only requests of several texts, so a worker is surely inside a batch of many (claimed,
  * not yet written) when the kill comes. A new worker on the same store must finish them:
  * every source accepted is there and ready, each with its one passage, none written twice.
+ * The same for a retrain, whose sources go back to the row queue in one statement: the kill comes
+ * in its first batch, and the new worker reads them from their rows again (no job is made for them).
  */
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,8 +35,17 @@ afterEach(async () => {
 
 /** One store's deployment: start it, kill the process doing the reads, start one again, and count passages in its store. */
 interface Deployment extends KillableDeployment {
-  /** Passages a source, and the agent's count in its statistics (read after the processes ended on the embedded store). */
-  passages(agentId: string): Promise<{ bySource: Map<string, number>; counted: number }>;
+  /**
+   * Passages a source, the agent's count in its statistics, and its sources read through a job of the
+   * queue rather than their rows (read after the processes ended on the embedded store).
+   */
+  passages(agentId: string): Promise<Tally>;
+}
+
+interface Tally {
+  bySource: Map<string, number>;
+  counted: number;
+  readByJob: number;
 }
 
 async function sources(api: ServiceApi, agentId: string): Promise<Array<{ id: string; status: string; chunkCount: number }>> {
@@ -91,59 +102,120 @@ async function killMidBatch(deployment: Deployment): Promise<void> {
     [],
     'every source is ready with its one passage',
   );
-  const { bySource, counted } = await deployment.passages(agent.id);
+  const { bySource, counted, readByJob } = await deployment.passages(agent.id);
   assert.deepEqual(
     settled.filter((source) => bySource.get(source.id) !== 1).map((source) => ({ id: source.id, passages: bySource.get(source.id) ?? 0 })),
     [],
     'each source’s passage is in the index once',
   );
   assert.equal(counted, QUEUED + 2, 'the agent’s statistics count each passage once');
+  assert.equal(readByJob, 0, 'the dead worker’s rows went back to the row queue, none to a job');
+}
+
+/**
+ * A retrain killed in its first batch: the agent's sources, all read once, are retrained; the endpoint
+ * holds the first request of several texts (a reader's batch of the retrain's rows), the worker is
+ * killed, and a new one reads them again from their rows: each ready with its one passage, once.
+ */
+async function killMidRetrain(deployment: Deployment): Promise<void> {
+  embeddings = await startEmbeddingServer(32);
+  const api = await deployment.start({
+    PARLEY_RATE_LIMIT_PER_MINUTE: '100000',
+    PARLEY_LOST_WORK_AFTER_SECONDS: String(LOST_AFTER_SECONDS),
+    OPENAI_BASE_URL: embeddings.url,
+    PARLEY_EMBEDDING_MODEL: 'fake',
+    PARLEY_EMBEDDING_DIMENSIONS: '32',
+  });
+  const agent = await callApi(api, 'POST', '/agents', { name: 'Retrain crash', useCase: 'general' });
+  await Promise.all(Array.from({ length: QUEUED }, (_, n) => callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(n))));
+  await until('the sources are read a first time', () => sources(api, agent.id), (list) => list.every((source) => source.status === 'ready'));
+
+  embeddings.holdWhen((texts) => texts.length > 1);
+  const retrain = await callApi(api, 'POST', `/agents/${agent.id}/retrain`);
+  assert.equal(retrain.sourceCount, QUEUED);
+  await until('a batch of the retrain reaches the embedding endpoint', async () => embeddings!.held().map((texts) => texts.length), (held) => held.some((n) => n > 1));
+  const accepted = await sources(api, agent.id);
+  assert.ok(accepted.some((source) => source.status === 'pending'), 'the retrain is unfinished when the kill comes');
+
+  const survivor = await deployment.killWorker();
+  if (survivor) {
+    const left = await sources(survivor, agent.id);
+    assert.ok(left.filter((source) => source.status === 'pending').length > 1, 'the API outlived the worker: the retrain shows as unfinished');
+  }
+  await new Promise((resolve) => setTimeout(resolve, LOST_AFTER_SECONDS * 1000));
+  embeddings.release();
+  const after = await deployment.restartWorker();
+  const settled = await until('no source is pending', () => sources(after, agent.id), (list) => list.every((source) => source.status !== 'pending'));
+
+  assert.deepEqual(
+    settled.filter((source) => source.status !== 'ready' || source.chunkCount !== 1),
+    [],
+    'every source is ready with its one passage',
+  );
+  const { bySource, counted, readByJob } = await deployment.passages(agent.id);
+  assert.deepEqual(
+    settled.filter((source) => bySource.get(source.id) !== 1).map((source) => ({ id: source.id, passages: bySource.get(source.id) ?? 0 })),
+    [],
+    'each source’s passage is in the index once',
+  );
+  assert.equal(counted, QUEUED, 'the agent’s statistics count each passage once');
+  assert.equal(readByJob, 0, 'the retrain and its recovery read every source from its row, none through a job');
 }
 
 const PASSAGES_SQL = `select source_id, count(*)::int as n from passages where agent_id = $1 group by source_id`;
 const COUNTED_SQL = `select passage_count from agent_stats where agent_id = $1`;
+const READ_BY_JOB_SQL = `select count(*)::int as n from sources where agent_id = $1 and job_id is distinct from 'rows'`;
 
-function tallied(rows: Array<{ source_id: string; n: number }>, counted: Array<{ passage_count: number }>) {
-  return { bySource: new Map(rows.map((row) => [row.source_id, Number(row.n)])), counted: Number(counted[0]?.passage_count ?? 0) };
+function tallied(rows: Array<{ source_id: string; n: number }>, counted: Array<{ passage_count: number }>, byJob: Array<{ n: number }>): Tally {
+  return { bySource: new Map(rows.map((row) => [row.source_id, Number(row.n)])), counted: Number(counted[0]?.passage_count ?? 0), readByJob: Number(byJob[0]?.n ?? 0) };
 }
 
-describe('a worker killed mid-batch of small sources, on PostgreSQL', { skip: storeUnderTest() !== 'postgres' && 'needs the PostgreSQL pass' }, () => {
-  test('a new worker process reads the batch again: every source ready, each passage indexed once', async () => {
-    const database = await freshDatabase('postgres');
-    await database.database.close();
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-batch-crash-pg-'));
-    cleanups.push(() => database.drop(), () => rm(dataDir, { recursive: true, force: true }));
-    await killMidBatch({
-      ...apiAndWorkerOn(database.url!, dataDir),
-      async passages(agentId) {
-        const client = new pg.Client({ connectionString: database.url });
-        await client.connect();
-        try {
-          return tallied((await client.query(PASSAGES_SQL, [agentId])).rows, (await client.query(COUNTED_SQL, [agentId])).rows);
-        } finally {
-          await client.end();
-        }
-      },
-    });
-  });
-});
+const SCENARIOS = [
+  { what: 'mid-batch of small sources', run: killMidBatch },
+  { what: 'mid-retrain', run: killMidRetrain },
+];
 
-describe('the service killed mid-batch of small sources, on the embedded database', { skip: storeUnderTest() !== 'embedded' && 'the embedded pass tries it' }, () => {
-  test('started again on the same data directory, it reads the batch again: every source ready, each passage indexed once', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-batch-crash-'));
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    await killMidBatch({
-      ...oneEmbeddedProcess(dataDir),
-      async passages(agentId) {
-        // The store is the process's own while it runs: read once it has stopped.
-        await stopAll();
-        const database = await openEmbedded(path.join(dataDir, 'db'));
-        try {
-          return tallied((await database.executeSql(PASSAGES_SQL, [agentId])).rows, (await database.executeSql(COUNTED_SQL, [agentId])).rows);
-        } finally {
-          await database.close();
-        }
-      },
+for (const scenario of SCENARIOS) {
+  describe(`a worker killed ${scenario.what}, on PostgreSQL`, { skip: storeUnderTest() !== 'postgres' && 'needs the PostgreSQL pass' }, () => {
+    test('a new worker process reads the batch again: every source ready, each passage indexed once', async () => {
+      const database = await freshDatabase('postgres');
+      await database.database.close();
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-batch-crash-pg-'));
+      cleanups.push(() => database.drop(), () => rm(dataDir, { recursive: true, force: true }));
+      await scenario.run({
+        ...apiAndWorkerOn(database.url!, dataDir),
+        async passages(agentId) {
+          const client = new pg.Client({ connectionString: database.url });
+          await client.connect();
+          try {
+            const query = async (text: string) => (await client.query(text, [agentId])).rows;
+            return tallied(await query(PASSAGES_SQL), await query(COUNTED_SQL), await query(READ_BY_JOB_SQL));
+          } finally {
+            await client.end();
+          }
+        },
+      });
     });
   });
-});
+
+  describe(`the service killed ${scenario.what}, on the embedded database`, { skip: storeUnderTest() !== 'embedded' && 'the embedded pass tries it' }, () => {
+    test('started again on the same data directory, it reads the batch again: every source ready, each passage indexed once', async () => {
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-batch-crash-'));
+      cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+      await scenario.run({
+        ...oneEmbeddedProcess(dataDir),
+        async passages(agentId) {
+          // The store is the process's own while it runs: read once it has stopped.
+          await stopAll();
+          const database = await openEmbedded(path.join(dataDir, 'db'));
+          try {
+            const query = async (text: string) => (await database.executeSql(text, [agentId])).rows as never;
+            return tallied(await query(PASSAGES_SQL), await query(COUNTED_SQL), await query(READ_BY_JOB_SQL));
+          } finally {
+            await database.close();
+          }
+        },
+      });
+    });
+  });
+}

@@ -6,6 +6,9 @@
  * Workers take the jobs in batches (READ_BATCH a fetch, woken by the queue when jobs are
  * sent): the batch's reads are claimed in one statement and its text, Q&A and website
  * sources indexed in one transaction; files are read one at a time after them.
+ *
+ * Sources whose text is in their own row need no job: those added through the API and a
+ * retrain's (all but files) wait in the row queue (ROW_QUEUED, startRowReaders).
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -17,7 +20,7 @@ import { indexSourcesText, indexSourceText, NoContentError } from './indexing.ts
 import { FileReadError, readFileText } from './read-file.ts';
 import { beatEverySeconds, workerId } from '../../platform/heartbeat.ts';
 import { runPeriodically } from '../../platform/periodic.ts';
-import { claimQueuedRows, claimReads, deleteDeadFileFetches, reclaimLostReads, recordReadJobs, releaseRead, ROW_QUEUED, type SourceError, type SourceRow } from './store.ts';
+import { claimQueuedRows, claimReads, deleteDeadFileFetches, notifyRowReaders, reclaimLostReads, recordReadJobs, releaseRead, ROW_QUEUE_CHANNEL, ROW_QUEUED, type SourceError, type SourceRow } from './store.ts';
 
 export const READ_SOURCE_JOB = 'knowledge.read-source';
 /** Attempts after the first for a passing fault (database, embedding endpoint). */
@@ -119,14 +122,13 @@ export async function readSources(ctx: Context, jobs: Array<BatchJob<ReadSourceJ
   return outcomes;
 }
 
-/** The channel a row-queued source's insert notifies (migration 044), at its commit. */
-export const ROW_QUEUE_CHANNEL = 'parley_source_rows';
 /** How often an idle row reader looks for rows without being woken: the floor under the notifications. */
 const ROW_POLL_MS = 2_000;
 
 /**
- * One batch of the row queue (text and Q&A sources added through the API carry no job: their pending
- * row is the queue): up to READ_BATCH rows claimed in one statement and indexed in one transaction.
+ * One batch of the row queue (text and Q&A sources added through the API, and a retrain's text, Q&A and
+ * website sources, carry no job: their pending row is the queue): up to READ_BATCH rows claimed in one
+ * statement and indexed in one transaction.
  * Should the batch fail, its sources go to the job queue, each with a job of its own and the queue's
  * retries, so that one source's fault is retried (or fails) alone. The number of sources claimed.
  */
@@ -276,10 +278,15 @@ export async function markTrainedWhenDone(ctx: Context, agentId: string): Promis
   if (rows[0]) await agentsChanged(ctx, rows[0].workspace_id);
 }
 
-/** Reads of workers that died, queued again (every few seconds, by every worker: see knowledgeWorker). */
+/**
+ * Reads of workers that died, queued again (every few seconds, by every worker: see knowledgeWorker):
+ * a row-queued source's row, no longer held, is back in the row queue (its readers woken); the others
+ * get a job each.
+ */
 export async function recoverLostReads(ctx: Context, worker: string): Promise<number> {
   const lost = await reclaimLostReads(ctx.db, ctx.config.lostWorkAfterSeconds, ctx.clock.now(), worker);
-  await queueReads(ctx, lost);
+  if (lost.some((source) => source.job_id === ROW_QUEUED)) await notifyRowReaders(ctx.db);
+  await queueReads(ctx, lost.filter((source) => source.job_id !== ROW_QUEUED));
   return lost.length;
 }
 

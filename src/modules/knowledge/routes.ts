@@ -7,7 +7,7 @@ import { pageQuery } from '../../domain/paging.ts';
 import { requireAgent } from '../agents/access.ts';
 import { agentParams } from '../agents/schemas.ts';
 import { crawlSchema } from './crawl/schemas.ts';
-import { addSource, deleteSource, getSource, listSources, retrain } from './service.ts';
+import { addSourceAs, deleteSource, getSource, listSources, retrain } from './service.ts';
 import type { SourceRow, SourceSummary } from './store.ts';
 
 const tags = ['sources'];
@@ -95,8 +95,7 @@ export async function knowledgeRoutes(parent: FastifyInstance, ctx: Context): Pr
       },
     },
     async (request, reply) => {
-      const agent = await requireAgent(ctx, request.auth, request.params.id, { active: true });
-      const added = await addSource(ctx, agent, request.auth.plan, request.body);
+      const added = await addSourceAs(ctx, request.auth, request.params.id, request.body);
       return reply.status(201).send({ data: added.kind === 'crawl' ? added.crawl : sourceView(added.source) });
     },
   );

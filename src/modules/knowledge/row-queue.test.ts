@@ -2,7 +2,8 @@
  * The row queue (reading.ts, migration 044): a text or Q&A source added through the API is read
  * from its own pending row, with no job of the job queue written for it; the readers are woken by
  * the insert's notification at its commit (not only by their poll); a row is claimed by one reader
- * only, however many claim at once. The kill of a worker mid-batch is read-batch-crash.test.ts.
+ * only, however many claim at once; a retrain puts the agent's sources back in it. The kill of a
+ * worker mid-batch or mid-retrain is read-batch-crash.test.ts.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { sql } from 'kysely';
 import { startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { workerId } from '../../platform/heartbeat.ts';
+import { ingestWebsitePage } from './ingest.ts';
 import { startRowReaders } from './reading.ts';
 import { claimQueuedRows, ROW_QUEUED } from './store.ts';
 
@@ -82,6 +84,31 @@ describe('the row queue', () => {
     assert.equal(claimed.length, 12, 'every row is claimed by one of them');
     assert.deepEqual([...claimed].sort(), [...ids].sort());
     assert.deepEqual(await claimQueuedRows(service.ctx.db, 'wrk_d', 5), [], 'a claimed row is not claimed again');
+  });
+
+  test('a retrain puts text, Q&A and website sources back in the row queue in one statement, with no job, and its commit wakes the readers', async () => {
+    const agent = await seedAgent(service, ws, 'Retrained from rows');
+    const ids = [await post(agent, 0), await post(agent, 1)];
+    const page = await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId: agent, crawlId: 'crawl_rows', url: 'https://shop.example/hours', title: 'Hours', text: 'The shop opens at nine and closes at six.' });
+    ids.push(page.sourceId);
+    const readers = await startRowReaders(service.ctx, await workerId(service.ctx), { pollMs: POLL_MS });
+    try {
+      await waitUntil('the sources are read a first time', async () => (await pendingCount(agent)) === 0);
+      // Both readers have found nothing since and wait on their two-minute poll.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const retrain = await service.api('POST', `/agents/${agent}/retrain`, { key: ws.keys.manage });
+      assert.equal(retrain.status, 202, JSON.stringify(retrain.body));
+      assert.equal(retrain.body.data.sourceCount, 3);
+      const queued = await service.ctx.db.selectFrom('sources').select(['job_id', 'generation']).where('agent_id', '=', agent).execute();
+      assert.deepEqual(queued.map((row) => [row.job_id, row.generation]), ids.map(() => [ROW_QUEUED, 1]), 'every source is in the row queue under its next generation');
+      await waitUntil('the retrained sources are read', async () => (await pendingCount(agent)) === 0);
+    } finally {
+      await readers.stop();
+    }
+    const rows = await sql<{ status: string; passages: number }>`
+      select s.status, (select count(*)::int from passages p where p.source_id = s.id) as passages from sources s where s.agent_id = ${agent}`.execute(service.ctx.db);
+    assert.deepEqual(rows.rows.map((row) => [row.status, row.passages]), ids.map(() => ['ready', 1]), 'each is read again, its passage written once');
+    assert.equal(await readJobsOf(ids), 0, 'no job of the job queue names these sources');
   });
 
   async function pendingCount(agent: string): Promise<number> {

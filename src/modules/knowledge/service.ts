@@ -6,7 +6,8 @@ import { errors } from '../../domain/errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, pageOf } from '../../domain/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { utcDay } from '../../platform/clock.ts';
-import { agentsChanged, type AgentRef } from '../agents/access.ts';
+import { agentsChanged, requireAgent, type AgentRef } from '../agents/access.ts';
+import { requireAgentReach, type Principal } from '../../domain/principal.ts';
 import type { Plan } from '../../domain/plans.ts';
 import { isCrawlRunning, startCrawl, type CrawlObject } from './crawl/service.ts';
 import { fetchFile, fetchRecordLifetimeMs, MAX_FILE_BYTES } from './fetch-file.ts';
@@ -14,16 +15,17 @@ import { detectFileKind } from './file-kind.ts';
 import { deleteSourceAndPassages } from './indexing.ts';
 import { newReadJobId, queueReads } from './reading.ts';
 import {
-  checkStorageAllowance,
   countPendingSources,
   endFileFetch,
   findSource,
   hasFileFetchUnderWay,
   insertSourceFile,
+  insertWithinAllowance,
   listSourcesPage,
-  lockAgent,
+  requeueForRetrain,
   ROW_QUEUED,
   recordFileFetch,
+  refusalOf,
   storageUsed,
   type SourceRow,
   type SourceSummary,
@@ -38,19 +40,33 @@ export type NewSource =
 
 export const RETRAINS_PER_DAY = 10;
 
+type AddedSource = { kind: 'source'; source: SourceRow } | { kind: 'crawl'; crawl: CrawlObject };
+
 /** A text, Q&A or file source (pending), or for a website the crawl it started. */
-export async function addSource(
-  ctx: Context,
-  agent: AgentRef,
-  plan: Plan,
-  input: NewSource,
-): Promise<{ kind: 'source'; source: SourceRow } | { kind: 'crawl'; crawl: CrawlObject }> {
+export async function addSource(ctx: Context, agent: AgentRef, plan: Plan, input: NewSource): Promise<AddedSource> {
   if (input.type === 'website') return { kind: 'crawl', crawl: await startCrawl(ctx, agent, input) };
   if (input.type === 'file') return { kind: 'source', source: await addFileSource(ctx, agent, plan, input) };
+  return { kind: 'source', source: await insertPendingSource(ctx, agent, plan, smallSource(input)) };
+}
+
+/**
+ * addSource for a caller who names the agent (POST /agents/:id/sources): the same checks as
+ * requireAgent with `active`. A text or Q&A source is stored by the one statement that also checks
+ * the agent (insertWithinAllowance), with no read of the agent before it: the API's many small
+ * POSTs each cost one statement less.
+ */
+export async function addSourceAs(ctx: Context, caller: Principal, agentId: string, input: NewSource): Promise<AddedSource> {
+  if (input.type === 'text' || input.type === 'qa') {
+    requireAgentReach(caller, agentId);
+    return { kind: 'source', source: await insertPendingSource(ctx, { id: agentId, workspaceId: caller.workspaceId }, caller.plan, smallSource(input)) };
+  }
+  return addSource(ctx, await requireAgent(ctx, caller, agentId, { active: true }), caller.plan, input);
+}
+
+function smallSource(input: Extract<NewSource, { type: 'text' | 'qa' }>): PendingSource {
   const [name, content] = input.type === 'text' ? [input.title, input.content] : [input.question, input.answer];
   const sizeBytes = Buffer.byteLength(input.type === 'qa' ? `${name}\n\n${content}` : content, 'utf8');
-  const source = await insertPendingSource(ctx, agent, plan, { type: input.type, name, url: null, title: input.type === 'text' ? input.title : null, content, sizeBytes });
-  return { kind: 'source', source };
+  return { type: input.type, name, url: null, title: input.type === 'text' ? input.title : null, content, sizeBytes };
 }
 
 /**
@@ -158,51 +174,49 @@ interface PendingSource {
 }
 
 /**
- * Stores a source and queues its reading. The storage allowance is checked again here
- * with the agent's row locked: sources added at the same time (two files fetched side by
- * side) are counted one after the other, so together they cannot pass it either. That
- * transaction only writes the source's row, which reserves its size (and, for a text or
- * Q&A source, its read job); a file's bytes are written after it, holding no lock that
- * chats, tickets or other sources of the agent need, and only then is its job sent.
+ * Stores a source and queues its reading. The storage allowance is checked in the statement
+ * that stores it, with the agent's storage row locked (insertWithinAllowance): sources added at
+ * the same time (two files fetched side by side, sixteen texts posted at once) are counted one
+ * after the other, so together they cannot pass it either. A text or Q&A source is that one
+ * statement; a file's also ends its fetch record, in the same transaction. A file's bytes are
+ * written after it, holding no lock that chats, tickets or other sources of the agent need, and
+ * only then is its job sent.
  */
-async function insertPendingSource(ctx: Context, agent: AgentRef, plan: Plan, input: PendingSource, options: { endsFetch?: number } = {}): Promise<SourceRow> {
-  const now = ctx.clock.now();
+async function insertPendingSource(
+  ctx: Context,
+  agent: { id: string; workspaceId: string },
+  plan: Plan,
+  input: PendingSource,
+  options: { endsFetch?: number } = {},
+): Promise<SourceRow> {
   // A text or Q&A source needs no job: its pending row is the queue (ROW_QUEUED, reading.ts), and its
   // insert wakes the workers at the commit (migration 044). A file's job waits for its bytes; its id is
   // named in the row before it is sent: no second write to record it. Should the send not happen, the
   // recovery sweep finds no such job.
   const jobId = input.file ? newReadJobId() : ROW_QUEUED;
-  const id = newId('src');
-  const row = await ctx.db.transaction().execute(async (trx) => {
-    if (!(await lockAgent(trx, agent.id))) throw errors.notFound('agent');
-    await checkStorageAllowance(trx, agent.id, input.sizeBytes, plan.storagePerAgentBytes);
-    if (options.endsFetch !== undefined) await endFileFetch(trx, options.endsFetch);
-    return trx
-      .insertInto('sources')
-      .values({
-        id,
-        workspace_id: agent.workspaceId,
-        agent_id: agent.id,
-        type: input.type,
-        name: input.name.slice(0, 500),
-        url: input.url,
-        title: input.title,
-        status: 'pending',
-        error: null,
-        turned_away: null,
-        size_bytes: input.sizeBytes,
-        chunk_count: 0,
-        content: input.content,
-        crawl_id: null,
-        generation: 0,
-        job_id: jobId,
-        queued_at: now,
-        created_at: now,
-        processed_at: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  });
+  const source = {
+    id: newId('src'),
+    workspaceId: agent.workspaceId,
+    agentId: agent.id,
+    type: input.type,
+    name: input.name.slice(0, 500),
+    url: input.url,
+    title: input.title,
+    content: input.content,
+    sizeBytes: input.sizeBytes,
+    jobId,
+    now: ctx.clock.now(),
+  };
+  const endsFetch = options.endsFetch;
+  const row =
+    endsFetch === undefined
+      ? await insertWithinAllowance(ctx.db, source, plan.storagePerAgentBytes)
+      : await ctx.db.transaction().execute(async (trx) => {
+          const stored = await insertWithinAllowance(trx, source, plan.storagePerAgentBytes);
+          if (stored) await endFileFetch(trx, endsFetch);
+          return stored;
+        });
+  if (!row) throw await refusalOf(ctx.db, agent.id, agent.workspaceId);
   if (input.file) {
     await storeFileBytes(ctx, row.id, input.file);
     await queueReads(ctx, [{ id: row.id, generation: row.generation, jobId }]);
@@ -279,13 +293,7 @@ export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: stri
     if (Number(counted.rows[0].count) > RETRAINS_PER_DAY) throw errors.retrainLimitReached(secondsToNextUtcDay(now));
     const pending = await trx.selectFrom('sources').select('id').where('agent_id', '=', agent.id).where('status', '=', 'pending').executeTakeFirst();
     if (pending) throw errors.agentBusy();
-    const rows = await trx
-      .updateTable('sources')
-      .set((eb) => ({ status: 'pending', error: null, generation: eb('generation', '+', 1), queued_at: now, worker_id: null }))
-      .where('agent_id', '=', agent.id)
-      .where('workspace_id', '=', agent.workspaceId)
-      .returning(['id', 'generation'])
-      .execute();
+    const rows = await requeueForRetrain(trx, agent, now);
     return { rows, left: RETRAINS_PER_DAY - Number(counted.rows[0].count) };
   });
   const { rows: queued, left } = result;
@@ -293,7 +301,7 @@ export async function retrain(ctx: Context, agent: AgentRef): Promise<{ id: stri
     await sql`update agents set last_trained_at = ${now} where id = ${agent.id}`.execute(ctx.db);
     await agentsChanged(ctx, agent.workspaceId);
   }
-  await queueReads(ctx, queued);
+  await queueReads(ctx, queued.filter((source) => source.job_id !== ROW_QUEUED));
   return { id: newId('job'), queued: true, sourceCount: queued.length, retrainsLeft: left };
 }
 

@@ -241,6 +241,14 @@ test('concurrent POSTs that each fit but not all together: exactly as many are s
   assert.deepEqual(await storageOf(agent), { total: PLANS.studio.storagePerAgentBytes - 100, sum: PLANS.studio.storagePerAgentBytes - 100 });
 });
 
+test('an agent has its storage row from its creation, at 0 bytes, and its first source is counted on it', async () => {
+  const agent = await newAgent('New');
+  const rows = await sql<{ used_bytes: number }>`select used_bytes from agent_storage where agent_id = ${agent.id}`.execute(service.ctx.db);
+  assert.deepEqual(rows.rows.map((row) => Number(row.used_bytes)), [0], 'the row is there before any source');
+  assert.equal((await addSource(agent, { type: 'text', title: 'First', content: 'f'.repeat(700) })).status, 201);
+  assert.deepEqual(await storageOf(agent), { total: 700, sum: 700 });
+});
+
 test('deleting an agent takes its running total with it', async () => {
   const agent = await newAgent('Deleted');
   assert.equal((await addSource(agent, { type: 'text', title: 'Gone', content: 'g'.repeat(500) })).status, 201);

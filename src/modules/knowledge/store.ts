@@ -138,12 +138,58 @@ export async function lockAgent(db: Db, agentId: string): Promise<boolean> {
 
 /**
  * Throws storage_limit_reached when `addedBytes` more would take the agent past its allowance.
- * Called with the agent locked (lockAgent, in a statement before this one, so this one reads the
- * total as the last holder of the lock left it) in the transaction that stores the source: sources
- * added at the same time are counted one after the other and together cannot pass it either.
+ * Locks the agent's agent_storage row (FOR UPDATE) until the transaction that stores the source
+ * ends, and reads its total as the last holder of that lock left it: sources added at the same
+ * time (here or by insertWithinAllowance) are counted one after the other and together cannot
+ * pass it either.
  */
 export async function checkStorageAllowance(db: Db, agentId: string, addedBytes: number, allowanceBytes: number): Promise<void> {
-  if ((await storageUsed(db, agentId)) + addedBytes > allowanceBytes) throw errors.storageLimitReached();
+  const row = await db.selectFrom('agent_storage').select('used_bytes').where('agent_id', '=', agentId).forUpdate().executeTakeFirst();
+  if (Number(row?.used_bytes ?? 0) + addedBytes > allowanceBytes) throw errors.storageLimitReached();
+}
+
+/** A source as insertWithinAllowance writes it: pending, generation 0, nothing read yet. */
+export interface NewSourceRow {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  type: SourceType;
+  name: string;
+  url: string | null;
+  title: string | null;
+  content: string;
+  sizeBytes: number;
+  jobId: string;
+  now: Date;
+}
+
+/**
+ * Stores a pending source if its agent is there (in the source's workspace, not paused) and its size
+ * fits in the agent's allowance, in one statement: the agent's agent_storage row (made with the agent,
+ * migration 046) locked FOR UPDATE, its total checked and the source inserted (whose trigger adds its
+ * size to that row). After waiting for another writer's lock, PostgreSQL checks the condition again
+ * against the total as that writer left it, so concurrent sources are counted one after the other.
+ * Undefined when it is refused: refusalOf tells why.
+ */
+export async function insertWithinAllowance(db: Db, source: NewSourceRow, allowanceBytes: number): Promise<SourceRow | undefined> {
+  const { rows } = await sql<SourceRow>`
+    insert into sources (id, workspace_id, agent_id, type, name, url, title, status, size_bytes, chunk_count, content, generation, job_id, queued_at, created_at)
+    select ${source.id}::text, a.workspace_id, a.id, ${source.type}::text, ${source.name}::text, ${source.url}::text, ${source.title}::text,
+      'pending', ${source.sizeBytes}::bigint, 0, ${source.content}::text, 0, ${source.jobId}::text, ${source.now}::timestamptz, ${source.now}::timestamptz
+    from agent_storage s join agents a on a.id = s.agent_id
+    where s.agent_id = ${source.agentId} and a.workspace_id = ${source.workspaceId} and a.status <> 'paused'
+      and s.used_bytes + ${source.sizeBytes}::bigint <= ${allowanceBytes}::bigint
+    for update of s
+    returning *`.execute(db);
+  return rows[0];
+}
+
+/** Why insertWithinAllowance stored nothing: the agent is not there (404), is paused (402), or the source would pass its allowance (402). */
+export async function refusalOf(db: Db, agentId: string, workspaceId: string): Promise<Error> {
+  const agent = await db.selectFrom('agents').select('status').where('id', '=', agentId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  if (!agent) return errors.notFound('agent');
+  if (agent.status === 'paused') return errors.agentPaused();
+  return errors.storageLimitReached();
 }
 
 export async function insertSourceFile(db: Db, sourceId: string, kind: FileKind, bytes: Uint8Array): Promise<void> {
@@ -227,6 +273,30 @@ export async function claimQueuedRows(db: Db, workerId: string, limit: number): 
   return rows;
 }
 
+/** The channel row-queued sources are announced on (migration 044's insert trigger, notifyRowReaders), delivered at the commit. */
+export const ROW_QUEUE_CHANNEL = 'parley_source_rows';
+
+/** Wakes the row readers at this transaction's commit (equal notifications of one transaction are sent once). */
+export async function notifyRowReaders(db: Db): Promise<void> {
+  await sql`select pg_notify(${ROW_QUEUE_CHANNEL}, '')`.execute(db);
+}
+
+/**
+ * Every source of the agent back to pending under a new generation, in one statement. Those whose
+ * text is stored in their row (text, Q&A, website pages) go to the row queue (ROW_QUEUED) and the
+ * readers are woken at the commit; a file keeps its job_id until the job that reads its bytes again
+ * is sent (queueReads records it). The sources, each with the job_id it now has.
+ */
+export async function requeueForRetrain(db: Db, agent: { id: string; workspaceId: string }, now: Date): Promise<Array<{ id: string; generation: number; job_id: string | null }>> {
+  const { rows } = await sql<{ id: string; generation: number; job_id: string | null }>`
+    update sources set status = 'pending', error = null, generation = generation + 1, queued_at = ${now}, worker_id = null,
+      job_id = case when type = 'file' then job_id else ${ROW_QUEUED} end
+    where agent_id = ${agent.id} and workspace_id = ${agent.workspaceId}
+    returning id, generation, job_id`.execute(db);
+  if (rows.some((row) => row.job_id === ROW_QUEUED)) await notifyRowReaders(db);
+  return rows;
+}
+
 /** Lets go of a read this worker holds, so the queue's retry may run on any worker. */
 export async function releaseRead(db: Db, sourceId: string, generation: number, workerId: string): Promise<void> {
   await db.updateTable('sources').set({ worker_id: null }).where('id', '=', sourceId).where('generation', '=', generation).where('worker_id', '=', workerId).execute();
@@ -244,14 +314,15 @@ export async function recordReadJobs(db: Db, jobs: Array<{ sourceId: string; gen
  * Reads held by a worker that died (its heartbeat older than `lostAfterSeconds`) are
  * queued again under a new generation, so anything the dead worker might still write is
  * refused; never the caller's own (a long pause must not make it take them back).
- * Returns the sources to queue.
+ * Returns the sources, each with its job_id: a row-queued one (ROW_QUEUED) is back in the
+ * row queue as it is, the others need a job.
  */
-export async function reclaimLostReads(db: Db, lostAfterSeconds: number, now: Date, ownWorkerId: string): Promise<Array<{ id: string; generation: number }>> {
-  const { rows } = await sql<{ id: string; generation: number }>`
+export async function reclaimLostReads(db: Db, lostAfterSeconds: number, now: Date, ownWorkerId: string): Promise<Array<{ id: string; generation: number; job_id: string | null }>> {
+  const { rows } = await sql<{ id: string; generation: number; job_id: string | null }>`
     update sources set generation = generation + 1, queued_at = ${now}, worker_id = null
     where status = 'pending' and worker_id is not null and worker_id <> ${ownWorkerId}
       and not ${isAlive(sql.ref('sources.worker_id'), lostAfterSeconds)}
-    returning id, generation`.execute(db);
+    returning id, generation, job_id`.execute(db);
   return rows;
 }
 
