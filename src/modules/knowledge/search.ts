@@ -22,7 +22,7 @@ import type { Context } from '../../context.ts';
 import { prepared } from '../../platform/db.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { isLanguage, textSearchConfig } from './languages.ts';
-import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
+import { parseQuestion, topPassages, type Alternative, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
 import { englishLexicon } from './english-wordnet.ts';
 import { translations } from './bilingual.ts';
@@ -110,7 +110,7 @@ async function lexicalRanking(ctx: Context, agentId: string, query: string, conf
   });
 }
 
-type Alternatives = Array<[word: string, alternative: string]>;
+type Alternatives = Alternative[];
 /** Synonyms searched for a word, at most (in the file's order). */
 const MAX_ALTERNATIVES = 6;
 
@@ -197,11 +197,11 @@ function hitOf(row: PassageRowOut, score: number): PassageHit {
 
 /** The same ranking by the database function alone: one round trip reading the postings it needs. */
 export async function databaseLexicalSearch(ctx: Context, agentId: string, question: ParsedQuestion, limit: number, minScore = 0): Promise<PassageHit[]> {
-  const pairs = question.words.flatMap((word, i) => word.map((term) => [question.terms[term], i + 1] as const));
+  const pairs = question.words.flatMap((word, i) => word.map((term) => [question.terms[term], i + 1, question.shares[term]] as const));
   if (pairs.length === 0) return [];
   const result = await sql<PassageRowOut & { score: number }>`
     select * from bm25_top_passages(${agentId}, ${pairs.map(([term]) => term)}::text[], ${pairs.map(([, word]) => word)}::integer[],
-      ${limit}::integer, ${minScore}::float8)`.execute(ctx.db);
+      ${pairs.map(([, , share]) => share)}::float8[], ${limit}::integer, ${minScore}::float8)`.execute(ctx.db);
   return result.rows.map((row) => hitOf(row, Number(row.score)));
 }
 
