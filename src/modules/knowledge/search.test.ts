@@ -122,6 +122,20 @@ describe('lexical search (no embedding provider)', () => {
     const hits = await searchPassages(service.ctx, { agentId: agent, query: 'Hoe snel bezorgt u een pakket?', topK: 3, minSimilarity: 0, language: 'nl' });
     assert.equal(hits.length, 1);
   });
+
+  test("an English noun finds a passage holding its broader noun, below one holding the noun itself ('house' finds 'home')", async () => {
+    const own = await service.seedWorkspace({ plan: 'studio' });
+    const agent = await seedAgent(service, own, 'Broader');
+    const page = (key: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: CRAWL, url: `https://broader.example/${key}`, title: key, text });
+    await page('visits', 'Home visits within five miles cost 95 pounds.');
+    await page('garden', 'The house has a small garden.');
+    await page('parking', 'Parking is free behind the building for patients.');
+    const hits = await searchPassages(service.ctx, { agentId: agent, query: 'Can you come to my house?', topK: 3, minSimilarity: 0, language: 'en' });
+    assert.deepEqual(hits.map((hit) => hit.title).slice(0, 2), ['garden', 'visits']);
+    assert.ok(hits[1].score < hits[0].score);
+    // A word WordNet's tagged texts never use has no sense known to be meant: no broader noun is searched for it.
+    assert.deepEqual(await searchPassages(service.ctx, { agentId: agent, query: 'quantum', topK: 3, minSimilarity: 0, language: 'en' }), []);
+  });
 });
 
 describe('hybrid search (embedding provider configured)', () => {

@@ -111,14 +111,25 @@ async function lexicalRanking(ctx: Context, agentId: string, query: string, conf
 }
 
 type Alternatives = Alternative[];
-/** Synonyms searched for a word, at most (in the file's order). */
+/** Synonyms searched for a word, at most (in the file's order); broader nouns likewise. */
 const MAX_ALTERNATIVES = 6;
+/**
+ * The share of its idf a looser alternative adds for a question's word (a broader noun, a
+ * verb of one doer): half, as the offline model holds the word by it (chat/offline-model.ts,
+ * NARROWER_SHARE). A home is not always a house: a passage holding the word itself or a
+ * synonym ranks above one holding only a broader noun.
+ */
+export const RELATED_SHARE = 0.5;
 
 /**
  * An English question's words with their synonyms (english-wordnet.ts): "operation" is
  * also searched as "surgery", "started" as "began". Each synonym is a further form of its
  * word: a passage holding either scores for it, and the word weighs what its best held form
- * weighs. The other four languages have no maintained thesaurus here.
+ * weighs. A noun (used in WordNet's tagged texts, and mostly as a noun: not "help" or
+ * "come") is also searched as the nouns one sense more general, and a verb as the verbs of
+ * one doer with it, at RELATED_SHARE ("house" as "home" and "dwelling", "started" as
+ * "founded").
+ * The other four languages have no maintained thesaurus here.
  */
 export function englishAlternatives(query: string): Alternatives {
   const lexicon = englishLexicon();
@@ -127,7 +138,13 @@ export function englishAlternatives(query: string): Alternatives {
   for (const word of query.toLowerCase().match(/\p{L}{3,}/gu) ?? []) {
     if (seen.has(word)) continue;
     seen.add(word);
-    for (const alternative of lexicon.synonyms(word).slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
+    const synonyms = lexicon.synonyms(word);
+    for (const alternative of synonyms.slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
+    for (const verb of lexicon.sameDoer(word).slice(0, MAX_ALTERNATIVES)) out.push([word, verb, RELATED_SHARE]);
+    // Only a word the sense-tagged texts use, and mostly as a noun: an untagged one ("quantum") has no sense known to be meant.
+    if (!lexicon.known(word) || lexicon.notNoun(word)) continue;
+    const broader = lexicon.broader(word).filter((noun) => !synonyms.includes(noun));
+    for (const noun of broader.slice(0, MAX_ALTERNATIVES)) out.push([word, noun, RELATED_SHARE]);
   }
   return out;
 }
