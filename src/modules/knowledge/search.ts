@@ -114,10 +114,11 @@ type Alternatives = Alternative[];
 /** Synonyms searched for a word, at most (in the file's order); broader nouns likewise. */
 const MAX_ALTERNATIVES = 6;
 /**
- * The share of its idf a looser alternative adds for a question's word (a broader noun, a
- * verb of one doer): half, as the offline model holds the word by it (chat/offline-model.ts,
- * NARROWER_SHARE). A home is not always a house: a passage holding the word itself or a
- * synonym ranks above one holding only a broader noun.
+ * The share of its idf a looser alternative adds for a question's word (a verb of one doer):
+ * half, as the offline model holds the word by it (chat/offline-model.ts, NARROWER_SHARE). A
+ * founder is a beginner, but not every start is a founding: a passage holding the word itself
+ * or a synonym ranks above one holding only such a verb. (Broader nouns at this share were
+ * tried and dropped: docs/chat.md, the eighth step.)
  */
 export const RELATED_SHARE = 0.5;
 
@@ -125,10 +126,8 @@ export const RELATED_SHARE = 0.5;
  * An English question's words with their synonyms (english-wordnet.ts): "operation" is
  * also searched as "surgery", "started" as "began". Each synonym is a further form of its
  * word: a passage holding either scores for it, and the word weighs what its best held form
- * weighs. A noun (used in WordNet's tagged texts, and mostly as a noun: not "help" or
- * "come") is also searched as the nouns one sense more general, and a verb as the verbs of
- * one doer with it, at RELATED_SHARE ("house" as "home" and "dwelling", "started" as
- * "founded").
+ * weighs. A verb is also searched as the verbs of one doer with it, at RELATED_SHARE
+ * ("started" as "founded").
  * The other four languages have no maintained thesaurus here.
  */
 export function englishAlternatives(query: string): Alternatives {
@@ -141,10 +140,6 @@ export function englishAlternatives(query: string): Alternatives {
     const synonyms = lexicon.synonyms(word);
     for (const alternative of synonyms.slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
     for (const verb of lexicon.sameDoer(word).slice(0, MAX_ALTERNATIVES)) out.push([word, verb, RELATED_SHARE]);
-    // Only a word the sense-tagged texts use, and mostly as a noun: an untagged one ("quantum") has no sense known to be meant.
-    if (!lexicon.known(word) || lexicon.notNoun(word)) continue;
-    const broader = lexicon.broader(word).filter((noun) => !synonyms.includes(noun));
-    for (const noun of broader.slice(0, MAX_ALTERNATIVES)) out.push([word, noun, RELATED_SHARE]);
   }
   return out;
 }
