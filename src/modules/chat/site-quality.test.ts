@@ -23,8 +23,8 @@ interface Answer {
 
 /** The share of each kind of question that must go right (a floor, not the target). */
 const FLOORS = { answered: 0.8, wronglyDeclinedAtMost: 0.14, uncoveredDeclined: 0.95 };
-/** A site's own floors where it is above the others (facturo: 97% answered, none wrongly declined since the seventh step, docs/chat.md). */
-const SITE_FLOORS: Record<string, Partial<typeof FLOORS>> = { facturo: { answered: 0.93, wronglyDeclinedAtMost: 0.03 } };
+/** A site's own floors where it is above the others (facturo: 97% answered, none wrongly declined since the seventh step; clearwater 87% and 11% since the eighth: docs/chat.md). */
+const SITE_FLOORS: Record<string, Partial<typeof FLOORS>> = { facturo: { answered: 0.93, wronglyDeclinedAtMost: 0.03 }, clearwater: { answered: 0.84, wronglyDeclinedAtMost: 0.12 } };
 
 const normalise = (text: string) => text.toLowerCase().replace(/[\u00a0\u202f]/g, ' ').replace(/\s+/g, ' ');
 
