@@ -1,7 +1,7 @@
 -- A question's alternatives at a share of their idf (src/modules/knowledge/postings.ts,
--- ParsedQuestion.shares): an English noun is also searched as the nouns one sense more general,
--- at half its weight ("house" as "home": docs/chat.md, "The eighth step, English (qen)"), where a
--- synonym or a translation counts whole. p_shares gives each of p_terms its share (1 for the
+-- ParsedQuestion.shares): an English verb is also searched as the verbs of one doer with it, at
+-- half its weight ("started" as "founded": docs/chat.md, "The eighth step, English (qen)"), where
+-- a synonym or a translation counts whole. p_shares gives each of p_terms its share (1 for the
 -- question's own lexemes); a term adds its idf at that share, and a word weighs the most one
 -- of its held terms adds, as postings.ts's questionWeight, so both paths rank alike.
 drop function bm25_top_passages(text, text[], integer[], integer, float8);

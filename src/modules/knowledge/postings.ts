@@ -138,7 +138,7 @@ export interface ParsedQuestion {
   words: number[][];
   /**
    * Each term's share of its idf (by index into terms): 1 for a word's own forms and its
-   * synonyms, less for a looser alternative (a broader noun: search.ts). A term that is
+   * synonyms, less for a looser alternative (a verb of one doer: search.ts). A term that is
    * several words' forms counts its largest share.
    */
   shares: number[];
@@ -146,7 +146,7 @@ export interface ParsedQuestion {
 
 /**
  * A further form searched for a question's word: a synonym or a translation (its share of
- * the idf left out: 1), or a looser one at a lower share (a broader noun: search.ts).
+ * the idf left out: 1), or a looser one at a lower share (a verb of one doer: search.ts).
  */
 export type Alternative = [word: string, alternative: string, share?: number];
 
@@ -553,9 +553,9 @@ function ahead(seq: number, score: number, other: ScoredPassage): boolean {
 
 /**
  * What a score is divided by: each word weighs the most one of its terms the index holds can
- * add, its idf at the question's share of it (a broader noun, held at a lower share, weighs
- * no more than it adds: the word is then held by it at that share of the word's own weight,
- * as near as the index can tell); a word held in no form (a question word no stop list has, "jullie", "wann"; an inflection
+ * add, its idf at the question's share of it (a looser form rarer than the word, held at a
+ * lower share, weighs no more than it adds, so it does not lower every passage's share); a
+ * word held in no form (a question word no stop list has, "jullie", "wann"; an inflection
  * the material does not use) weighs ABSENT_SHARE of the idf of a term in one passage. Such a
  * word tells no passage apart, so it may not outweigh the words the passages do hold (with a
  * df of 0 its idf was the largest of all), while a question most of whose words the material
