@@ -289,6 +289,28 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.deepEqual(heldKinds('Classes have at most six people.', ['number']), ['number']);
   });
 
+  test('two capitalised words are no name when one is a stop word or a common word of the material ("Gloucester Road")', () => {
+    const common = (word: string) => ['road', 'physiotherapy'].includes(word);
+    assert.deepEqual(heldKinds('Tom Reilly leads our classes.', ['name'], common), ['name']);
+    assert.deepEqual(heldKinds('Visit Tom Reilly today.', ['name'], () => false), ['name'], 'a name after a capitalised first word');
+    assert.deepEqual(heldKinds('We are on Gloucester Road.', ['name'], common), []);
+    assert.deepEqual(heldKinds('Our Pilates classes.', ['name'], common), []);
+    assert.deepEqual(heldKinds('Welkom bij De Bonenbaas.', ['name'], common), []);
+    const HOME = passage('Home', 'Clearwater is an independent physiotherapy clinic on Gloucester Road.\n\nClearwater Physiotherapy has a car park.');
+    assert.equal(ask('Who started the clinic?', [HOME]).declined, true, 'a street and the business are no person');
+    assert.match(ask('Who started the clinic?', [HOME, passage('Our team', 'Hannah Okafor started the clinic in 2014.')]).text, /Hannah Okafor/);
+  });
+
+  test('a sentence holds a question’s verb by a verb of one doer with it, for half its weight ("started" by "founded": a founder is a beginner)', () => {
+    const HOME = passage('Home', 'Clearwater is an independent physiotherapy clinic on Gloucester Road.');
+    // Both names answer "who"; the verb tells them apart (with the name first that would be chosen on a tie).
+    const TEAM_PAGE = passage('Our team', 'Tom Reilly leads our Pilates classes.\n\nHannah Okafor founded Clearwater in 2014.');
+    const reply = ask('Who started the clinic?', [HOME, TEAM_PAGE]);
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /Hannah Okafor founded/);
+    assert.doesNotMatch(reply.text, /Tom Reilly/);
+  });
+
   test('an English sentence holds a question’s word by its WordNet synonym', () => {
     const reply = ask('Who can help me after an operation?', [TEAM]);
     assert.equal(reply.declined, false);

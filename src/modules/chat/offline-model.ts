@@ -135,11 +135,12 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   // Material in another language than the question's is read in its own; the question finds in it what the languages share.
   const material = detectLanguageNow(input.passages.map((p) => p.text).join('\n').slice(0, MATERIAL_SAMPLE_CHARS));
   const crossing = material !== undefined && material !== input.language;
-  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds));
+  const common = commonWords(input.passages, crossing ? material : input.language);
+  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds, common));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
-  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word)] : []));
+  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word), ...lexicon.sameDoer(word)] : []));
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
@@ -171,6 +172,22 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   return { text: `${chosen.map((c) => c.text).join(' ')}\n\n${label}: ${names.join(', ')}`, coverage: held, declined: false, used: [...new Set(chosen.map((c) => c.passage))] };
 }
 
+/**
+ * Whether a word (lower case) is a common word of the material, so that two capitalised
+ * words holding it are a place or a title, not a person's name ("Gloucester Road",
+ * "Clearwater Physiotherapy"): the material writes it in lower case elsewhere, or, in
+ * English, WordNet's tagged texts use it.
+ */
+function commonWords(passages: OfflineContext['passages'], language: Language): (word: string) => boolean {
+  if (!passages.some((passage) => NAME_CAPITALS.test(passage.text))) return () => false;
+  const lower = new Set(passages.flatMap((passage) => words(passage.text).filter((word) => /^\p{Ll}/u.test(word))));
+  const lexicon = language === 'en' ? englishLexicon() : undefined;
+  return (word) => lower.has(word) || (lexicon?.known(word) ?? false);
+}
+
+/** Two capitalised words in a row: a name may be there. */
+const NAME_CAPITALS = /\p{Lu}\p{Ll}+\s+\p{Lu}/u;
+
 /** The shortest question word read by a longer form the material holds ("physio" by "physiotherapists"). */
 const SHORT_FORM_MIN = 5;
 
@@ -201,7 +218,7 @@ const HEADING_CHARS = 120;
  * pay cash?" over its answer). Headings and questions are context, never quoted: the
  * answer is the sentence under them.
  */
-function quotable(passage: OfflineContext['passages'][number], index: number, language: Language, kinds: string[]): Candidate[] {
+function quotable(passage: OfflineContext['passages'][number], index: number, language: Language, kinds: string[], common: (word: string) => boolean): Candidate[] {
   const titleTerms = contentTerms(passage.title, language);
   const [first = '', ...rest] = passage.text.split(/\n\s*\n/);
   // A table row read as "Solo — Price: 9 €; Users: 1" is no heading: it has a label's colon or a semicolon.
@@ -230,7 +247,7 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
         askedText = text;
         continue;
       }
-      const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds).map((kind) => `#${kind}`)]);
+      const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds, common).map((kind) => `#${kind}`)]);
       const terms = new Set([...ownTerms, ...context, ...section, ...asked]);
       out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), formed: new Set(), context: `${contextText}\n${sectionText}\n${askedText}`, passageScore: passage.score });
     }

@@ -293,6 +293,8 @@ const TIME_UNITS =
  */
 /** A person's name as a sentence writes it: two capitalised words, or two first names and a surname ("Sanne en Joris Bakker"). */
 const NAME = /\b\p{Lu}\p{Ll}+(\s+(en|and|et|und|y|&)\s+\p{Lu}\p{Ll}+)?\s+\p{Lu}\p{Ll}+\b/u;
+/** Every name of a sentence, overlapping ones too ("Our Pilates" then "Pilates Tom" is no name): each start word tried. */
+const NAMES = new RegExp(`(?=(${NAME.source}))`, 'gu');
 /** Dutch asks "who" with "wie", German "how": read as "who" only in a Dutch question. */
 const DUTCH_WHO = /^[\s]*(wie)\b/g;
 
@@ -382,13 +384,26 @@ export function askedFor(question: string, language?: Language): { kinds: string
   return { kinds, rest };
 }
 
-/** The kinds of fact a sentence holds, among those asked for. */
-export function heldKinds(sentence: string, asked: string[]): string[] {
+/**
+ * The kinds of fact a sentence holds, among those asked for. `common` tells a word of the
+ * language's vocabulary (English: WordNet's), which makes two capitalised words a place or a
+ * title rather than a person's name ("Gloucester Road", "Clinical Pilates").
+ */
+export function heldKinds(sentence: string, asked: string[], common: (word: string) => boolean = () => false): string[] {
   const folded = fold(sentence);
   // Postal codes are told by their capitals ("3511 NS", "BS7 8AE"): read on the sentence as written.
   const holds = (ask: (typeof ASKS)[number]) =>
-    ask.kind === 'address' ? ask.answer.test(sentence) || ADDRESS_LABEL.test(folded) : ask.kind === 'name' ? ask.answer.test(sentence) : ask.answer.test(folded);
+    ask.kind === 'address' ? ask.answer.test(sentence) || ADDRESS_LABEL.test(folded) : ask.kind === 'name' ? holdsName(sentence, common) : ask.answer.test(folded);
   return ASKS.filter((ask) => asked.includes(ask.kind) && holds(ask)).map((ask) => ask.kind);
+}
+
+/** A person's name (NAME) none of whose capitalised words is a stop word ("Our Pilates", "De Bonenbaas") or a common word. */
+function holdsName(sentence: string, common: (word: string) => boolean): boolean {
+  for (const match of sentence.matchAll(NAMES)) {
+    const capitalised = match[1].split(/\s+/).filter((word) => /^\p{Lu}/u.test(word));
+    if (!capitalised.some((word) => STOP_WORDS.has(fold(word)) || common(word.toLowerCase()))) return true;
+  }
+  return false;
 }
 
 /**

@@ -44,6 +44,15 @@ describe("English synonyms and parts of speech from WordNet's data (english-word
     assert.ok(lexicon.narrower('child').includes('son'));
   });
 
+  test('verbs of one doer: those WordNet derives one kind of person from, with the words of a verb’s most frequent sense ("start" is most often "begin": "found")', () => {
+    const lexicon = englishLexicon();
+    assert.ok(lexicon.sameDoer('started').includes('found'), 'begin → beginner = founder ← found');
+    assert.ok(lexicon.sameDoer('founded').includes('begin'));
+    assert.ok(lexicon.sameDoer('sell').includes('market'), 'seller');
+    assert.ok(!lexicon.sameDoer('see').includes('compute'), 'only the most frequent sense: "see" is not "estimate"');
+    assert.deepEqual(lexicon.sameDoer('house'), []);
+  });
+
   test('a word is mostly not a noun by its tagged senses, looked up as written, else by its base form', () => {
     const lexicon = englishLexicon();
     assert.equal(lexicon.notNoun('offer'), true);

@@ -9,6 +9,10 @@
  *   (MIN_SENSE_SHARE: "year" is not a school "class").
  * - Narrower nouns: each used noun sense with the senses one step more specific ("doctor"
  *   over "GP", "lawyer" over "solicitor"), read both ways (narrower and broader).
+ * - Verbs of one doer: the verbs of used senses that WordNet derives one kind of person
+ *   from ("begin" and "found" both give "founder, beginner"; "teach" and "instruct"
+ *   "teacher"): near synonyms its synsets do not join. Listed per verb, with those of the
+ *   words of its most frequent sense ("start": "begin", so "found").
  * - Words that are mostly not nouns ("offer", "late", "teach", "probably"), and those that
  *   are ("financing", "bath"): whether the word's tagged senses are more often a verb, an
  *   adjective or an adverb than a noun. A question's word is looked up as written, else
@@ -36,6 +40,8 @@ export interface EnglishWordnet {
   nouns: string;
   /** Nouns whose most frequent sense is a person (WordNet's lexicographer file noun.person), separated by spaces. */
   people: string;
+  /** Each verb with the verbs of one doer with it or a word of its most frequent sense, one a line, separated by spaces ("start found"). */
+  doers: string;
 }
 
 /** Words of at least this many letters (shorter ones are mostly function words and abbreviations). */
@@ -61,8 +67,10 @@ interface Synset {
   words: string[];
   /** Whether any of its words is tagged in this sense. */
   used: boolean;
-  /** Pointers ("@": the hypernym). */
-  pointers: Array<{ symbol: string; offset: string; part: string }>;
+  /** Pointers ("@": the hypernym; "+": a word derived from one of this synset's, `from` its number, 0 for the whole synset). */
+  pointers: Array<{ symbol: string; offset: string; part: string; from: number }>;
+  /** WordNet's lexicographer file ("18": noun.person). */
+  file: string;
 }
 
 /** What english-wordnet.json holds, derived from WordNet's data files in \`dict\`. */
@@ -110,9 +118,12 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
       const pointerCount = Number(fields[4 + 2 * count]);
       const pointers = Array.from({ length: pointerCount }, (_, i) => {
         const at = 5 + 2 * count + 4 * i;
-        return { symbol: fields[at], offset: fields[at + 1], part: fields[at + 2] === 's' ? 'a' : fields[at + 2] };
+        return { symbol: fields[at], offset: fields[at + 1], part: fields[at + 2] === 's' ? 'a' : fields[at + 2], from: parseInt(fields[at + 3].slice(0, 2), 16) };
       });
-      synsets.set(`${part}${offset}`, { part, satellite: fields[2] === 's', words: [...new Set(words)], used, pointers });
+      const joined = [...new Set(words)];
+      // A derivation's source word as a number into the words joined; -1 when that word is not joined.
+      for (const pointer of pointers) if (pointer.from > 0) pointer.from = joined.indexOf(written[pointer.from - 1]?.toLowerCase()) + 1 || -1;
+      synsets.set(`${part}${offset}`, { part, satellite: fields[2] === 's', words: joined, used, pointers, file: fields[1] });
     }
   }
   const firstAdjective = firstSenses(read('index.adj'));
@@ -139,7 +150,50 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
   const lemmas = [...byPart].filter(([lemma]) => /^[a-z]+$/.test(lemma) && lemma.length >= MIN_LETTERS);
   const notNouns = lemmas.filter(([, counts]) => counts.other > counts.noun).map(([lemma]) => lemma).sort();
   const nouns = lemmas.filter(([, counts]) => counts.other <= counts.noun).map(([lemma]) => lemma).sort();
-  return { groups: [...groups].sort().join('\n'), narrower: [...narrower].sort().join('\n'), notNouns: notNouns.join(' '), nouns: nouns.join(' '), people: people(read('index.noun'), read('data.noun')) };
+  return {
+    groups: [...groups].sort().join('\n'),
+    narrower: [...narrower].sort().join('\n'),
+    notNouns: notNouns.join(' '),
+    nouns: nouns.join(' '),
+    people: people(read('index.noun'), read('data.noun')),
+    doers: doers(synsets, firstSenses(read('index.verb'))),
+  };
+}
+
+/** WordNet's lexicographer file of nouns that denote people ("physiotherapist", "owner", "teacher"). */
+const NOUN_PERSON = '18';
+
+/**
+ * Verbs of one doer: each kind of person (a noun.person synset) with the verbs of used senses
+ * WordNet derives it from, word by word ("begin" gives "beginner", "found" "founder": one
+ * synset), in groups of two to MAX_GROUP words; a verb's word counts as its synonyms do (a
+ * used sense, MIN_SENSE_SHARE). Each verb is listed with the groups of the words of its most
+ * frequent sense (index.verb), itself among them: "start" (most often "begin, start,
+ * commence") with "found". Only that sense: through all of them "see" reached "compute".
+ */
+function doers(synsets: Map<string, Synset>, firstVerb: Map<string, string>): string {
+  const verbsOf = new Map<string, Set<string>>();
+  for (const synset of synsets.values()) {
+    if (synset.part !== 'v' || !synset.used) continue;
+    for (const pointer of synset.pointers) {
+      if (pointer.symbol !== '+' || pointer.part !== 'n' || pointer.from <= 0) continue;
+      if (synsets.get(`n${pointer.offset}`)?.file !== NOUN_PERSON) continue;
+      (verbsOf.get(pointer.offset) ?? verbsOf.set(pointer.offset, new Set()).get(pointer.offset)!).add(synset.words[pointer.from - 1]);
+    }
+  }
+  const groupsOf = new Map<string, string[]>();
+  for (const verbs of verbsOf.values()) {
+    if (verbs.size < 2 || verbs.size > MAX_GROUP) continue;
+    for (const verb of verbs) groupsOf.set(verb, [...(groupsOf.get(verb) ?? []), ...verbs]);
+  }
+  const lines: string[] = [];
+  for (const [verb, offset] of firstVerb) {
+    const sense = synsets.get(`v${offset}`);
+    if (!sense?.used || !sense.words.includes(verb)) continue;
+    const joined = [...new Set(sense.words.flatMap((word) => groupsOf.get(word) ?? []))].filter((other) => !sense.words.includes(other)).sort();
+    if (joined.length > 0) lines.push(`${verb} ${joined.join(' ')}`);
+  }
+  return lines.sort().join('\n');
 }
 
 /** A noun sense's senses one step more general that are used and have words to join ("son" under "male offspring" under "child"). */
@@ -174,9 +228,6 @@ function firstSenses(index: string): Map<string, string> {
   }
   return out;
 }
-
-/** WordNet's lexicographer file of nouns that denote people ("physiotherapist", "owner", "teacher"). */
-const NOUN_PERSON = '18';
 
 /**
  * The single words whose first noun sense (index.noun lists a word's senses most frequent
@@ -232,6 +283,8 @@ export interface EnglishLexicon {
   person(word: string): boolean;
   /** Whether WordNet's tagged texts use the word (lower case, as written) or one of its base forms, in any part of speech. */
   known(word: string): boolean;
+  /** The verbs of one doer with a verb or a word of its most frequent sense (not those words): "started" (most often "begin") gives "found". */
+  sameDoer(word: string): readonly string[];
 }
 
 let lexicon: EnglishLexicon | undefined;
@@ -274,7 +327,9 @@ export function englishLexicon(): EnglishLexicon {
   const people = new Set(data.people.split(' '));
   const person = (word: string) => [word, ...baseForms(word)].some((form) => people.has(form));
   const known = (word: string) => [word, ...baseForms(word)].some((form) => nouns.has(form) || notNouns.has(form) || people.has(form));
-  lexicon = { synonyms, narrower, broader, notNoun, person, known };
+  const doersOf = new Map(data.doers.split('\n').map((line) => [line.slice(0, line.indexOf(' ')), line.split(' ').slice(1)]));
+  const sameDoer = related(doersOf);
+  lexicon = { synonyms, narrower, broader, notNoun, person, known, sameDoer };
   return lexicon;
 }
 

@@ -97,6 +97,8 @@ interface TermEntry {
 interface Layer {
   term: TermEntry;
   kind: 'whole' | 'high' | 'low';
+  /** The term's idf as this question weighs it (ParsedQuestion.shares). */
+  idf: number;
   /** The most one of its postings adds to a score. */
   bound: number;
   /** The postings it holds, or is taken to hold before it is read. */
@@ -134,7 +136,19 @@ export interface ParsedQuestion {
   terms: string[];
   /** Each word's terms, as indexes into terms. */
   words: number[][];
+  /**
+   * Each term's share of its idf (by index into terms): 1 for a word's own forms and its
+   * synonyms, less for a looser alternative (a verb of one doer: search.ts). A term that is
+   * several words' forms counts its largest share.
+   */
+  shares: number[];
 }
+
+/**
+ * A further form searched for a question's word: a synonym or a translation (its share of
+ * the idf left out: 1), or a looser one at a lower share (a verb of one doer: search.ts).
+ */
+export type Alternative = [word: string, alternative: string, share?: number];
 
 export interface ScoredPassage {
   seq: number;
@@ -211,7 +225,7 @@ function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<Te
   const avgdl = question.avgdl;
   const sums = (windowSums ??= new Float64Array(WINDOW));
   const touched = (windowTouched ??= new Int32Array(WINDOW));
-  const cursors = terms.map((term) => ({ list: term.list, idf: term.idf, i: 0, at: 0, slot: -1 }));
+  const cursors = terms.map((term, i) => ({ list: term.list, idf: weightedIdf(question, i, term), i: 0, at: 0, slot: -1 }));
   const floor = minScore * idfSum * (1 - 1e-9);
   const best = new TopK(limit);
   for (let start = 0; start < seqs.length; start += WINDOW) {
@@ -353,8 +367,7 @@ async function maxScoreTop(
   const cut = lowLayerCut(question.avgdl);
   const holding = new Set(terms);
   const held = terms
-    .filter((term) => term.df > 0)
-    .flatMap((term) => layersOf(term, cut, question.avgdl))
+    .flatMap((term, i) => (term.df > 0 ? layersOf(term, weightedIdf(question, i, term), cut, question.avgdl) : []))
     .sort((a, b) => b.bound - a.bound || a.term.termId - b.term.termId || a.kind.localeCompare(b.kind));
   const rest = restBounds(held);
   const floor = minScore * idfSum * (1 - 1e-9);
@@ -383,12 +396,21 @@ function lowLayerCut(avgdl: number): number {
   return Math.ceil(LOW_LAYER_LENGTH_SHARE * avgdl);
 }
 
-/** A term as MaxScore reads it: whole when its list is kept, else its layers (only the low one when no posting can be high). */
-function layersOf(term: TermEntry, cut: number, avgdl: number): Layer[] {
-  if (term.list) return [{ term, kind: 'whole', bound: term.bound, estimate: term.list.count }];
-  const low: Layer = { term, kind: 'low', bound: contribution(term.idf, 1, Math.max(cut, term.minLength), avgdl), estimate: term.layers?.low?.count ?? term.df };
+/**
+ * A term as MaxScore reads it, at the idf this question gives it: whole when its list is
+ * kept, else its layers (only the low one when no posting can be high).
+ */
+function layersOf(term: TermEntry, idf: number, cut: number, avgdl: number): Layer[] {
+  const bound = contribution(idf, term.maxTf, term.minLength, avgdl);
+  if (term.list) return [{ term, kind: 'whole', idf, bound, estimate: term.list.count }];
+  const low: Layer = { term, kind: 'low', idf, bound: contribution(idf, 1, Math.max(cut, term.minLength), avgdl), estimate: term.layers?.low?.count ?? term.df };
   if (term.maxTf <= 1 && term.minLength >= cut) return [low];
-  return [{ term, kind: 'high', bound: term.bound, estimate: term.layers?.high?.count ?? Math.ceil(term.df * HIGH_LAYER_ESTIMATE) }, low];
+  return [{ term, kind: 'high', idf, bound, estimate: term.layers?.high?.count ?? Math.ceil(term.df * HIGH_LAYER_ESTIMATE) }, low];
+}
+
+/** A term's idf as the question weighs it: its share of it (ParsedQuestion.shares; 1 multiplies to the idf itself, to the bit). */
+function weightedIdf(question: ParsedQuestion, index: number, term: TermEntry): number {
+  return term.idf * question.shares[index];
 }
 
 /** For each start in the ordered layers, the most the layers from there add to a passage: per term, the larger of its layers' bounds. */
@@ -428,7 +450,7 @@ async function scoreWithEssential(
   const table = agent.table!;
   const partial = new Float64Array(table.seqs.length);
   const touched: number[] = [];
-  for (const layer of held.slice(0, essential)) accumulate(layerList(layer), layer.term.idf, table, question.avgdl, partial, touched);
+  for (const layer of held.slice(0, essential)) accumulate(layerList(layer), layer.idf, table, question.avgdl, partial, touched);
   // The k-th best partial score is a floor to the k-th score.
   const lower = new TopK(limit);
   for (const slot of touched) lower.offer(table.seqs[slot], partial[slot]);
@@ -470,7 +492,11 @@ async function scoreWithEssential(
  */
 async function otherContributions(ctx: Context, agentId: string, question: ParsedQuestion, others: Layer[], seqs: number[], cut: number): Promise<Map<number, number> | null> {
   const kinds = new Map<TermEntry, Set<Layer['kind']>>();
-  for (const layer of others) kinds.set(layer.term, (kinds.get(layer.term) ?? new Set()).add(layer.kind));
+  const idfOf = new Map<TermEntry, number>();
+  for (const layer of others) {
+    kinds.set(layer.term, (kinds.get(layer.term) ?? new Set()).add(layer.kind));
+    idfOf.set(layer.term, layer.idf);
+  }
   const { rows } = await sql<{ version: string; seq: string | null; term_id: string | null; tf: number | null; length: number | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId})
     select v.version, x.passage_seq as seq, x.term_id, x.tf, x.length from v left join lateral (
@@ -488,7 +514,7 @@ async function otherContributions(ctx: Context, agentId: string, question: Parse
     const wanted = kinds.get(term)!;
     if (!wanted.has('whole') && !wanted.has(tf > 1 || length < cut ? 'high' : 'low')) continue;
     const seq = Number(row.seq);
-    sums.set(seq, (sums.get(seq) ?? 0) + contribution(term.idf, tf, length, question.avgdl));
+    sums.set(seq, (sums.get(seq) ?? 0) + contribution(idfOf.get(term)!, tf, length, question.avgdl));
   }
   return sums;
 }
@@ -526,7 +552,9 @@ function ahead(seq: number, score: number, other: ScoredPassage): boolean {
 }
 
 /**
- * What a score is divided by: each word weighs the idf of its best term the index holds; a
+ * What a score is divided by: each word weighs the most one of its terms the index holds can
+ * add, its idf at the question's share of it (a looser form rarer than the word, held at a
+ * lower share, weighs no more than it adds, so it does not lower every passage's share); a
  * word held in no form (a question word no stop list has, "jullie", "wann"; an inflection
  * the material does not use) weighs ABSENT_SHARE of the idf of a term in one passage. Such a
  * word tells no passage apart, so it may not outweigh the words the passages do hold (with a
@@ -539,7 +567,7 @@ function questionWeight(question: ParsedQuestion, terms: TermEntry[]): number {
   let total = 0;
   for (const word of question.words) {
     let best = -1;
-    for (const term of word) if (terms[term].df > 0) best = Math.max(best, terms[term].idf);
+    for (const term of word) if (terms[term].df > 0) best = Math.max(best, weightedIdf(question, term, terms[term]));
     total += best >= 0 ? best : absent;
   }
   return total;
@@ -557,7 +585,7 @@ export async function parseQuestion(
   agentId: string,
   configs: string[],
   query: string,
-  alternatives: Array<[word: string, alternative: string]> = [],
+  alternatives: Alternative[] = [],
 ): Promise<ParsedQuestion | undefined> {
   // The question's values are each read through a scalar subquery, so that the plan cannot depend on them: PostgreSQL
   // then keeps one plan for the prepared statement (generic) instead of planning it anew for every question, which
@@ -571,8 +599,9 @@ export async function parseQuestion(
       (select coalesce(json_agg(json_build_array(c.i, l.lexeme, l.positions)), '[]')
         from (select name, min(i) as i from unnest((select ${configs}::text[]) || a.configs) with ordinality as c(name, i) group by name) c
         cross join lateral unnest(to_tsvector(c.name::regconfig, (select ${query}::text))) as l) as parsed,
-      (select coalesce(json_agg(json_build_array(w.lexeme, o.lexeme) order by c.ci, x.xi, w.wi, o.oi), '[]')
-        from unnest((select ${alternatives.map(([word]) => word)}::text[]), (select ${alternatives.map(([, alternative]) => alternative)}::text[])) with ordinality as x(word, alternative, xi)
+      (select coalesce(json_agg(json_build_array(w.lexeme, o.lexeme, x.share) order by c.ci, x.xi, w.wi, o.oi), '[]')
+        from unnest((select ${alternatives.map(([word]) => word)}::text[]), (select ${alternatives.map(([, alternative]) => alternative)}::text[]),
+          (select ${alternatives.map(([, , share]) => share ?? 1)}::float8[])) with ordinality as x(word, alternative, share, xi)
         cross join lateral unnest(to_tsvector((select ${configs[0]}::regconfig), x.word)) with ordinality as w(lexeme, positions, weights, wi)
         cross join lateral unnest((select ${configs.slice(0, 2)}::text[])) with ordinality as c(name, ci)
         cross join lateral unnest(to_tsvector(c.name::regconfig, x.alternative)) with ordinality as o(lexeme, positions, weights, oi)) as alternatives
@@ -582,19 +611,26 @@ export async function parseQuestion(
   if (!row || Number(row.n) <= 0) return undefined;
   const n = Number(row.n);
   const parsed = (typeof row.parsed === 'string' ? JSON.parse(row.parsed) : row.parsed) as Array<[number, string, number[] | null]>;
-  const alternative = (typeof row.alternatives === 'string' ? JSON.parse(row.alternatives) : row.alternatives) as Array<[string, string]>;
+  const alternative = (typeof row.alternatives === 'string' ? JSON.parse(row.alternatives) : row.alternatives) as Array<[string, string, number]>;
   return { version: row.version, n, avgdl: Math.max(Number(row.total) / n, 1), ...questionWords(parsed, alternative) };
 }
 
 /**
  * The words of a question from its lexemes by configuration (1 the first) and places; a
  * word's alternatives (its synonyms or translations, as lexemes of the first two
- * configurations: the question's language's and the agent's) are further forms of it.
+ * configurations: the question's language's and the agent's) are further forms of it, each
+ * at its share of the idf (a term several words have counts its largest).
  */
-function questionWords(parsed: Array<[number, string, number[] | null]>, alternatives: Array<[string, string]> = []): { terms: string[]; words: number[][] } {
+function questionWords(parsed: Array<[number, string, number[] | null]>, alternatives: Array<[string, string, number]> = []): { terms: string[]; words: number[][]; shares: number[] } {
   const terms: string[] = [];
+  const shares: number[] = [];
   const indexOf = new Map<string, number>();
-  const termIndex = (term: string) => indexOf.get(term) ?? indexOf.set(term, terms.push(term) - 1).get(term)!;
+  const termIndex = (term: string, share = 1) => {
+    let at = indexOf.get(term);
+    if (at === undefined) indexOf.set(term, (at = terms.push(term) - 1));
+    shares[at] = Math.max(shares[at] ?? 0, share);
+    return at;
+  };
   const words: Array<Set<number>> = [];
   const wordAt = new Map<number, Set<number>>();
   for (const [config, lexeme, positions] of parsed) {
@@ -607,12 +643,12 @@ function questionWords(parsed: Array<[number, string, number[] | null]>, alterna
     if (Number(config) === 1) continue;
     for (const position of positions ?? []) wordAt.get(position)?.add(termIndex(lexeme));
   }
-  for (const [wordLexeme, alternative] of alternatives) {
+  for (const [wordLexeme, alternative, share] of alternatives) {
     const at = indexOf.get(wordLexeme);
     if (at === undefined) continue;
-    for (const word of words) if (word.has(at)) word.add(termIndex(alternative));
+    for (const word of words) if (word.has(at)) word.add(termIndex(alternative, Number(share)));
   }
-  return { terms, words: words.map((word) => [...word]) };
+  return { terms, words: words.map((word) => [...word]), shares };
 }
 
 /**

@@ -203,6 +203,26 @@ test("a question's alternatives come configuration by configuration (the questio
   assert.deepEqual(parsed.words.map((word) => word.map((term) => parsed.terms[term])), [['fit', 'accommod', 'accommodat'], ['seat', 'suit']]);
 });
 
+test('alternatives at a share of their idf (broader nouns) rank alike in every path: the lists kept, MaxScore, its layers and the database function', async () => {
+  for (const query of queries.slice(0, 12)) {
+    // Each word also searched as a rarer word at half its idf, and the first as another at full.
+    const alternatives: Array<[string, string, number?]> = query.split(' ').map((word) => [word, WORDS[(WORDS.indexOf(word) + 29) % WORDS.length], 0.5]);
+    alternatives.push([query.split(' ')[0], WORDS[(WORDS.indexOf(query.split(' ')[0]) + 11) % WORDS.length]]);
+    const parsed = (await parseQuestion(service.ctx, agentId, ['english'], query, alternatives))!;
+    assert.ok(parsed.shares.includes(0.5), query);
+    for (const [limit, minScore] of [[20, 0], [5, 0], [20, 0.3]] as const) {
+      const label = `${query} (top ${limit}, min ${minScore})`;
+      const kept = (await topPassages(service.ctx, agentId, parsed, limit, minScore))!.map((hit) => hit.score.toFixed(9));
+      const byMaxScore = (await topPassages(service.ctx, agentId, parsed, limit, minScore, { fullRead: 0, firstRead: 0 }))!.map((hit) => hit.score.toFixed(9));
+      const byLayers = (await topPassages(layersOnly, agentId, parsed, limit, minScore, { fullRead: 0, firstRead: 0 }))!.map((hit) => hit.score.toFixed(9));
+      const byDatabase = (await databaseLexicalSearch(service.ctx, agentId, parsed, limit, minScore)).map((hit) => hit.score.toFixed(9));
+      assert.deepEqual(byMaxScore, kept, `MaxScore: ${label}`);
+      assert.deepEqual(byLayers, kept, `layers: ${label}`);
+      assert.deepEqual(byDatabase, kept, `database: ${label}`);
+    }
+  }
+});
+
 test('deleting the agent takes its passages, postings and statistics with it', async () => {
   const before = Number((await sql<{ n: number }>`select count(*) as n from passage_postings`.execute(service.ctx.db)).rows[0].n);
   const mine = Number(

@@ -135,6 +135,18 @@ describe('lexical search (no embedding provider)', () => {
     await page('bonen', 'Bonen', 'Cafeïne zit in elke boon, ook in de onze.');
     assert.deepEqual((await search('Hoe halen jullie de cafeïne eruit?', 'nl')).map((hit) => hit.title), ['Bonen'], 'the word itself is held: its compounds are not searched');
   });
+
+  test("an English verb finds a passage holding a verb of one doer with it, below one holding the verb itself ('started' finds 'founded')", async () => {
+    const own = await service.seedWorkspace({ plan: 'studio' });
+    const agent = await seedAgent(service, own, 'Doers');
+    const page = (key: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: CRAWL, url: `https://doers.example/${key}`, title: key, text });
+    await page('team', 'Hannah Okafor founded the bakery in 2014.');
+    await page('history', 'The bakery started in a garage.');
+    await page('parking', 'Parking is free behind the shop.');
+    const hits = await searchPassages(service.ctx, { agentId: agent, query: 'Who started it?', topK: 3, minSimilarity: 0, language: 'en' });
+    assert.deepEqual(hits.map((hit) => hit.title), ['history', 'team']);
+    assert.ok(hits[1].score < hits[0].score);
+  });
 });
 
 describe('hybrid search (embedding provider configured)', () => {

@@ -22,7 +22,7 @@ import type { Context } from '../../context.ts';
 import { prepared } from '../../platform/db.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { isLanguage, textSearchConfig } from './languages.ts';
-import { parseQuestion, topPassages, type ParsedQuestion } from './postings.ts';
+import { parseQuestion, topPassages, type Alternative, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
 import { englishLexicon } from './english-wordnet.ts';
 import { translations } from './bilingual.ts';
@@ -113,15 +113,25 @@ async function lexicalRanking(ctx: Context, agentId: string, query: string, conf
   });
 }
 
-type Alternatives = Array<[word: string, alternative: string]>;
-/** Synonyms searched for a word, at most (in the file's order). */
+type Alternatives = Alternative[];
+/** Synonyms searched for a word, at most (in the file's order); broader nouns likewise. */
 const MAX_ALTERNATIVES = 6;
+/**
+ * The share of its idf a looser alternative adds for a question's word (a verb of one doer):
+ * half, as the offline model holds the word by it (chat/offline-model.ts, NARROWER_SHARE). A
+ * founder is a beginner, but not every start is a founding: a passage holding the word itself
+ * or a synonym ranks above one holding only such a verb. (Broader nouns at this share were
+ * tried and dropped: docs/chat.md, the eighth step.)
+ */
+export const RELATED_SHARE = 0.5;
 
 /**
  * An English question's words with their synonyms (english-wordnet.ts): "operation" is
  * also searched as "surgery", "started" as "began". Each synonym is a further form of its
  * word: a passage holding either scores for it, and the word weighs what its best held form
- * weighs. The other four languages have no maintained thesaurus here.
+ * weighs. A verb is also searched as the verbs of one doer with it, at RELATED_SHARE
+ * ("started" as "founded").
+ * The other four languages have no maintained thesaurus here.
  */
 export function englishAlternatives(query: string): Alternatives {
   const lexicon = englishLexicon();
@@ -130,7 +140,9 @@ export function englishAlternatives(query: string): Alternatives {
   for (const word of query.toLowerCase().match(/\p{L}{3,}/gu) ?? []) {
     if (seen.has(word)) continue;
     seen.add(word);
-    for (const alternative of lexicon.synonyms(word).slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
+    const synonyms = lexicon.synonyms(word);
+    for (const alternative of synonyms.slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
+    for (const verb of lexicon.sameDoer(word).slice(0, MAX_ALTERNATIVES)) out.push([word, verb, RELATED_SHARE]);
   }
   return out;
 }
@@ -215,11 +227,11 @@ function hitOf(row: PassageRowOut, score: number): PassageHit {
 
 /** The same ranking by the database function alone: one round trip reading the postings it needs. */
 export async function databaseLexicalSearch(ctx: Context, agentId: string, question: ParsedQuestion, limit: number, minScore = 0): Promise<PassageHit[]> {
-  const pairs = question.words.flatMap((word, i) => word.map((term) => [question.terms[term], i + 1] as const));
+  const pairs = question.words.flatMap((word, i) => word.map((term) => [question.terms[term], i + 1, question.shares[term]] as const));
   if (pairs.length === 0) return [];
   const result = await sql<PassageRowOut & { score: number }>`
     select * from bm25_top_passages(${agentId}, ${pairs.map(([term]) => term)}::text[], ${pairs.map(([, word]) => word)}::integer[],
-      ${limit}::integer, ${minScore}::float8)`.execute(ctx.db);
+      ${pairs.map(([, , share]) => share)}::float8[], ${limit}::integer, ${minScore}::float8)`.execute(ctx.db);
   return result.rows.map((row) => hitOf(row, Number(row.score)));
 }
 
