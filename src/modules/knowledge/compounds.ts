@@ -45,10 +45,13 @@ export async function withCompounds(ctx: Context, agentId: string, question: Par
   if (rows.length === 0) return question;
   const terms = [...question.terms];
   const words = question.words.map((word) => [...word]);
+  // A compound counts its whole idf, as a synonym does (ParsedQuestion.shares).
+  const shares = [...question.shares];
   for (const { word, term } of rows) {
     let at = terms.indexOf(term);
     if (at < 0) at = terms.push(term) - 1;
+    shares[at] = 1;
     if (!words[word].includes(at)) words[word].push(at);
   }
-  return { ...question, terms, words };
+  return { ...question, terms, words, shares };
 }
