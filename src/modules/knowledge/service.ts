@@ -27,9 +27,9 @@ import {
   recordFileFetch,
   refusalOf,
   storageUsed,
+  type NewSourceRow,
   type SourceRow,
   type SourceSummary,
-  type SourceType,
 } from './store.ts';
 
 export type NewSource =
@@ -163,13 +163,8 @@ export async function addUploadedFiles(
   }
 }
 
-interface PendingSource {
-  type: SourceType;
-  name: string;
-  url: string | null;
-  title: string | null;
-  content: string;
-  sizeBytes: number;
+/** A source as a caller adds it, before it has an id, an agent or a queue (store.ts's NewSourceRow). */
+interface PendingSource extends Pick<NewSourceRow, 'type' | 'name' | 'url' | 'title' | 'content' | 'sizeBytes'> {
   file?: { kind: 'pdf' | 'docx' | 'markdown' | 'text'; bytes: Uint8Array };
 }
 
