@@ -54,62 +54,78 @@ async function sources(api: ServiceApi, agentId: string): Promise<Array<{ id: st
 
 const qa = (n: number) => ({ type: 'qa', question: `Can parcel ${n} be sent abroad?`, answer: `Parcel number ${n} goes to any country in Europe.` });
 
-async function killMidBatch(deployment: Deployment): Promise<void> {
-  embeddings = await startEmbeddingServer(32);
+/** The deployment started against a local embedding endpoint (its requests can be held), with an agent. */
+async function startWithEmbeddings(deployment: Deployment, name: string): Promise<{ api: ServiceApi; agent: { id: string }; endpoint: EmbeddingServer }> {
+  const endpoint = (embeddings = await startEmbeddingServer(32));
   const api = await deployment.start({
     PARLEY_RATE_LIMIT_PER_MINUTE: '100000',
     PARLEY_LOST_WORK_AFTER_SECONDS: String(LOST_AFTER_SECONDS),
-    OPENAI_BASE_URL: embeddings.url,
+    OPENAI_BASE_URL: endpoint.url,
     PARLEY_EMBEDDING_MODEL: 'fake',
     PARLEY_EMBEDDING_DIMENSIONS: '32',
   });
-  const agent = await callApi(api, 'POST', '/agents', { name: 'Batch crash', useCase: 'general' });
+  return { api, agent: await callApi(api, 'POST', '/agents', { name, useCase: 'general' }), endpoint };
+}
 
-  // Both batch workers of the process held inside a read of one source each.
-  embeddings.holdWhen(() => true);
-  await callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(1000));
-  await until('one worker is held', async () => embeddings!.held().length, (held) => held === 1);
-  await callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(1001));
-  await until('both workers are held', async () => embeddings!.held().length, (held) => held === 2);
-
-  // These wait in the queue; once the workers are let go, they take them as batches, held again.
-  await Promise.all(Array.from({ length: QUEUED }, (_, n) => callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(n))));
-  embeddings.release();
-  embeddings.holdWhen((texts) => texts.length > 1);
-  await until('a batch of several sources reaches the embedding endpoint', async () => embeddings!.held().map((texts) => texts.length), (held) => held.some((n) => n > 1));
-  const accepted = await sources(api, agent.id);
-  assert.equal(accepted.length, QUEUED + 2, 'every source is accepted');
-  assert.ok(accepted.some((source) => source.status === 'pending'), 'the batch is unfinished when the kill comes');
-
+/**
+ * Kills the worker while its reads are held, lets the held requests go once the dead worker's reads count as lost,
+ * starts a worker again, and waits until no source is pending: the sources as they end.
+ */
+async function killAndSettle(deployment: Deployment, endpoint: EmbeddingServer, agentId: string, work: string): Promise<Awaited<ReturnType<typeof sources>>> {
   const survivor = await deployment.killWorker();
   if (survivor) {
-    const left = await sources(survivor, agent.id);
-    assert.ok(left.filter((source) => source.status === 'pending').length > 1, 'the API outlived the worker: the batch shows as unfinished');
+    const left = await sources(survivor, agentId);
+    assert.ok(left.filter((source) => source.status === 'pending').length > 1, `the API outlived the worker: the ${work} shows as unfinished`);
   }
-
   await new Promise((resolve) => setTimeout(resolve, LOST_AFTER_SECONDS * 1000));
-  embeddings.release();
+  endpoint.release();
   const after = await deployment.restartWorker();
-  const settled = await until('no source is pending', () => sources(after, agent.id), (list) => list.every((source) => source.status !== 'pending'));
+  return until('no source is pending', () => sources(after, agentId), (list) => list.every((source) => source.status !== 'pending'));
+}
 
-  assert.deepEqual(
-    accepted.filter((source) => !settled.some((kept) => kept.id === source.id)).map((source) => source.id),
-    [],
-    'no source accepted before the kill was lost',
-  );
+/** Every source ready with its one passage, in the index once, counted once, and read from its row, not through a job. */
+async function assertReadOnce(deployment: Deployment, agentId: string, settled: Awaited<ReturnType<typeof sources>>, count: number, fromRows: string): Promise<void> {
   assert.deepEqual(
     settled.filter((source) => source.status !== 'ready' || source.chunkCount !== 1),
     [],
     'every source is ready with its one passage',
   );
-  const { bySource, counted, readByJob } = await deployment.passages(agent.id);
+  const { bySource, counted, readByJob } = await deployment.passages(agentId);
   assert.deepEqual(
     settled.filter((source) => bySource.get(source.id) !== 1).map((source) => ({ id: source.id, passages: bySource.get(source.id) ?? 0 })),
     [],
     'each source’s passage is in the index once',
   );
-  assert.equal(counted, QUEUED + 2, 'the agent’s statistics count each passage once');
-  assert.equal(readByJob, 0, 'the dead worker’s rows went back to the row queue, none to a job');
+  assert.equal(counted, count, 'the agent’s statistics count each passage once');
+  assert.equal(readByJob, 0, fromRows);
+}
+
+async function killMidBatch(deployment: Deployment): Promise<void> {
+  const { api, agent, endpoint } = await startWithEmbeddings(deployment, 'Batch crash');
+
+  // Both batch workers of the process held inside a read of one source each.
+  endpoint.holdWhen(() => true);
+  await callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(1000));
+  await until('one worker is held', async () => endpoint.held().length, (held) => held === 1);
+  await callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(1001));
+  await until('both workers are held', async () => endpoint.held().length, (held) => held === 2);
+
+  // These wait in the queue; once the workers are let go, they take them as batches, held again.
+  await Promise.all(Array.from({ length: QUEUED }, (_, n) => callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(n))));
+  endpoint.release();
+  endpoint.holdWhen((texts) => texts.length > 1);
+  await until('a batch of several sources reaches the embedding endpoint', async () => endpoint.held().map((texts) => texts.length), (held) => held.some((n) => n > 1));
+  const accepted = await sources(api, agent.id);
+  assert.equal(accepted.length, QUEUED + 2, 'every source is accepted');
+  assert.ok(accepted.some((source) => source.status === 'pending'), 'the batch is unfinished when the kill comes');
+
+  const settled = await killAndSettle(deployment, endpoint, agent.id, 'batch');
+  assert.deepEqual(
+    accepted.filter((source) => !settled.some((kept) => kept.id === source.id)).map((source) => source.id),
+    [],
+    'no source accepted before the kill was lost',
+  );
+  await assertReadOnce(deployment, agent.id, settled, QUEUED + 2, 'the dead worker’s rows went back to the row queue, none to a job');
 }
 
 /**
@@ -118,48 +134,19 @@ async function killMidBatch(deployment: Deployment): Promise<void> {
  * killed, and a new one reads them again from their rows: each ready with its one passage, once.
  */
 async function killMidRetrain(deployment: Deployment): Promise<void> {
-  embeddings = await startEmbeddingServer(32);
-  const api = await deployment.start({
-    PARLEY_RATE_LIMIT_PER_MINUTE: '100000',
-    PARLEY_LOST_WORK_AFTER_SECONDS: String(LOST_AFTER_SECONDS),
-    OPENAI_BASE_URL: embeddings.url,
-    PARLEY_EMBEDDING_MODEL: 'fake',
-    PARLEY_EMBEDDING_DIMENSIONS: '32',
-  });
-  const agent = await callApi(api, 'POST', '/agents', { name: 'Retrain crash', useCase: 'general' });
+  const { api, agent, endpoint } = await startWithEmbeddings(deployment, 'Retrain crash');
   await Promise.all(Array.from({ length: QUEUED }, (_, n) => callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(n))));
   await until('the sources are read a first time', () => sources(api, agent.id), (list) => list.every((source) => source.status === 'ready'));
 
-  embeddings.holdWhen((texts) => texts.length > 1);
+  endpoint.holdWhen((texts) => texts.length > 1);
   const retrain = await callApi(api, 'POST', `/agents/${agent.id}/retrain`);
   assert.equal(retrain.sourceCount, QUEUED);
-  await until('a batch of the retrain reaches the embedding endpoint', async () => embeddings!.held().map((texts) => texts.length), (held) => held.some((n) => n > 1));
+  await until('a batch of the retrain reaches the embedding endpoint', async () => endpoint.held().map((texts) => texts.length), (held) => held.some((n) => n > 1));
   const accepted = await sources(api, agent.id);
   assert.ok(accepted.some((source) => source.status === 'pending'), 'the retrain is unfinished when the kill comes');
 
-  const survivor = await deployment.killWorker();
-  if (survivor) {
-    const left = await sources(survivor, agent.id);
-    assert.ok(left.filter((source) => source.status === 'pending').length > 1, 'the API outlived the worker: the retrain shows as unfinished');
-  }
-  await new Promise((resolve) => setTimeout(resolve, LOST_AFTER_SECONDS * 1000));
-  embeddings.release();
-  const after = await deployment.restartWorker();
-  const settled = await until('no source is pending', () => sources(after, agent.id), (list) => list.every((source) => source.status !== 'pending'));
-
-  assert.deepEqual(
-    settled.filter((source) => source.status !== 'ready' || source.chunkCount !== 1),
-    [],
-    'every source is ready with its one passage',
-  );
-  const { bySource, counted, readByJob } = await deployment.passages(agent.id);
-  assert.deepEqual(
-    settled.filter((source) => bySource.get(source.id) !== 1).map((source) => ({ id: source.id, passages: bySource.get(source.id) ?? 0 })),
-    [],
-    'each source’s passage is in the index once',
-  );
-  assert.equal(counted, QUEUED, 'the agent’s statistics count each passage once');
-  assert.equal(readByJob, 0, 'the retrain and its recovery read every source from its row, none through a job');
+  const settled = await killAndSettle(deployment, endpoint, agent.id, 'retrain');
+  await assertReadOnce(deployment, agent.id, settled, QUEUED, 'the retrain and its recovery read every source from its row, none through a job');
 }
 
 const PASSAGES_SQL = `select source_id, count(*)::int as n from passages where agent_id = $1 group by source_id`;
