@@ -11,7 +11,7 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import type { ParsedQuestion } from './postings.ts';
+import { withFurtherForms, type ParsedQuestion } from './postings.ts';
 
 /** The languages that write compounds as one word. */
 const COMPOUNDING = new Set(['nl', 'de']);
@@ -42,16 +42,6 @@ export async function withCompounds(ctx: Context, agentId: string, question: Par
       where s.agent_id = ${agentId} and s.term ~>=~ a.term and s.term ~<~ (a.term || chr(1114111)) and s.term <> a.term and starts_with(s.term, a.term)
       order by s.df desc, s.term
       limit ${MAX_COMPOUNDS}) c`.execute(ctx.db);
-  if (rows.length === 0) return question;
-  const terms = [...question.terms];
-  const words = question.words.map((word) => [...word]);
-  // A compound counts its whole idf, as a synonym does (ParsedQuestion.shares).
-  const shares = [...question.shares];
-  for (const { word, term } of rows) {
-    let at = terms.indexOf(term);
-    if (at < 0) at = terms.push(term) - 1;
-    shares[at] = 1;
-    if (!words[word].includes(at)) words[word].push(at);
-  }
-  return { ...question, terms, words, shares };
+  // A compound counts its whole idf, as a synonym does.
+  return withFurtherForms(question, rows.map(({ word, term }) => ({ word, term, share: 1 })));
 }

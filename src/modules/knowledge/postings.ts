@@ -616,6 +616,25 @@ export async function parseQuestion(
 }
 
 /**
+ * The question with further forms of its words added (a word's index, the form's term, its share
+ * of the idf), as questionWords adds alternatives: a term already in the question keeps its
+ * place, and a term several words have counts its largest share.
+ */
+export function withFurtherForms(question: ParsedQuestion, forms: Array<{ word: number; term: string; share: number }>): ParsedQuestion {
+  if (forms.length === 0) return question;
+  const terms = [...question.terms];
+  const shares = [...question.shares];
+  const words = question.words.map((word) => [...word]);
+  for (const { word, term, share } of forms) {
+    let at = terms.indexOf(term);
+    if (at < 0) at = terms.push(term) - 1;
+    shares[at] = Math.max(shares[at] ?? 0, share);
+    if (!words[word].includes(at)) words[word].push(at);
+  }
+  return { ...question, terms, words, shares };
+}
+
+/**
  * The words of a question from its lexemes by configuration (1 the first) and places; a
  * word's alternatives (its synonyms or translations, as lexemes of the first two
  * configurations: the question's language's and the agent's) are further forms of it, each
