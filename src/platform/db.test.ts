@@ -95,6 +95,33 @@ test('a prepared statement reading * gives the new columns after its table chang
   }
 });
 
+test('a connection lost while a transaction holds it fails that transaction, not the process, and the next statement runs on a new one', async (t) => {
+  const { database, url, drop } = await freshDatabase();
+  if (url === undefined) {
+    t.skip('PostgreSQL only: the embedded store has one connection that cannot be lost');
+    await database.close();
+    return;
+  }
+  const single = await openPostgres(url, 1);
+  try {
+    let lostPid: number | undefined;
+    const transaction = single.db.transaction().execute(async (trx) => {
+      lostPid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
+      await sql`select pg_terminate_backend(${lostPid}::integer)`.execute(database.db);
+      // The client hears of the loss while it is handed out: no listener of the pool's is on it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await sql`select 1`.execute(trx);
+    });
+    await assert.rejects(transaction);
+    const after = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(single.db)).rows[0]!;
+    assert.notEqual(after.pid, lostPid);
+  } finally {
+    await single.close();
+    await database.close();
+    await drop();
+  }
+});
+
 test('a prepared statement is prepared again on the connection that replaces a lost one', async (t) => {
   const { database, url, drop } = await freshDatabase();
   if (url === undefined) {

@@ -104,6 +104,15 @@ function isCachedPlanChanged(error: unknown): boolean {
 class PreparingClient extends pg.Client {
   private readonly renamed = new Map<string, number>();
 
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // pg emits 'error' when the connection is lost, and the pool listens only while the
+    // client is idle: lost while handed out (a statement running, a transaction open),
+    // the event would have no listener and end the process. The statements on it fail
+    // with the error, and the pool drops it when it is released.
+    this.on('error', () => {});
+  }
+
   // pg's overloads: only the (text, values) form that Kysely and executeSql use is changed.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
