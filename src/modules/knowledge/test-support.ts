@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../../../test/support/harness.ts';
 
-export async function waitForSource(service: Service, key: string, agentId: string, sourceId: string, timeoutMs = 15_000): Promise<any> {
+export async function waitForSource(service: Service, key: string, agentId: string, sourceId: string, timeoutMs = 60_000): Promise<any> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const reply = await service.api('GET', `/agents/${agentId}/sources/${sourceId}`, { key });

@@ -8,7 +8,7 @@ import { startSmtpCapture, type SmtpCapture } from './test-support.ts';
 import type { MailRow } from '../../platform/mail.ts';
 
 /** Polls the database for a state the background worker reaches (no fixed sleeps). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

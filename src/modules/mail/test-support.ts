@@ -43,7 +43,7 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
     received,
     refused: 0,
     refuseNext: (count, code) => void (refusing = { count, code }),
-    waitFor: async (match, timeoutMs = 15_000) => {
+    waitFor: async (match, timeoutMs = 60_000) => {
       const signal = AbortSignal.timeout(timeoutMs);
       for (;;) {
         const found = received.find(match);
@@ -53,7 +53,7 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
         });
       }
     },
-    waitForRefusals: async (count, timeoutMs = 15_000) => {
+    waitForRefusals: async (count, timeoutMs = 60_000) => {
       const signal = AbortSignal.timeout(timeoutMs);
       while (capture.refused < count) {
         await once(events, 'change', { signal }).catch(() => {

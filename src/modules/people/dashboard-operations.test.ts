@@ -109,7 +109,7 @@ describe('webhooks: switching one on again, and its recent deliveries with attem
   });
 });
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error('condition not met in time');

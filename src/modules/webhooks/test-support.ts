@@ -44,7 +44,7 @@ export async function startReceiver(now: () => number): Promise<Receiver> {
     answer: 'ok',
     secret: '',
     received: [],
-    waitFor: async (count, timeoutMs = 15_000) => {
+    waitFor: async (count, timeoutMs = 60_000) => {
       const signal = AbortSignal.timeout(timeoutMs);
       while (receiver.received.length < count) {
         await once(events, 'received', { signal }).catch(() => {
