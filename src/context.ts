@@ -69,7 +69,6 @@ export async function createContext(config: Config, options: ContextOptions = {}
   if (testClock) closers.push(await followClockOffset(database.db, testClock));
   // An api process only sends jobs: pg-boss loads with its first send.
   const queue = await createQueue(database, { startAtFirstUse: config.role === 'api' });
-  closers.push(() => queue.stop());
   releaseStartUpMemory();
   // ioredis loads only with REDIS_URL.
   const redis = config.redisUrl ? (await import('./platform/redis.ts')).connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
@@ -79,6 +78,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   // The embedded database is one process's, so a counter in memory is exact there.
   const fileReader = createFileReader({ concurrency: config.fileReadConcurrency, compileCacheDir: path.join(config.dataDir, 'reader-compile-cache') });
   closers.push(() => fileReader.close());
+  // Closed in reverse: the jobs running finish before the file reader, Redis and the database they use are closed.
+  closers.push(() => queue.stop());
   const versions = redis ? redisVersions(redis) : database.kind === 'embedded' ? memoryVersions() : uncachedVersions();
   return {
     config,
