@@ -7,15 +7,16 @@
  * the two stores' runs share one pool of PARLEY_TEST_CONCURRENCY processes (2 by
  * default, as many as each pass ran before) instead of running one after the
  * other, and the slowest files start first (durations from the last run, kept in
- * .tmp/test-durations.json, else the CI figures committed in test/durations.json): the run no longer ends each pass on its one long
- * file with a core idle (docs/performance.md, CI). A file's output is printed whole when it ends;
+ * .tmp/test-durations.json, else the CI figures committed in test/durations.json):
+ * the run no longer ends each pass on its one long file with a core idle (docs/performance.md, CI). A file's output is printed whole when it ends;
  * the end of the run lists each store's slowest files and every failure.
  *
  * STORE_INDEPENDENT files run once: they never open a store, so a second run
  * would prove nothing more. They run with PARLEY_TEST_STORE=none, under which
  * the test support refuses to open a store (test/support/stores.ts), so a file
- * wrongly listed here fails instead of running on one store only. Every other
- * file runs on both stores; a file not listed (a new one) therefore runs on both.
+ * wrongly listed here fails instead of running on one store only. ONE_STORE files
+ * (the widget's browser files) run on the one store named there. Every other file
+ * runs on both stores; a file not listed (a new one) therefore runs on both.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -50,6 +51,19 @@ export const STORE_INDEPENDENT = [
   'src/platform/versions.test.ts',
   'test/first-run.test.ts',
 ];
+
+/**
+ * Browser files that run on one store: they prove the widget's browser code (what it draws, what it sends, layout,
+ * the keyboard, its safety on a hostile page), and the visitor API's rules behind what they check (conversations,
+ * feedback, openedBy, pages, leads and their moments, tickets, attachments, the analytics' counts) are proven over HTTP
+ * on both stores by their modules' own files (visitors, leads, tickets, visitor-files, chat, analytics). The two
+ * halves run on different stores, so a browser still talks to each. A file named here whose store is not set up runs
+ * on the embedded one. docs/performance.md, CI. A path that no longer exists fails the run.
+ */
+export const ONE_STORE: Record<string, StoreKind> = {
+  'src/modules/widget/widget-forms.test.ts': 'postgres',
+  'src/modules/widget/widget.test.ts': 'embedded',
+};
 
 type Pass = StoreKind | 'none';
 
@@ -145,9 +159,9 @@ async function runPool(jobs: Job[], concurrency: number): Promise<Done[]> {
 
 const only = process.argv.slice(2).map((file) => path.normalize(file));
 const files = only.length > 0 ? only : [...testFiles('src'), ...testFiles('test')].sort();
-const missing = STORE_INDEPENDENT.filter((file) => !existsSync(file));
+const missing = [...STORE_INDEPENDENT, ...Object.keys(ONE_STORE)].filter((file) => !existsSync(file));
 if (missing.length > 0) {
-  console.error(`test/run.ts lists store-independent files that do not exist: ${missing.join(', ')}`);
+  console.error(`test/run.ts lists files that do not exist (STORE_INDEPENDENT, ONE_STORE): ${missing.join(', ')}`);
   process.exit(1);
 }
 const once = new Set(STORE_INDEPENDENT);
@@ -166,9 +180,13 @@ for (const store of stores) await prepareTemplates(store);
 const known = readDurations();
 /** Files without a recorded duration (new ones, or a fresh checkout) are guessed by size: bigger files tend to run longer. */
 const guess = (file: string) => statSync(file).size / 1000;
-const jobs: Job[] = files.flatMap((file) =>
-  (once.has(file) ? (['none'] as Pass[]) : stores).map((pass) => ({ pass, file, expected: known[`${pass} ${file}`] ?? guess(file) })),
-);
+const passesOf = (file: string): Pass[] => {
+  if (once.has(file)) return ['none'];
+  const one = ONE_STORE[file.split(path.sep).join('/')];
+  if (one) return [stores.includes(one) ? one : 'embedded'];
+  return stores;
+};
+const jobs: Job[] = files.flatMap((file) => passesOf(file).map((pass) => ({ pass, file, expected: known[`${pass} ${file}`] ?? guess(file) })));
 jobs.sort((a, b) => b.expected - a.expected);
 
 console.log(`${jobs.length} test file runs on ${[...new Set(jobs.map((job) => job.pass))].map(passName).join(', ')}; ${concurrency} at a time, slowest first`);
