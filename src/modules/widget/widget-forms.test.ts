@@ -1,6 +1,7 @@
 /**
  * The widget in a real browser (Chromium through playwright-core, test-support.ts): the greeting and the nudge, the
  * lead form, tickets, attachments. The chat itself, loading, layout and safety: widget.test.ts.
+ * It runs on one store (test/run.ts ONE_STORE: the API rules behind its checks are proven on both by their own files).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,6 +2,7 @@
  * The widget in a real browser (Chromium through playwright-core, test-support.ts): loading and its budgets, the
  * chat and its sources, what a source or the host page cannot do to it, languages, the keyboard, layout, the
  * JavaScript API, the iframe, branding. The proactive messages and the forms: widget-forms.test.ts.
+ * It runs on one store (test/run.ts ONE_STORE: the API rules behind its checks are proven on both by their own files).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
