@@ -142,8 +142,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
  * A route's response serializer is compiled by the first response that needs it, not at start-up: the routes
  * (each twice, under /api/v1 and /app/api/v1, with a schema per status) have about a thousand, and compiling
  * them all kept some 20 MB of generated code that an idle process never runs (docs/performance.md, Memory).
- * Tests build the app with checkingSerializer, which compiles each at start, so a schema that cannot be
- * compiled still fails there.
+ * Tests build the app with checkingSerializer, likewise compiled at first use; openapi.test.ts compiles every one
+ * (compileEverySerializer), so a schema that cannot be compiled still fails there.
  */
 const serializerAtFirstUse: typeof compiledSerializer = (route) => {
   let serialize: ((data: unknown) => string) | undefined;

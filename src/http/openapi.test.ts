@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { startService, type SeededWorkspace, type Service } from '../../test/support/harness.ts';
 import { seedAgent } from '../../test/support/seed-agent.ts';
+import { compileEverySerializer } from './serializer.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -164,6 +165,10 @@ describe('GET /api/v1/openapi.json', () => {
     }
     const limit = doc.paths['/agents/{id}/sources'].get.parameters.find((p: any) => p.name === 'limit').schema;
     assert.deepEqual(limit.examples, [1]);
+  });
+
+  test('every response schema of every route compiles to its serializer (tests compile each at its first response, as production does)', () => {
+    assert.ok(compileEverySerializer() > 0);
   });
 
   test('response schemas admit fields a later version adds (spec 9.3); request bodies stay strict', () => {

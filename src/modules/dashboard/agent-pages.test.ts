@@ -1,10 +1,11 @@
 /**
  * One agent's Playground, Settings and Install pages of the dashboard (docs/dashboard.md), in
- * Chromium on the store under test: asking in the playground shows the answer with its
+ * Chromium: asking in the playground shows the answer with its
  * sources; a correction made there is learned and used by the next answer; a change of the
  * welcome message shows in the preview before it is saved and the API's field error shows
  * beside its field; the script snippet copied from Install, pasted into a page of an allowed
  * site, gives a widget that answers; every page passes axe and fits 375 px; Dutch on Settings.
+ * It runs on one store (test/run.ts ONE_STORE: the API rules behind its checks are proven on both by their own files).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -5,6 +5,7 @@
  * archive link renewed; a held report is previewed as its PDF, released (mailed with the PDF to a
  * real SMTP server) or discarded (never mailed); below the agency plan the page explains; axe and
  * 375 px on each; Dutch.
+ * It runs on one store (test/run.ts ONE_STORE: the API rules behind its checks are proven on both by their own files).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

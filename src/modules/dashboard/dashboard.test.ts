@@ -3,6 +3,7 @@
  * a person does in it: signs in with the link from the outbox, creates an agent from a
  * preset, adds a text; every page passes axe, fits 375 px and works with the keyboard alone;
  * the Dutch interface. One browser for the file; each test its own workspace and context.
+ * It runs on one store (test/run.ts ONE_STORE: the API rules behind its checks are proven on both by their own files).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

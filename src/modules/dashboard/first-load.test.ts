@@ -3,6 +3,7 @@
  * page's chunks beside the entry's and carries GET /app/api/me's data in a JSON element, so the
  * application starts without waiting for either; never cached; signed out, the page is as before.
  * And the top bar's switches, which replace that data: a failed one says so and keeps the old choice.
+ * It runs on one store (test/run.ts ONE_STORE: the API rules behind its checks are proven on both by their own files).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

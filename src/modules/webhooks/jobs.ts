@@ -47,6 +47,9 @@ export async function webhooksWorker(ctx: Context): Promise<void> {
     await retention.stop();
     await deliveries.stop();
     // Attempts under way finish (each is bounded by the acknowledgement time) before the database closes.
-    await Promise.race([Promise.allSettled([...running]), new Promise((r) => setTimeout(r, ACKNOWLEDGE_MS + 1000))]);
+    // The bound's timer is cleared once they have: left running, it kept a closed service's process alive 6 s.
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...running]), new Promise((r) => (bound = setTimeout(r, ACKNOWLEDGE_MS + 1000)))]);
+    clearTimeout(bound);
   });
 }
