@@ -325,6 +325,15 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.match(ask('Can a physio come to my house?', [FEES]).text, /95 pounds/, '"house" is a kind of home');
   });
 
+  test('a sentence holds a question’s noun by a sister noun its definition names, for half its weight ("monitor" by "screen")', () => {
+    const DESK = passage('Working from home', 'Set the top of your screen at eye level and keep your elbows at about 90 degrees.\nUse a separate keyboard.');
+    const monitor = ask('Where should my monitor be?', [DESK]);
+    assert.equal(monitor.declined, false);
+    assert.match(monitor.text, /eye level/);
+    assert.ok(monitor.coverage < ask('Where should my screen be?', [DESK]).coverage, 'less than the word itself');
+    assert.equal(ask('Where should my lamp be?', [DESK]).declined, true);
+  });
+
   test('"who" asks for a name that weighs as much as the question’s heaviest word', () => {
     const CLINIC = passage('Clinic', 'We treat back pain and help you recover after surgery.');
     const reply = ask('Who can help me recover after an operation?', [CLINIC, passage('Our team', 'Priya Shah specialises in rehabilitation after surgery.')]);

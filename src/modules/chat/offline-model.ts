@@ -140,7 +140,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
-  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word), ...lexicon.sameDoer(word)] : []));
+  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word), ...lexicon.sameDoer(word), ...lexicon.sisters(word)] : []));
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
@@ -513,8 +513,9 @@ function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string>
 
 /**
  * The stems of each question term's related words, for English (knowledge/english-wordnet.ts):
- * its synonyms ("operation" holds "surgery", "started" "began") or its narrower words
- * ("doctor" holds "gp").
+ * its synonyms ("operation" holds "surgery", "started" "began") or its related words
+ * ("doctor" holds "gp"; a verb of one doer, a sister noun its definition names: "monitor"
+ * holds "screen").
  */
 function relatedStems(question: string, related: (word: string) => readonly string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
