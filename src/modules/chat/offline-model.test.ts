@@ -400,6 +400,15 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.equal(ask('Do you ship to Japan?', [SHIPPING_NL]).declined, true, 'a country the material does not name');
   });
 
+  test('across languages into English a question word with one translation is held by that word’s synonyms too ("eerste": first, initial)', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const FEES = passage('Treatments and prices', 'Initial assessment — Length: 60 minutes; Price: £65\n\nFollow-up session — Length: 45 minutes; Price: £50');
+    const reply = ask('Wat kost de eerste afspraak?', [FEES], { language: 'nl' });
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /Initial assessment — Length: 60 minutes; Price: £65/);
+    assert.doesNotMatch(reply.text, /£50/);
+  });
+
   test('across languages a word spelt as one of the material’s that is none of its translations is a false friend', async () => {
     await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
     const INVOICE = passage('Créer une facture', "Facturo ajoute les mentions obligatoires : date d'échéance et pénalités de retard.");

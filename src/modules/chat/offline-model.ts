@@ -8,7 +8,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
-import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
+import { englishLexicon, englishStem, synonymsOfOnlyTranslation, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
 import { askedFor, contentTerms, fold, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
 import { translations } from '../knowledge/bilingual.ts';
@@ -343,7 +343,10 @@ function translatedStems(question: string, language: Language, material: Languag
   for (const word of words(question)) {
     const [term] = questionTerms(word, language);
     if (!term || /\d/.test(word)) continue;
-    const stems = translations(word, language, material).flatMap((translation) => contentTerms(translation, material));
+    const translated = translations(word, language, material);
+    // Into English, a word's only translation also by its synonyms ("eerste" first, initial): english-wordnet.ts.
+    const english = material === 'en' ? synonymsOfOnlyTranslation(translated) : [];
+    const stems = [...translated, ...english].flatMap((translation) => contentTerms(translation, material));
     if (stems.length === 0) continue;
     const kept = out.get(term) ?? out.set(term, new Set()).get(term)!;
     for (const translated of stems) kept.add(translated);

@@ -383,6 +383,17 @@ export function englishLexicon(): EnglishLexicon {
   return lexicon;
 }
 
+/**
+ * A word of another language read in English through the bilingual dictionary's translations
+ * (knowledge/bilingual.ts) that has one English translation only: that word's WordNet
+ * synonyms, its further English forms ("eerste" is only "first", so also "initial"). A word
+ * with several translations has none: each of them has senses of its own the word may not
+ * share ("afspraak": "appointment", "agreement", "accord"), and their synonyms multiply them.
+ */
+export function synonymsOfOnlyTranslation(translations: readonly string[]): readonly string[] {
+  return translations.length === 1 ? englishLexicon().synonyms(translations[0]) : [];
+}
+
 /** Words looked up again and again (every English question's words): each lookup's result kept, up to a bound. */
 const MAX_REMEMBERED = 20_000;
 function remembered(lookup: (word: string) => string[]): (word: string) => readonly string[] {

@@ -24,7 +24,7 @@ import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './emb
 import { isLanguage, textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type Alternative, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
-import { englishLexicon } from './english-wordnet.ts';
+import { englishLexicon, synonymsOfOnlyTranslation } from './english-wordnet.ts';
 import { translations } from './bilingual.ts';
 import { withCompounds } from './compounds.ts';
 
@@ -153,7 +153,9 @@ export function englishAlternatives(query: string): Alternatives {
 /**
  * A question in another language than the agent's: its words with their translations into
  * the agent's language (bilingual.ts, FreeDict), searched as further forms of them as
- * synonyms are ("afspraak" also as "appointment", "Germany" as "Duitsland").
+ * synonyms are ("afspraak" also as "appointment", "Germany" as "Duitsland"). Into English, a
+ * word with one translation is read as that word, so also as its synonyms ("eerste" is only
+ * "first": also "initial"; english-wordnet.ts, synonymsOfOnlyTranslation).
  */
 export function translatedAlternatives(query: string, questionLanguage: string, agentLanguage: string): Alternatives {
   if (questionLanguage === agentLanguage || !isLanguage(questionLanguage) || !isLanguage(agentLanguage)) return [];
@@ -162,7 +164,10 @@ export function translatedAlternatives(query: string, questionLanguage: string, 
   for (const word of query.toLowerCase().match(/\p{L}{3,}/gu) ?? []) {
     if (seen.has(word)) continue;
     seen.add(word);
-    for (const translation of translations(word, questionLanguage, agentLanguage).slice(0, MAX_ALTERNATIVES)) out.push([word, translation]);
+    const translated = translations(word, questionLanguage, agentLanguage);
+    for (const translation of translated.slice(0, MAX_ALTERNATIVES)) out.push([word, translation]);
+    // Into English, a word with one translation is that word, with its synonyms ("eerste" first, initial), as an English question's.
+    if (agentLanguage === 'en') for (const synonym of synonymsOfOnlyTranslation(translated).slice(0, MAX_ALTERNATIVES)) out.push([word, synonym]);
   }
   return out;
 }
