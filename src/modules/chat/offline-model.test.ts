@@ -409,6 +409,19 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.doesNotMatch(reply.text, /£50/);
   });
 
+  test('sentences holding every word of the question but not the asked kind of fact take the sentence that holds it with a word of the question, although it adds little; not when a word is held by none', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const INSURANCE = passage('Insurance', 'We are recognised by Bupa, AXA Health, Aviva and Vitality.\n\nFor Bupa and AXA Health we bill the insurer directly; bring your authorisation number to your first appointment.');
+    const CANCELLING = passage('Cancellation', 'Please give us at least 24 hours notice if you cannot make your appointment. Appointments cancelled with less notice are charged at half the fee.');
+    const FEES = passage('Treatments and prices', 'Initial assessment — Length: 60 minutes; Price: £65\n\nFollow-up session — Length: 45 minutes; Price: £50\n\nSports massage — Length: 60 minutes; Price: £55');
+    // "eerste" and "afspraak" are held by their translations (half their weight) in the insurance sentence, which has no price; the fee's row adds the price.
+    const reply = ask('Wat kost de eerste afspraak?', [INSURANCE, CANCELLING, FEES], { language: 'nl' });
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /first appointment\. Initial assessment — Length: 60 minutes; Price: £65/);
+    assert.equal(ask('How much does parking cost at the first appointment?', [INSURANCE, CANCELLING, FEES]).declined, true, 'no sentence holds "parking"');
+    assert.equal(ask('Wat kost de eerste afspraak bij de tandarts?', [INSURANCE, CANCELLING, FEES], { language: 'nl' }).declined, true);
+  });
+
   test('across languages a word spelt as one of the material’s that is none of its translations is a false friend', async () => {
     await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
     const INVOICE = passage('Créer une facture', "Facturo ajoute les mentions obligatoires : date d'échéance et pénalités de retard.");

@@ -621,7 +621,38 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || goesOn(best, next, weights))) take(next);
     take(rival);
   }
+  takeAskedKind(candidates, weights, chosen, gainOf, take);
   return chosen;
+}
+
+/**
+ * A question asking for a kind of fact (a price, a time, a number) is not answered by
+ * sentences that hold its words without that fact: when the chosen ones hold every word of
+ * the question (by itself or a related word) but none holds an asked kind, the sentence
+ * that holds it and adds most is taken although it adds less than LATER_GAIN, provided it
+ * also holds a word of the question (in its own words or by a synonym, not by its title or
+ * heading), or a related word (a narrower or broader noun, a translation). What it holds
+ * counts towards the share the answer needs. A question word no chosen sentence holds is
+ * what the material lacks ("How much does parking cost at the first appointment?"): then
+ * nothing is added. "Wat kost de eerste
+ * afspraak?" quotes "…bring … to your first appointment" and then the fee's row
+ * ("Initial assessment — …; Price: £65"), which adds only the amount.
+ */
+function takeAskedKind(candidates: Candidate[], weights: Map<string, number>, chosen: Candidate[], gainOf: (c: Candidate, own?: boolean) => number, take: (c: Candidate) => void): void {
+  const kinds = [...weights.keys()].filter((term) => term.startsWith('#') && !CONTACT_KINDS.includes(term));
+  if (chosen.length === 0 || chosen.length >= MAX_SENTENCES || kinds.length === 0) return;
+  const missing = kinds.filter((kind) => !chosen.some((c) => c.ownTerms.has(kind)));
+  const words = [...weights.keys()].filter((term) => !term.startsWith('#'));
+  if (missing.length === 0 || !words.every((term) => chosen.some((c) => c.terms.has(term) || c.narrower.has(term)))) return;
+  const ownWord = (c: Candidate) => words.some((term) => c.ownTerms.has(term) || c.narrower.has(term));
+  let best: Candidate | undefined;
+  let bestGain = 0;
+  for (const candidate of candidates) {
+    if (chosen.includes(candidate) || !missing.some((kind) => candidate.ownTerms.has(kind)) || !ownWord(candidate)) continue;
+    const gain = gainOf(candidate);
+    if (gain > bestGain) [best, bestGain] = [candidate, gain];
+  }
+  if (best) take(best);
 }
 
 /** A table's row as the crawl writes it when a header names the columns: "Solo — Prix: 9 € HT par mois; Utilisateurs: 1" (crawl/extract.ts, tableRowLine). */
