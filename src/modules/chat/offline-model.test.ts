@@ -325,6 +325,15 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     assert.match(ask('Can a physio come to my house?', [FEES]).text, /95 pounds/, '"house" is a kind of home');
   });
 
+  test('a sentence holds a question’s noun by a sister noun its definition names, for half its weight ("monitor" by "screen")', () => {
+    const DESK = passage('Working from home', 'Set the top of your screen at eye level and keep your elbows at about 90 degrees.\nUse a separate keyboard.');
+    const monitor = ask('Where should my monitor be?', [DESK]);
+    assert.equal(monitor.declined, false);
+    assert.match(monitor.text, /eye level/);
+    assert.ok(monitor.coverage < ask('Where should my screen be?', [DESK]).coverage, 'less than the word itself');
+    assert.equal(ask('Where should my lamp be?', [DESK]).declined, true);
+  });
+
   test('"who" asks for a name that weighs as much as the question’s heaviest word', () => {
     const CLINIC = passage('Clinic', 'We treat back pain and help you recover after surgery.');
     const reply = ask('Who can help me recover after an operation?', [CLINIC, passage('Our team', 'Priya Shah specialises in rehabilitation after surgery.')]);
@@ -389,6 +398,28 @@ describe('words said otherwise: synonyms, parts of speech, verbs by word order',
     const same = ask('Verzenden jullie naar Duitsland?', [SHIPPING_NL], { language: 'nl' });
     assert.ok(translated.coverage < same.coverage, `${translated.coverage} < ${same.coverage}`);
     assert.equal(ask('Do you ship to Japan?', [SHIPPING_NL]).declined, true, 'a country the material does not name');
+  });
+
+  test('across languages into English a question word with one translation is held by that word’s synonyms too ("eerste": first, initial)', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const FEES = passage('Treatments and prices', 'Initial assessment — Length: 60 minutes; Price: £65\n\nFollow-up session — Length: 45 minutes; Price: £50');
+    const reply = ask('Wat kost de eerste afspraak?', [FEES], { language: 'nl' });
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /Initial assessment — Length: 60 minutes; Price: £65/);
+    assert.doesNotMatch(reply.text, /£50/);
+  });
+
+  test('sentences holding every word of the question but not the asked kind of fact take the sentence that holds it with a word of the question, although it adds little; not when a word is held by none', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const INSURANCE = passage('Insurance', 'We are recognised by Bupa, AXA Health, Aviva and Vitality.\n\nFor Bupa and AXA Health we bill the insurer directly; bring your authorisation number to your first appointment.');
+    const CANCELLING = passage('Cancellation', 'Please give us at least 24 hours notice if you cannot make your appointment. Appointments cancelled with less notice are charged at half the fee.');
+    const FEES = passage('Treatments and prices', 'Initial assessment — Length: 60 minutes; Price: £65\n\nFollow-up session — Length: 45 minutes; Price: £50\n\nSports massage — Length: 60 minutes; Price: £55');
+    // "eerste" and "afspraak" are held by their translations (half their weight) in the insurance sentence, which has no price; the fee's row adds the price.
+    const reply = ask('Wat kost de eerste afspraak?', [INSURANCE, CANCELLING, FEES], { language: 'nl' });
+    assert.equal(reply.declined, false);
+    assert.match(reply.text, /first appointment\. Initial assessment — Length: 60 minutes; Price: £65/);
+    assert.equal(ask('How much does parking cost at the first appointment?', [INSURANCE, CANCELLING, FEES]).declined, true, 'no sentence holds "parking"');
+    assert.equal(ask('Wat kost de eerste afspraak bij de tandarts?', [INSURANCE, CANCELLING, FEES], { language: 'nl' }).declined, true);
   });
 
   test('across languages a word spelt as one of the material’s that is none of its translations is a false friend', async () => {

@@ -8,7 +8,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
-import { englishLexicon, englishStem, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
+import { englishLexicon, englishStem, synonymsOfOnlyTranslation, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
 import { askedFor, contentTerms, fold, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
 import { translations } from '../knowledge/bilingual.ts';
@@ -140,7 +140,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
-  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word), ...lexicon.sameDoer(word)] : []));
+  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word), ...lexicon.sameDoer(word), ...lexicon.sisters(word)] : []));
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
@@ -343,7 +343,10 @@ function translatedStems(question: string, language: Language, material: Languag
   for (const word of words(question)) {
     const [term] = questionTerms(word, language);
     if (!term || /\d/.test(word)) continue;
-    const stems = translations(word, language, material).flatMap((translation) => contentTerms(translation, material));
+    const translated = translations(word, language, material);
+    // Into English, a word's only translation also by its synonyms ("eerste" first, initial): english-wordnet.ts.
+    const english = material === 'en' ? synonymsOfOnlyTranslation(translated) : [];
+    const stems = [...translated, ...english].flatMap((translation) => contentTerms(translation, material));
     if (stems.length === 0) continue;
     const kept = out.get(term) ?? out.set(term, new Set()).get(term)!;
     for (const translated of stems) kept.add(translated);
@@ -513,8 +516,9 @@ function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string>
 
 /**
  * The stems of each question term's related words, for English (knowledge/english-wordnet.ts):
- * its synonyms ("operation" holds "surgery", "started" "began") or its narrower words
- * ("doctor" holds "gp").
+ * its synonyms ("operation" holds "surgery", "started" "began") or its related words
+ * ("doctor" holds "gp"; a verb of one doer, a sister noun its definition names: "monitor"
+ * holds "screen").
  */
 function relatedStems(question: string, related: (word: string) => readonly string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
@@ -617,7 +621,38 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     if (next && (best.text.trimEnd().endsWith(':') || mostlyTitle || goesOn(best, next, weights))) take(next);
     take(rival);
   }
+  takeAskedKind(candidates, weights, chosen, gainOf, take);
   return chosen;
+}
+
+/**
+ * A question asking for a kind of fact (a price, a time, a number) is not answered by
+ * sentences that hold its words without that fact: when the chosen ones hold every word of
+ * the question (by itself or a related word) but none holds an asked kind, the sentence
+ * that holds it and adds most is taken although it adds less than LATER_GAIN, provided it
+ * also holds a word of the question (in its own words or by a synonym, not by its title or
+ * heading), or a related word (a narrower or broader noun, a translation). What it holds
+ * counts towards the share the answer needs. A question word no chosen sentence holds is
+ * what the material lacks ("How much does parking cost at the first appointment?"): then
+ * nothing is added. "Wat kost de eerste
+ * afspraak?" quotes "…bring … to your first appointment" and then the fee's row
+ * ("Initial assessment — …; Price: £65"), which adds only the amount.
+ */
+function takeAskedKind(candidates: Candidate[], weights: Map<string, number>, chosen: Candidate[], gainOf: (c: Candidate, own?: boolean) => number, take: (c: Candidate) => void): void {
+  const kinds = [...weights.keys()].filter((term) => term.startsWith('#') && !CONTACT_KINDS.includes(term));
+  if (chosen.length === 0 || chosen.length >= MAX_SENTENCES || kinds.length === 0) return;
+  const missing = kinds.filter((kind) => !chosen.some((c) => c.ownTerms.has(kind)));
+  const words = [...weights.keys()].filter((term) => !term.startsWith('#'));
+  if (missing.length === 0 || !words.every((term) => chosen.some((c) => c.terms.has(term) || c.narrower.has(term)))) return;
+  const ownWord = (c: Candidate) => words.some((term) => c.ownTerms.has(term) || c.narrower.has(term));
+  let best: Candidate | undefined;
+  let bestGain = 0;
+  for (const candidate of candidates) {
+    if (chosen.includes(candidate) || !missing.some((kind) => candidate.ownTerms.has(kind)) || !ownWord(candidate)) continue;
+    const gain = gainOf(candidate);
+    if (gain > bestGain) [best, bestGain] = [candidate, gain];
+  }
+  if (best) take(best);
 }
 
 /** A table's row as the crawl writes it when a header names the columns: "Solo — Prix: 9 € HT par mois; Utilisateurs: 1" (crawl/extract.ts, tableRowLine). */

@@ -34,4 +34,12 @@ describe("Translations of words from FreeDict's dictionaries (bilingual-*.json)"
     assert.ok(translatedAlternatives('Do you ship to Germany?', 'en', 'nl').some(([word, alternative]) => word === 'germany' && alternative === 'duitsland'));
     assert.deepEqual(translatedAlternatives('Verzenden jullie naar Duitsland?', 'nl', 'nl'), []);
   });
+
+  test('into English, a word with one translation is also searched as that word’s synonyms ("eerste" is only "first": "initial"); a word with several is not', () => {
+    const alternatives = translatedAlternatives('Wat kost de eerste afspraak?', 'nl', 'en');
+    assert.ok(alternatives.some(([word, alternative, share]) => word === 'eerste' && alternative === 'initial' && share === undefined));
+    assert.ok(alternatives.some(([word, alternative]) => word === 'afspraak' && alternative === 'appointment'));
+    assert.ok(!alternatives.some(([word, alternative]) => word === 'afspraak' && alternative === 'engagement'), '"appointment" is one of five translations');
+    assert.ok(!translatedAlternatives('Wat kost de eerste afspraak?', 'nl', 'fr').some(([, alternative]) => alternative === 'initial'), 'English only: WordNet');
+  });
 });

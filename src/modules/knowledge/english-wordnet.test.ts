@@ -53,6 +53,15 @@ describe("English synonyms and parts of speech from WordNet's data (english-word
     assert.deepEqual(lexicon.sameDoer('house'), []);
   });
 
+  test('sister nouns a noun’s definition names: "monitor" ("…displays them on a television screen…") is held by "screen", both kinds of display; sisters alone are not ("acupuncture" and "massage")', () => {
+    const lexicon = englishLexicon();
+    assert.ok(lexicon.sisters('monitors').includes('screen'), 'any sense of the noun, used or not');
+    assert.ok(!lexicon.sisters('screen').includes('monitor'), 'read one way: the defined noun by the sister it names');
+    assert.ok(!lexicon.sisters('acupuncture').includes('massage'));
+    assert.deepEqual(lexicon.sisters('chiropractic'), []);
+    assert.deepEqual(lexicon.sisters('quantum'), [], 'a word the tagged texts never use ("quantum" would be held by "amount")');
+  });
+
   test('a word is mostly not a noun by its tagged senses, looked up as written, else by its base form', () => {
     const lexicon = englishLexicon();
     assert.equal(lexicon.notNoun('offer'), true);

@@ -13,6 +13,9 @@
  *   from ("begin" and "found" both give "founder, beginner"; "teach" and "instruct"
  *   "teacher"): near synonyms its synsets do not join. Listed per verb, with those of the
  *   words of its most frequent sense ("start": "begin", so "found").
+ * - Sister nouns a noun's definition names: two senses under the same more general one,
+ *   where the one's gloss names a word of the other ("monitor", "…on a television screen or a
+ *   computer monitor", and "screen", both kinds of "display").
  * - Words that are mostly not nouns ("offer", "late", "teach", "probably"), and those that
  *   are ("financing", "bath"): whether the word's tagged senses are more often a verb, an
  *   adjective or an adverb than a noun. A question's word is looked up as written, else
@@ -42,6 +45,8 @@ export interface EnglishWordnet {
   people: string;
   /** Each verb with the verbs of one doer with it or a word of its most frequent sense, one a line, separated by spaces ("start found"). */
   doers: string;
+  /** Sister nouns a noun's definition names, one a line: "noun|sisters" ("monitor|screen"). */
+  sisters: string;
 }
 
 /** Words of at least this many letters (shorter ones are mostly function words and abbreviations). */
@@ -71,6 +76,10 @@ interface Synset {
   pointers: Array<{ symbol: string; offset: string; part: string; from: number }>;
   /** WordNet's lexicographer file ("18": noun.person). */
   file: string;
+  /** The words of its definition (the gloss before its examples), lower case. */
+  defines: Set<string>;
+  /** Every word that may be joined, in whatever share of its uses it has this sense (lower case). */
+  written: string[];
 }
 
 /** What english-wordnet.json holds, derived from WordNet's data files in \`dict\`. */
@@ -123,7 +132,8 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
       const joined = [...new Set(words)];
       // A derivation's source word as a number into the words joined; -1 when that word is not joined.
       for (const pointer of pointers) if (pointer.from > 0) pointer.from = joined.indexOf(written[pointer.from - 1]?.toLowerCase()) + 1 || -1;
-      synsets.set(`${part}${offset}`, { part, satellite: fields[2] === 's', words: joined, used, pointers, file: fields[1] });
+      const gloss = line.slice(line.indexOf(' | ') + 3).split(/;\s*"/)[0].toLowerCase();
+      synsets.set(`${part}${offset}`, { part, satellite: fields[2] === 's', words: joined, used, pointers, file: fields[1], defines: new Set(gloss.match(/[a-z]+/g) ?? []), written: [...new Set(written.filter(joinable).map((word) => word.toLowerCase()))] });
     }
   }
   const firstAdjective = firstSenses(read('index.adj'));
@@ -157,7 +167,43 @@ export function deriveEnglishWordnet(dict: URL): EnglishWordnet {
     nouns: nouns.join(' '),
     people: people(read('index.noun'), read('data.noun')),
     doers: doers(synsets, firstSenses(read('index.verb'))),
+    sisters: sisters(synsets, (word) => uses(word) > 0),
   };
+}
+
+/**
+ * Sister nouns a noun's definition names: two senses one step under the same more general
+ * sense, where the one's gloss names a word of the other ("monitor": "display produced by a
+ * device that … displays them on a television screen or a computer monitor", and "screen",
+ * both kinds of "display"). WordNet then relates the two twice, by their place and by the
+ * definition; sisters alone are alternatives rather than the same thing ("massage" and
+ * "acupuncture" are both treatments, and a question about one is not about the other). Any
+ * sense of the noun, used or not ("monitor" is never tagged as a noun: it has no used sense
+ * to take other relations from, and its words join it in whatever share of their uses); the
+ * sister's sense must be used, and the defined noun a word the tagged texts use in some part of
+ * speech ("quantum", never met there, is not held by "amount": a rare or technical word's
+ * sisters are seldom what a visitor means by it). Read one way: the defined noun is held by
+ * the sister its definition names.
+ */
+function sisters(synsets: Map<string, Synset>, used: (word: string) => boolean): string {
+  const named = new Map<string, Set<string>>();
+  for (const [key, synset] of synsets) {
+    if (synset.part !== 'n' || synset.written.length === 0) continue;
+    for (const pointer of synset.pointers) {
+      if (pointer.symbol !== '@') continue;
+      const above = synsets.get(`n${pointer.offset}`);
+      for (const down of above?.pointers ?? []) {
+        const sister = synsets.get(`n${down.offset}`);
+        if (down.symbol !== '~' || `n${down.offset}` === key || !sister?.used) continue;
+        const words = sister.words.filter((word) => synset.defines.has(word) && !synset.written.includes(word));
+        for (const word of words.length > 0 ? synset.written.filter(used) : []) {
+          const found = named.get(word) ?? named.set(word, new Set()).get(word)!;
+          for (const other of words) found.add(other);
+        }
+      }
+    }
+  }
+  return [...named].map(([word, others]) => `${word}|${[...others].sort().join(' ')}`).sort().join('\n');
 }
 
 /** WordNet's lexicographer file of nouns that denote people ("physiotherapist", "owner", "teacher"). */
@@ -285,6 +331,8 @@ export interface EnglishLexicon {
   known(word: string): boolean;
   /** The verbs of one doer with a verb or a word of its most frequent sense (not those words): "started" (most often "begin") gives "found". */
   sameDoer(word: string): readonly string[];
+  /** The sister nouns a noun's definition names (deriveEnglishWordnet, sisters): "monitor" gives "screen". */
+  sisters(word: string): readonly string[];
 }
 
 let lexicon: EnglishLexicon | undefined;
@@ -329,8 +377,21 @@ export function englishLexicon(): EnglishLexicon {
   const known = (word: string) => [word, ...baseForms(word)].some((form) => nouns.has(form) || notNouns.has(form) || people.has(form));
   const doersOf = new Map(data.doers.split('\n').map((line) => [line.slice(0, line.indexOf(' ')), line.split(' ').slice(1)]));
   const sameDoer = related(doersOf);
-  lexicon = { synonyms, narrower, broader, notNoun, person, known, sameDoer };
+  const sistersOf = new Map(data.sisters.split('\n').map((line) => [line.slice(0, line.indexOf('|')), line.slice(line.indexOf('|') + 1).split(' ')]));
+  const sisterNouns = related(sistersOf);
+  lexicon = { synonyms, narrower, broader, notNoun, person, known, sameDoer, sisters: sisterNouns };
   return lexicon;
+}
+
+/**
+ * A word of another language read in English through the bilingual dictionary's translations
+ * (knowledge/bilingual.ts) that has one English translation only: that word's WordNet
+ * synonyms, its further English forms ("eerste" is only "first", so also "initial"). A word
+ * with several translations has none: each of them has senses of its own the word may not
+ * share ("afspraak": "appointment", "agreement", "accord"), and their synonyms multiply them.
+ */
+export function synonymsOfOnlyTranslation(translations: readonly string[]): readonly string[] {
+  return translations.length === 1 ? englishLexicon().synonyms(translations[0]) : [];
 }
 
 /** Words looked up again and again (every English question's words): each lookup's result kept, up to a bound. */

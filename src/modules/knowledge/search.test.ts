@@ -147,6 +147,18 @@ describe('lexical search (no embedding provider)', () => {
     assert.deepEqual(hits.map((hit) => hit.title), ['history', 'team']);
     assert.ok(hits[1].score < hits[0].score);
   });
+
+  test("an English noun finds a passage holding a sister noun its definition names, below one holding the noun itself ('monitor' finds 'screen')", async () => {
+    const own = await service.seedWorkspace({ plan: 'studio' });
+    const agent = await seedAgent(service, own, 'Sisters');
+    const page = (key: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: CRAWL, url: `https://sisters.example/${key}`, title: key, text });
+    await page('desk', 'Set the top of your screen at eye level.');
+    await page('shop', 'We sell a monitor arm for every desk.');
+    await page('parking', 'Parking is free behind the shop.');
+    const hits = await searchPassages(service.ctx, { agentId: agent, query: 'How high should my monitor be?', topK: 3, minSimilarity: 0, language: 'en' });
+    assert.deepEqual(hits.map((hit) => hit.title), ['shop', 'desk']);
+    assert.ok(hits[1].score < hits[0].score);
+  });
 });
 
 describe('hybrid search (embedding provider configured)', () => {

@@ -24,7 +24,7 @@ import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './emb
 import { isLanguage, textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type Alternative, type ParsedQuestion } from './postings.ts';
 import { agentLanguage } from './store.ts';
-import { englishLexicon } from './english-wordnet.ts';
+import { englishLexicon, synonymsOfOnlyTranslation } from './english-wordnet.ts';
 import { translations } from './bilingual.ts';
 import { withCompounds } from './compounds.ts';
 
@@ -117,7 +117,8 @@ type Alternatives = Alternative[];
 /** Synonyms searched for a word, at most (in the file's order); broader nouns likewise. */
 const MAX_ALTERNATIVES = 6;
 /**
- * The share of its idf a looser alternative adds for a question's word (a verb of one doer):
+ * The share of its idf a looser alternative adds for a question's word (a verb of one doer, a
+ * sister noun its definition names):
  * half, as the offline model holds the word by it (chat/offline-model.ts, NARROWER_SHARE). A
  * founder is a beginner, but not every start is a founding: a passage holding the word itself
  * or a synonym ranks above one holding only such a verb. (Broader nouns at this share were
@@ -130,7 +131,8 @@ export const RELATED_SHARE = 0.5;
  * also searched as "surgery", "started" as "began". Each synonym is a further form of its
  * word: a passage holding either scores for it, and the word weighs what its best held form
  * weighs. A verb is also searched as the verbs of one doer with it, at RELATED_SHARE
- * ("started" as "founded").
+ * ("started" as "founded"), and a noun as the sister nouns its definition names, likewise
+ * ("monitor" as "screen": english-wordnet.ts).
  * The other four languages have no maintained thesaurus here.
  */
 export function englishAlternatives(query: string): Alternatives {
@@ -143,6 +145,7 @@ export function englishAlternatives(query: string): Alternatives {
     const synonyms = lexicon.synonyms(word);
     for (const alternative of synonyms.slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
     for (const verb of lexicon.sameDoer(word).slice(0, MAX_ALTERNATIVES)) out.push([word, verb, RELATED_SHARE]);
+    for (const sister of lexicon.sisters(word).slice(0, MAX_ALTERNATIVES)) out.push([word, sister, RELATED_SHARE]);
   }
   return out;
 }
@@ -150,7 +153,9 @@ export function englishAlternatives(query: string): Alternatives {
 /**
  * A question in another language than the agent's: its words with their translations into
  * the agent's language (bilingual.ts, FreeDict), searched as further forms of them as
- * synonyms are ("afspraak" also as "appointment", "Germany" as "Duitsland").
+ * synonyms are ("afspraak" also as "appointment", "Germany" as "Duitsland"). Into English, a
+ * word with one translation is read as that word, so also as its synonyms ("eerste" is only
+ * "first": also "initial"; english-wordnet.ts, synonymsOfOnlyTranslation).
  */
 export function translatedAlternatives(query: string, questionLanguage: string, agentLanguage: string): Alternatives {
   if (questionLanguage === agentLanguage || !isLanguage(questionLanguage) || !isLanguage(agentLanguage)) return [];
@@ -159,7 +164,10 @@ export function translatedAlternatives(query: string, questionLanguage: string, 
   for (const word of query.toLowerCase().match(/\p{L}{3,}/gu) ?? []) {
     if (seen.has(word)) continue;
     seen.add(word);
-    for (const translation of translations(word, questionLanguage, agentLanguage).slice(0, MAX_ALTERNATIVES)) out.push([word, translation]);
+    const translated = translations(word, questionLanguage, agentLanguage);
+    for (const translation of translated.slice(0, MAX_ALTERNATIVES)) out.push([word, translation]);
+    // Into English, a word with one translation is that word, with its synonyms ("eerste" first, initial), as an English question's.
+    if (agentLanguage === 'en') for (const synonym of synonymsOfOnlyTranslation(translated).slice(0, MAX_ALTERNATIVES)) out.push([word, synonym]);
   }
   return out;
 }
