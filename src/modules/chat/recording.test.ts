@@ -12,7 +12,8 @@ import { appendMessages, type NewMessage } from './store.ts';
  * statement. A statement that records messages of several conversations, channels and days must
  * leave the figures that the messages themselves give (as the row triggers left them), and each
  * conversation's search document the words of its messages. Migration 050: an agent's day is kept
- * in up to eight rows (slots), one a transaction, summed when read.
+ * in up to eight rows (slots), one a transaction, summed when read; 051: a charge's lock on the workspace leaves
+ * the rows that refer to it free to be inserted.
  */
 let service: Service;
 let ws: SeededWorkspace;
@@ -167,6 +168,38 @@ test('a transaction holding its slot of the agent\'s day does not hold back anot
     select sum(answers)::integer as answers, sum(questions)::integer as questions, sum(conversations)::integer as conversations
     from analytics_days where agent_id = ${agentId} and day = '2026-04-03'`.execute(db);
   assert.deepEqual(day, { answers: 4, questions: 4, conversations: 2 });
+});
+
+test('a charge not yet committed does not hold back the recording of a new conversation in its workspace (migration 051)', { skip: storeUnderTest() !== 'postgres' && 'two transactions at once need the PostgreSQL pass' }, async () => {
+  const db = service.ctx.db;
+  const agentId = await seedAgent(service, ws);
+  const at = new Date('2026-04-04T08:00:00Z');
+  let charged!: () => void;
+  const charging = new Promise<void>((resolve) => (charged = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  // A charge of the workspace, its transaction left open: it holds the workspace's row until its commit.
+  const open = db.transaction().execute(async (trx) => {
+    await sql`select charge_credits(${ws.id}, '2026-04', 1, 1000000)`.execute(trx);
+    charged();
+    await released;
+  });
+  await charging;
+  try {
+    // The new conversation's reference to the workspace is checked without waiting for the charge (were it waiting,
+    // the lock timeout would end it with an error).
+    await db.transaction().execute(async (trx) => {
+      await sql`set local lock_timeout = '20s'`.execute(trx);
+      const conversation = newConversation(agentId, at);
+      await appendMessages(trx, { id: conversation.id, create: conversation }, turn(agentId, 'Do you repair scooters?', at, 80));
+    });
+  } finally {
+    release();
+    await open;
+  }
+  const { rows: [day] } = await sql<{ conversations: number }>`
+    select sum(conversations)::integer as conversations from analytics_days where agent_id = ${agentId} and day = '2026-04-04'`.execute(db);
+  assert.equal(day?.conversations, 1);
 });
 
 /** Each conversation of the agent with the words of its search document, sorted. */
