@@ -51,7 +51,7 @@ export async function agentInWorkspace(db: Db, workspaceId: string, agentId: str
 }
 
 /**
- * The days of the period that had anything (bigint sums come back as numbers). A day is kept in up to eight rows
+ * The days of the period that had anything (bigint sums come back as numbers). A day is kept in up to sixteen rows
  * (slots, migrations/050: concurrent answers add to different rows), summed here.
  */
 export async function dayRows(db: Db, agentId: string, period: Period): Promise<DayRow[]> {
