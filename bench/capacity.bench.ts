@@ -210,7 +210,7 @@ let waitsDatabaseUrl: string | undefined;
 /**
  * After loading the agent, its scratch database is vacuumed and analysed (BENCH_CAPACITY_VACUUM=0 leaves it to
  * autovacuum): otherwise the first minutes of rounds measure autovacuum and analyze of the 10,000 passages' postings
- * (5 to 30 ms of the database's CPU an answer in the fourth to sixth rounds of docs/performance.md), not the answers.
+ * (13 to 52 ms of the database's CPU an answer in the fourth to sixth rounds of docs/performance.md), not the answers.
  */
 async function settle(databaseUrl: string): Promise<void> {
   if (process.env.BENCH_CAPACITY_VACUUM === '0') return;
