@@ -16,6 +16,7 @@
  * (PARLEY_RATE_LIMIT_PER_MINUTE, PARLEY_VISITOR_LIMIT_FACTOR): one address makes every request.
  */
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { WORKSHOP_CORPUS, WORKSHOP_QUESTIONS } from '../src/modules/chat/quality-corpus.ts';
 import { CORPUS_WORDS, MADE_UP, seeded } from './filler.ts';
 import {
@@ -45,6 +46,12 @@ const DEPLOYMENTS = (process.env.BENCH_CAPACITY_DEPLOYMENTS ?? 'embedded,postgre
  * the same load from whatever else runs on the machine. Replaces the deployments above.
  */
 const BEFORE = process.env.BENCH_CAPACITY_BEFORE;
+/**
+ * BENCH_CAPACITY_WAITS=1: the database's client backends sampled every 20 ms during each round (pg_stat_activity):
+ * how many were running a statement, and the share of those waiting for another transaction's lock (a row another
+ * answer holds until its commit) or for the WAL (a commit's flush). The sampling costs the database a little CPU.
+ */
+const WAITS = process.env.BENCH_CAPACITY_WAITS === '1';
 /** Fractions of the saturation rate at which latency is measured. */
 const FRACTIONS = [0.5, 0.9];
 const WARM_UP_SECONDS = 3;
@@ -188,6 +195,67 @@ interface Round {
   loopCpu: number;
   processCpu: number;
   databaseCpu: number | undefined;
+  /** BENCH_CAPACITY_WAITS: the backends running a statement (mean of the samples), the shares of them waiting. */
+  waits?: Waits;
+}
+
+interface Waits {
+  active: number;
+  lock: number;
+  wal: number;
+}
+
+let waitsDatabaseUrl: string | undefined;
+
+/**
+ * After loading the agent, its scratch database is vacuumed and analysed (BENCH_CAPACITY_VACUUM=0 leaves it to
+ * autovacuum): otherwise the first minutes of rounds measure autovacuum and analyze of the 10,000 passages' postings
+ * (13 to 52 ms of the database's CPU an answer in the fourth to sixth rounds of docs/performance.md), not the answers.
+ */
+async function settle(databaseUrl: string): Promise<void> {
+  if (process.env.BENCH_CAPACITY_VACUUM === '0') return;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('vacuum (analyze)');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Samples the named database's client backends until stopped (BENCH_CAPACITY_WAITS). */
+function sampleWaits(database: string): { stop(): Promise<Waits | undefined> } {
+  if (!WAITS || !waitsDatabaseUrl) return { stop: async () => undefined };
+  const client = new pg.Client({ connectionString: waitsDatabaseUrl });
+  let stopped = false;
+  const totals = { samples: 0, active: 0, lock: 0, wal: 0 };
+  const sampling = (async () => {
+    await client.connect();
+    while (!stopped) {
+      const { rows } = await client.query<{ active: number; lock: number; wal: number }>(
+        `select count(*)::int as active,
+           count(*) filter (where wait_event_type = 'Lock')::int as lock,
+           count(*) filter (where wait_event in ('WALSync', 'WALWrite', 'WALInsert', 'WALWriteLock', 'WalSync'))::int as wal
+         from pg_stat_activity
+         where datname = $1 and backend_type = 'client backend' and state = 'active' and pid <> pg_backend_pid()`,
+        [database],
+      );
+      totals.samples++;
+      totals.active += rows[0]!.active;
+      totals.lock += rows[0]!.lock;
+      totals.wal += rows[0]!.wal;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await sampling.catch(() => {});
+      await client.end().catch(() => {});
+      if (totals.samples === 0) return undefined;
+      return { active: totals.active / totals.samples, lock: totals.lock / Math.max(1, totals.active), wal: totals.wal / Math.max(1, totals.active) };
+    },
+  };
 }
 
 /** One autocannon instance a process, all at once; at a fixed rate when `rate` is given (split alike). */
@@ -196,6 +264,7 @@ async function measure(c: Case, seconds: number, deploymentMarker: string | unde
   const loopBefore = c.apis.map((api) => eventLoopCpuMicros(api.pid) ?? Number.NaN);
   const processBefore = c.apis.map((api) => processCpuMicros(api.pid) ?? Number.NaN);
   const databaseBefore = databaseMarker ? processesCpu(databaseMarker) : undefined;
+  const sampler = databaseMarker && !c.name.startsWith('baseline') ? sampleWaits(databaseMarker) : undefined;
   const results = await Promise.all(
     c.apis.map((api) =>
       autocannon({
@@ -211,6 +280,7 @@ async function measure(c: Case, seconds: number, deploymentMarker: string | unde
   const loop = c.apis.reduce((sum, api, i) => sum + (eventLoopCpuMicros(api.pid) ?? Number.NaN) - loopBefore[i]!, 0);
   const whole = c.apis.reduce((sum, api, i) => sum + (processCpuMicros(api.pid) ?? Number.NaN) - processBefore[i]!, 0);
   const database = databaseMarker && databaseBefore ? processesCpuSince(databaseBefore, processesCpu(databaseMarker)) : undefined;
+  const waits = await sampler?.stop();
   const requests = results.reduce((sum, r) => sum + r.requests.total, 0);
   const ok = results.reduce((sum, r) => sum + r['2xx'], 0);
   // Latency over the instances: the slower instance's percentile (they share the load evenly).
@@ -223,6 +293,7 @@ async function measure(c: Case, seconds: number, deploymentMarker: string | unde
     loopCpu: loop / Math.max(1, requests),
     processCpu: whole / Math.max(1, requests),
     databaseCpu: database === undefined ? undefined : database / Math.max(1, requests),
+    ...(waits && { waits }),
   };
 }
 
@@ -286,6 +357,7 @@ async function postgres(databaseUrl: string, redisUrl: string): Promise<Measured
     stops.push(second.stop);
     progress('postgres: loading the agent');
     const agentId = await prepareAgent(first);
+    await settle(database.url);
     const one = [{ url: first.url, pid: first.child.pid! }];
     const two = [...one, { url: second.url, pid: second.child.pid! }];
     const marker = new URL(database.url).pathname.slice(1);
@@ -321,6 +393,7 @@ async function compared(databaseUrl: string, redisUrl: string, before: string): 
       stops.push(worker.stop);
       progress(`${label}: loading the agent`);
       const agentId = await prepareAgent(api);
+      await settle(database.url);
       const apis = [{ url: api.url, pid: api.child.pid! }];
       const databaseMarker = new URL(database.url).pathname.slice(1);
       cases.push(
@@ -347,6 +420,7 @@ export async function run(): Promise<void> {
   const measured: Measured[] = [];
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  waitsDatabaseUrl = databaseUrl;
   if (BEFORE) {
     if (!databaseUrl || !redisUrl) throw new Error('BENCH_CAPACITY_BEFORE compares on PostgreSQL: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
     measured.push(...(await compared(databaseUrl, redisUrl, BEFORE)));
@@ -371,6 +445,10 @@ export async function run(): Promise<void> {
       'loop CPU µs/req': us(s.loopCpu),
       'process CPU µs/req': us(s.processCpu),
       'DB CPU µs/req': us(s.databaseCpu),
+      ...(WAITS && {
+        'DB backends active': s.waits ? s.waits.active.toFixed(1) : '-',
+        'of them waiting on a lock / the WAL': s.waits ? `${Math.round(s.waits.lock * 100)}% / ${Math.round(s.waits.wal * 100)}%` : '-',
+      }),
       'vs baseline req/s': ratio(s.rps, baseline.saturation.rps),
       'visitor / REST': m.c.name.startsWith('visitor') && rest ? ratio(s.rps, rest.saturation.rps) : '',
       errors: m.rounds.reduce((sum, r) => sum + r.errors, 0),

@@ -65,6 +65,12 @@ function rowsOf(result: { rows: any[] } | Array<{ rows: any[] }>): any[] {
  * Parley and PostgreSQL would lose it: connect directly or in session mode.
  */
 const SESSION_SETTINGS = `set hnsw.iterative_scan = 'relaxed_order'`;
+/**
+ * On PostgreSQL only: an agent's day of analytics is added to in one of 16 rows chosen per transaction
+ * (migrations/050), so that answers committing at once do not wait for each other's row; the embedded
+ * store's one connection runs one transaction at a time and keeps one row a day.
+ */
+const POSTGRES_SESSION_SETTINGS = `set parley.analytics_slots = 16`;
 
 /**
  * The texts of the statements sent as named (prepared) statements on PostgreSQL, by text:
@@ -145,7 +151,7 @@ export async function openPostgres(connectionString: string, maxConnections = 10
     connectionString,
     max: maxConnections,
     Client: PreparingClient,
-    onConnect: async (client) => void (await client.query(SESSION_SETTINGS)),
+    onConnect: async (client) => void (await client.query(`${SESSION_SETTINGS}; ${POSTGRES_SESSION_SETTINGS}`)),
   });
   pool.on('error', () => {}); // an idle client's error must not take the process down; the next query reports it
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });

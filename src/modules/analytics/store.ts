@@ -1,4 +1,4 @@
-/** Reading the daily figures the triggers of migrations/015_analytics.sql keep, and the answers behind weakest. */
+/** Reading the daily figures the triggers of migrations/015_analytics.sql keep (in slots since 050), and the answers behind weakest. */
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db.ts';
 import { TEST_CHANNEL } from '../chat/store.ts';
@@ -28,6 +28,13 @@ export interface DayRow {
   lead_forms_declined: number;
 }
 
+/** The figures of a day, summed over its slots. */
+const DAY_FIGURES = [
+  'conversations', 'test_conversations', 'widget_conversations', 'widget_conversations_launcher', 'widget_conversations_greeting',
+  'widget_conversations_nudge', 'questions', 'answers', 'helpful', 'not_helpful', 'confidence_sum', 'confidence_count', 'weak',
+  'band_high', 'band_medium', 'band_low', 'opened', 'opened_launcher', 'opened_greeting', 'opened_nudge', 'lead_forms_declined',
+] as const satisfies ReadonlyArray<Exclude<keyof DayRow, 'date'>>;
+
 export interface Period {
   /** Inclusive UTC days, YYYY-MM-DD. */
   from: string;
@@ -43,15 +50,16 @@ export async function agentInWorkspace(db: Db, workspaceId: string, agentId: str
   return row !== undefined;
 }
 
-/** The days of the period that had anything (bigint sums come back as numbers). */
+/**
+ * The days of the period that had anything (bigint sums come back as numbers). A day is kept in up to sixteen rows
+ * (slots, migrations/050: concurrent answers add to different rows), summed here.
+ */
 export async function dayRows(db: Db, agentId: string, period: Period): Promise<DayRow[]> {
   const { rows } = await sql<DayRow>`
-    select to_char(day, 'YYYY-MM-DD') as date, conversations, test_conversations, widget_conversations,
-      widget_conversations_launcher, widget_conversations_greeting, widget_conversations_nudge, questions, answers,
-      helpful, not_helpful, confidence_sum::float8 as confidence_sum, confidence_count, weak, band_high, band_medium,
-      band_low, opened, opened_launcher, opened_greeting, opened_nudge, lead_forms_declined
+    select to_char(day, 'YYYY-MM-DD') as date, ${sql.join(DAY_FIGURES.map((figure) => sql`sum(${sql.ref(figure)})::${sql.raw(figure === 'confidence_sum' ? 'float8' : 'int')} as ${sql.ref(figure)}`))}
     from analytics_days
     where agent_id = ${agentId} and day between cast(${period.from} as date) and cast(${period.to} as date)
+    group by day
     order by day`.execute(db);
   return rows;
 }

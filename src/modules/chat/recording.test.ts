@@ -3,12 +3,17 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { startService, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
+import { storeUnderTest } from '../../../test/support/stores.ts';
+import { newId } from '../../platform/ids.ts';
+import { appendMessages, type NewMessage } from './store.ts';
 
 /**
  * Migrations 038 and 045: the analytics and search-text triggers of messages run once per
  * statement. A statement that records messages of several conversations, channels and days must
  * leave the figures that the messages themselves give (as the row triggers left them), and each
- * conversation's search document the words of its messages.
+ * conversation's search document the words of its messages. Migration 050: an agent's day is kept
+ * in up to sixteen rows (slots), one a transaction, summed when read; 051: a charge's lock on the workspace leaves
+ * the rows that refer to it free to be inserted.
  */
 let service: Service;
 let ws: SeededWorkspace;
@@ -80,6 +85,127 @@ test('the search folding of migration 045 gives what migration 036\'s gave, for 
   assert.equal(plain?.folded, 'grossere noel lodz σοφια москва o aether');
 });
 
+/** A question and its answer, as an answer of the offline model records them (one statement, the conversation made with the first). */
+function turn(agentId: string, question: string, at: Date, confidence: number): NewMessage[] {
+  const message = (role: 'user' | 'assistant', content: string, offset: number): NewMessage => ({
+    id: newId('msg'), agent_id: agentId, role, content, created_at: new Date(at.getTime() + offset), attachments: [], page_url: null,
+    confidence: role === 'assistant' ? confidence : null, grounding: null, sources: role === 'assistant' ? [{ id: 'src_1' }] as never : [], model: null, credits: 1,
+  });
+  return [message('user', question, 0), message('assistant', `Answer to ${question}`, 1)];
+}
+
+function newConversation(agentId: string, at: Date) {
+  return {
+    id: newId('conv'), workspace_id: ws.id, agent_id: agentId, channel: 'api' as const, user_id: null, opened_by: null, from_address: null,
+    started_at: at, last_message_at: at, first_message: 'x',
+  };
+}
+
+test('answers recorded in many transactions at once spread over the slots of the agent\'s day on PostgreSQL (one row on the embedded store), and the summed figures are those of their messages', async () => {
+  const agentId = await seedAgent(service, ws);
+  const before = await analyticsTables(agentId);
+  const at = new Date('2026-04-02T12:00:00Z');
+  // 12 new conversations and 2 follow-ups each, the recordings of all of them sent together (each its own transaction).
+  const conversations = Array.from({ length: 12 }, () => newConversation(agentId, at));
+  await Promise.all(conversations.map((c, i) => appendMessages(service.ctx.db, { id: c.id, create: c }, turn(agentId, `Question ${i} about bicycles?`, at, 40 + i * 5))));
+  await Promise.all(conversations.flatMap((c, i) => [1, 2].map((n) =>
+    appendMessages(service.ctx.db, { id: c.id }, turn(agentId, `Follow-up ${n} of c${i}?`, new Date(at.getTime() + n * 60_000), 90)))));
+  // The follow-ups of one conversation were sent together: their positions came from its counter under its row lock.
+
+  const { rows: slots } = await sql<{ slot: number }>`
+    select slot from analytics_days where agent_id = ${agentId} and day = '2026-04-02'`.execute(service.ctx.db);
+  if (storeUnderTest() === 'postgres') {
+    assert.ok(slots.length > 1 && slots.length <= 16, `the day is in ${slots.length} rows`);
+    assert.ok(slots.every((row) => row.slot >= 0 && row.slot < 16));
+  } else {
+    assert.deepEqual(slots, [{ slot: 0 }], 'the embedded store runs one transaction at a time: one row a day');
+  }
+
+  const added = subtract(await analyticsTables(agentId), before);
+  assert.deepEqual(added, await expectedFromMessages(agentId));
+  assert.equal(added.days[0]?.answers, 36);
+  const { rows: [counts] } = await sql<{ conversations: number }>`
+    select sum(conversations)::integer as conversations from analytics_days where agent_id = ${agentId} and day = '2026-04-02'`.execute(service.ctx.db);
+  assert.equal(counts?.conversations, 12, 'each new conversation counted once');
+});
+
+test('a transaction holding its slot of the agent\'s day does not hold back another transaction\'s answer of the same day', { skip: storeUnderTest() !== 'postgres' && 'two transactions at once need the PostgreSQL pass' }, async () => {
+  const db = service.ctx.db;
+  const agentId = await seedAgent(service, ws);
+  const at = new Date('2026-04-03T08:00:00Z');
+  const first = newConversation(agentId, at);
+  const second = newConversation(agentId, at);
+  await appendMessages(db, { id: first.id, create: first }, turn(agentId, 'Do you repair bicycles?', at, 80));
+  await appendMessages(db, { id: second.id, create: second }, turn(agentId, 'Do you sell helmets?', at, 80));
+
+  let held!: (slot: number) => void;
+  const holding = new Promise<number>((resolve) => (held = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  // The first transaction records an answer and stays open, holding its slot of the day.
+  const open = db.transaction().execute(async (trx) => {
+    await appendMessages(trx, { id: first.id }, turn(agentId, 'And tyres?', new Date(at.getTime() + 60_000), 70));
+    held((await sql<{ slot: number }>`select analytics_slot() as slot`.execute(trx)).rows[0]!.slot);
+    await released;
+  });
+  const heldSlot = await holding;
+  try {
+    // Another transaction of another slot (a transaction's slot comes from its id: a new one is tried until it differs)
+    // records an answer of the same agent and day while the first is open; were it waiting for the first's row, the
+    // lock timeout would end it with an error.
+    let recorded = false;
+    for (let attempt = 0; attempt < 64 && !recorded; attempt++) {
+      recorded = await db.transaction().execute(async (trx) => {
+        const { rows: [own] } = await sql<{ slot: number }>`select analytics_slot() as slot`.execute(trx);
+        if (own!.slot === heldSlot) return false;
+        await sql`set local lock_timeout = '20s'`.execute(trx);
+        await appendMessages(trx, { id: second.id }, turn(agentId, 'And gloves?', new Date(at.getTime() + 60_000), 60));
+        return true;
+      });
+    }
+    assert.ok(recorded);
+  } finally {
+    release();
+    await open;
+  }
+  const { rows: [day] } = await sql<{ answers: number; questions: number; conversations: number }>`
+    select sum(answers)::integer as answers, sum(questions)::integer as questions, sum(conversations)::integer as conversations
+    from analytics_days where agent_id = ${agentId} and day = '2026-04-03'`.execute(db);
+  assert.deepEqual(day, { answers: 4, questions: 4, conversations: 2 });
+});
+
+test('a charge not yet committed does not hold back the recording of a new conversation in its workspace (migration 051)', { skip: storeUnderTest() !== 'postgres' && 'two transactions at once need the PostgreSQL pass' }, async () => {
+  const db = service.ctx.db;
+  const agentId = await seedAgent(service, ws);
+  const at = new Date('2026-04-04T08:00:00Z');
+  let charged!: () => void;
+  const charging = new Promise<void>((resolve) => (charged = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  // A charge of the workspace, its transaction left open: it holds the workspace's row until its commit.
+  const open = db.transaction().execute(async (trx) => {
+    await sql`select charge_credits(${ws.id}, '2026-04', 1, 1000000)`.execute(trx);
+    charged();
+    await released;
+  });
+  await charging;
+  try {
+    // The new conversation's reference to the workspace is checked without waiting for the charge (were it waiting,
+    // the lock timeout would end it with an error).
+    await db.transaction().execute(async (trx) => {
+      await sql`set local lock_timeout = '20s'`.execute(trx);
+      const conversation = newConversation(agentId, at);
+      await appendMessages(trx, { id: conversation.id, create: conversation }, turn(agentId, 'Do you repair scooters?', at, 80));
+    });
+  } finally {
+    release();
+    await open;
+  }
+  const { rows: [day] } = await sql<{ conversations: number }>`
+    select sum(conversations)::integer as conversations from analytics_days where agent_id = ${agentId} and day = '2026-04-04'`.execute(db);
+  assert.equal(day?.conversations, 1);
+});
+
 /** Each conversation of the agent with the words of its search document, sorted. */
 async function searchWords(agentId: string): Promise<Array<{ conversation_id: string; words: string[] }>> {
   const { rows } = await sql<{ conversation_id: string; words: string[] }>`
@@ -108,8 +234,8 @@ const DAY_FIGURES = ['questions', 'answers', 'helpful', 'not_helpful', 'weak', '
 async function analyticsTables(agentId: string): Promise<Tables> {
   const db = service.ctx.db;
   const days = await sql<Record<string, number | string>>`
-    select to_char(day, 'YYYY-MM-DD') as day, ${sql.join(DAY_FIGURES.map((f) => sql`${sql.ref(f)}::integer as ${sql.ref(f)}`))}
-    from analytics_days where agent_id = ${agentId} order by day`.execute(db);
+    select to_char(day, 'YYYY-MM-DD') as day, ${sql.join(DAY_FIGURES.map((f) => sql`sum(${sql.ref(f)})::integer as ${sql.ref(f)}`))}
+    from analytics_days where agent_id = ${agentId} group by day order by day`.execute(db);
   const questions = await sql<Tables['questions'][number]>`
     select to_char(day, 'YYYY-MM-DD') as day, key, text, count from analytics_questions where agent_id = ${agentId} order by day, key`.execute(db);
   const startPages = await sql<Tables['startPages'][number]>`
