@@ -35,7 +35,8 @@ export function systemPrompt(agent: Agent, language: Language, passages: PromptP
   if (agent.instructions) parts.push(`Instructions from the business:\n${agent.instructions}`);
   parts.push(RULES);
   parts.push(`Answer in ${LANGUAGE_NAMES[language]}, whatever the language of the passages.`);
-  const material = passages.map((p, i) => `[${i + 1}] ${p.sourceName}${p.title && p.title !== p.sourceName ? ` - ${p.title}` : ''}${p.url ? ` (${p.url})` : ''}\n${p.text}`);
+  // A crawled page's passages carry its own part of the title ("Over ons"), which its name already holds whole.
+  const material = passages.map((p, i) => `[${i + 1}] ${p.sourceName}${p.title && !p.sourceName.includes(p.title) ? ` - ${p.title}` : ''}${p.url ? ` (${p.url})` : ''}\n${p.text}`);
   parts.push(`Passages:\n${material.length > 0 ? material.join('\n\n') : '(none were found for this question)'}`);
   return parts.join('\n\n');
 }

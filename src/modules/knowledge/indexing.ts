@@ -12,6 +12,7 @@ import type { Context } from '../../context.ts';
 import type { Tables } from '../../platform/db.ts';
 import { newTimeOrderedId } from '../../platform/ids.ts';
 import { chunkText } from './chunk.ts';
+import { indexedPageTitle, type CrawlTitles } from './crawl/site-name.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { detectLanguage, textSearchConfig } from './languages.ts';
 import { agentLanguage, type SourceRow } from './store.ts';
@@ -79,13 +80,14 @@ export type IndexOutcome = 'ready' | 'no_content' | 'stale';
 export async function indexSourcesText(ctx: Context, sources: SourceRow[]): Promise<Map<string, IndexOutcome>> {
   const outcomes = new Map<string, IndexOutcome>();
   const prepared: Array<{ source: SourceRow; target: PassageTarget; passages: NewPassage[] }> = [];
+  const crawls = await crawlTitles(ctx, sources);
   for (const source of sources) {
     const chunks = chunkText(indexableText(source));
     if (chunks.length === 0) {
       outcomes.set(source.id, 'no_content');
       continue;
     }
-    const target = await passageTarget(ctx, source, chunks);
+    const target = await passageTarget(ctx, source, chunks, crawls);
     const passages = await Promise.all(
       chunks.map(async (chunk) => ({ position: chunk.position, text: chunk.text, config: await passageConfig(chunk.text, target.config) }) as NewPassage),
     );
@@ -131,9 +133,27 @@ export async function indexSourcesText(ctx: Context, sources: SourceRow[]): Prom
   return outcomes;
 }
 
-/** Where a source's passages go, and the language they are read in when they show none of their own. */
-async function passageTarget(ctx: Context, source: SourceRow, chunks: Array<{ text: string }>): Promise<PassageTarget> {
+/**
+ * What the crawls that last read these sources (website pages) found their site's titles
+ * share: a page is indexed by its own part of its title (crawl/site-name.ts).
+ */
+async function crawlTitles(ctx: Context, sources: SourceRow[]): Promise<Map<string, CrawlTitles>> {
+  const ids = [...new Set(sources.filter((s) => s.type === 'website' && s.crawl_id).map((s) => s.crawl_id!))];
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.selectFrom('crawls').select(['id', 'url', 'mode', 'title_prefix', 'title_suffix']).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The title a source's passages are searched and weighed with: a crawled page's own part of its title. */
+export function passageTitle(source: Pick<SourceRow, 'type' | 'title' | 'name' | 'url' | 'crawl_id'>, crawls: Map<string, CrawlTitles>): string {
   const title = source.title ?? source.name;
+  if (source.type !== 'website' || !source.crawl_id) return title;
+  return indexedPageTitle(title, source.url, crawls.get(source.crawl_id));
+}
+
+/** Where a source's passages go, and the language they are read in when they show none of their own. */
+async function passageTarget(ctx: Context, source: SourceRow, chunks: Array<{ text: string }>, crawls: Map<string, CrawlTitles>): Promise<PassageTarget> {
+  const title = passageTitle(source, crawls);
   return {
     agentId: source.agent_id,
     sourceId: source.id,

@@ -20,6 +20,7 @@ import { hasContactDetails, SITE_FACTS_FRAGMENT } from './contact-details.ts';
 import type { ExtractedPage } from './extract.ts';
 import { queueCrawlBatch } from './service.ts';
 import { parseSitemap } from './sitemap.ts';
+import { decideTitleAffix, settleTitles } from './titles.ts';
 import { foldSpelling, slashDroppedSpelling } from './spellings.ts';
 import {
   addPages,
@@ -60,6 +61,8 @@ export const MIN_TEXT_CHARS = 200;
 export const MIN_CONTACT_PAGE_CHARS = 60;
 /** Documents linked from the site's pages, read as file sources in the same crawl. */
 const DOCUMENT_LINK = /\.(pdf|docx)$/i;
+/** Pages a batch keeps before it looks for the site's name in their titles (titles.ts), when none is known yet. */
+const TITLES_TO_DECIDE = 6;
 /** The site-wide source of header and footer facts holds at most this much (distinct footers add up). */
 const MAX_SITE_FACTS_CHARS = 8_000;
 const MAX_SITEMAP_FILES = 50;
@@ -93,6 +96,8 @@ interface Run {
   frontier: number;
   /** Hashes of the header and footer facts this batch has kept, and the write under way. */
   siteFacts: { hashes: Set<string>; writing: Promise<void> };
+  /** Pages this batch kept, and whether the site's name in their titles is known (titles.ts). */
+  titles: { kept: number; known: boolean };
 }
 
 export async function runCrawlBatch(ctx: Context, crawlId: string, workerId: string, isStopping: () => boolean): Promise<void> {
@@ -113,8 +118,11 @@ export async function runCrawlBatch(ctx: Context, crawlId: string, workerId: str
     taken: 0,
     frontier: 0,
     siteFacts: { hashes: new Set(), writing: Promise.resolve() },
+    titles: { kept: 0, known: crawl.title_prefix !== null || crawl.title_suffix !== null },
   };
   if (!crawl.seeded) await seed(run);
+  // The pages an earlier crawl of the site read tell it at once.
+  if (!run.titles.known) run.titles.known = await knowsSiteName(ctx, crawl);
   await reclaimLostPages(ctx.db, lostPagesRule(ctx, workerId, crawlId));
   run.taken = await pagesTaken(ctx, crawlId);
   run.frontier = await frontierSize(ctx.db, crawlId);
@@ -202,14 +210,25 @@ async function settle(run: Run): Promise<void> {
   const now = ctx.clock.now();
   if (counts.pending === 0) {
     const failed = counts.answered === 0 && run.stopReason === null;
+    if (!failed) await settleCrawlTitles(run);
     await endCrawl(ctx.db, crawl.id, failed ? { status: 'failed', error: run.firstError ?? 'no page could be read' } : { status: 'completed' }, now);
   } else if (run.stopReason && fetching === 0) {
+    await settleCrawlTitles(run);
     await endCrawl(ctx.db, crawl.id, { status: 'completed', stopReason: run.stopReason }, now);
   } else if (counts.queued > 0 && run.stopReason === null) {
     await queueCrawlBatch(ctx, crawl.id);
   } else {
     // Pages another worker holds: it ends the crawl, or its claims go stale and are read again.
     await queueCrawlBatch(ctx, crawl.id, 10);
+  }
+}
+
+/** Before the crawl ends: its pages indexed by their own part of their titles (titles.ts). A failure costs only that. */
+async function settleCrawlTitles(run: Run): Promise<void> {
+  try {
+    await settleTitles(run.ctx, { ...run.crawl, site: run.site });
+  } catch (error) {
+    console.error('[crawl] titles not settled', run.crawl.id, error);
   }
 }
 
@@ -339,7 +358,14 @@ async function readPage(run: Run, page: CrawlPageRow): Promise<Outcome> {
   // Taken for dead and the page given to another worker: that one keeps its text.
   if (!(await holdsPage(ctx.db, crawl.id, page.url, run.workerId))) return { status: 'skipped', reason: 'lost' };
   await ingestWebsitePage(ctx, { workspaceId: crawl.workspace_id, agentId: crawl.agent_id, crawlId: crawl.id, url: address, title, text: extracted.text });
+  // Once a few pages are kept, their titles tell the site's name, and the pages after them are indexed without it.
+  if (!run.titles.known && ++run.titles.kept === TITLES_TO_DECIDE) run.titles.known = await knowsSiteName(ctx, { ...crawl, site: run.site });
   return { status: 'done', reason: null };
+}
+
+async function knowsSiteName(ctx: Context, crawl: CrawlRow): Promise<boolean> {
+  const affix = await decideTitleAffix(ctx, crawl);
+  return affix.prefix !== null || affix.suffix !== null;
 }
 
 /** A source the agent holds under another spelling of this page becomes the page's source (spellings.ts). */

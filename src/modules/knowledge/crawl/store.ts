@@ -27,6 +27,9 @@ export interface CrawlRow {
   robots_txt: string | null;
   /** Made before migration 006: the addresses it recorded lost their trailing slash. */
   dropped_trailing_slash: boolean;
+  /** The prefix or suffix most of the crawl's page titles share: the site's name (site-name.ts). */
+  title_prefix: string | null;
+  title_suffix: string | null;
   created_at: Date;
   started_at: Date | null;
   ended_at: Date | null;
@@ -67,7 +70,7 @@ const UNFINISHED: CrawlStatus[] = ['queued', 'running'];
 
 export async function insertCrawl(
   db: Db,
-  row: Omit<CrawlRow, 'stop_reason' | 'error' | 'seeded' | 'robots_txt' | 'dropped_trailing_slash' | 'started_at' | 'ended_at'>,
+  row: Omit<CrawlRow, 'stop_reason' | 'error' | 'seeded' | 'robots_txt' | 'dropped_trailing_slash' | 'title_prefix' | 'title_suffix' | 'started_at' | 'ended_at'>,
 ): Promise<CrawlRow> {
   return db
     .insertInto('crawls')
