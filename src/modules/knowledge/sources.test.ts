@@ -168,7 +168,8 @@ test('a corrupt PDF fails with file_unreadable and a PDF without text with no_co
 });
 
 test('a file that takes longer to read than a source may use fails with file_too_complex, and the service keeps answering', async () => {
-  const config = service.ctx.config as unknown as { fileReadTimeoutMs?: number };
+  const config = service.ctx.config as unknown as { fileReadTimeoutMs: number };
+  const bound = config.fileReadTimeoutMs;
   config.fileReadTimeoutMs = 1; // stands for the 30 s bound
   try {
     const reply = await post({ type: 'file', url: `${files.url}/docs/Return%20policy.pdf` });
@@ -177,7 +178,7 @@ test('a file that takes longer to read than a source may use fails with file_too
     assert.equal(failed.status, 'failed');
     assert.equal(failed.error, 'file_too_complex');
   } finally {
-    delete config.fileReadTimeoutMs;
+    config.fileReadTimeoutMs = bound;
   }
   assert.equal((await service.api('GET', '/workspace', { key: ws.keys.read })).status, 200);
 });
