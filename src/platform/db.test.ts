@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { freshDatabase } from '../../test/support/stores.ts';
@@ -95,7 +95,11 @@ test('a prepared statement reading * gives the new columns after its table chang
   }
 });
 
-test('a connection lost while a transaction holds it fails that transaction, not the process, and the next statement runs on a new one', async (t) => {
+/**
+ * Runs `work` with a pool of one PostgreSQL connection (which the test may lose) and another store handle to
+ * terminate it from; skipped on the embedded store, whose one connection cannot be lost.
+ */
+async function withOneLosableConnection(t: TestContext, work: (single: Database, database: Database) => Promise<void>): Promise<void> {
   const { database, url, drop } = await freshDatabase();
   if (url === undefined) {
     t.skip('PostgreSQL only: the embedded store has one connection that cannot be lost');
@@ -104,6 +108,16 @@ test('a connection lost while a transaction holds it fails that transaction, not
   }
   const single = await openPostgres(url, 1);
   try {
+    await work(single, database);
+  } finally {
+    await single.close();
+    await database.close();
+    await drop();
+  }
+}
+
+test('a connection lost while a transaction holds it fails that transaction, not the process, and the next statement runs on a new one', (t) =>
+  withOneLosableConnection(t, async (single, database) => {
     let lostPid: number | undefined;
     const transaction = single.db.transaction().execute(async (trx) => {
       lostPid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
@@ -115,22 +129,10 @@ test('a connection lost while a transaction holds it fails that transaction, not
     await assert.rejects(transaction);
     const after = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(single.db)).rows[0]!;
     assert.notEqual(after.pid, lostPid);
-  } finally {
-    await single.close();
-    await database.close();
-    await drop();
-  }
-});
+  }));
 
-test('a prepared statement is prepared again on the connection that replaces a lost one', async (t) => {
-  const { database, url, drop } = await freshDatabase();
-  if (url === undefined) {
-    t.skip('PostgreSQL only: the embedded store has one connection that cannot be lost');
-    await database.close();
-    return;
-  }
-  const single = await openPostgres(url, 1);
-  try {
+test('a prepared statement is prepared again on the connection that replaces a lost one', (t) =>
+  withOneLosableConnection(t, async (single, database) => {
     const read = () => prepared(single.db, sql<{ pid: number; n: number }>`select pg_backend_pid() as pid, ${7}::integer as n`);
     const before = (await read()).rows[0]!;
     await sql`select pg_terminate_backend(${before.pid}::integer)`.execute(database.db);
@@ -143,9 +145,4 @@ test('a prepared statement is prepared again on the connection that replaces a l
     assert.ok(after, 'the statement runs on a new connection');
     assert.notEqual(after.pid, before.pid);
     assert.equal(after.n, 7);
-  } finally {
-    await single.close();
-    await database.close();
-    await drop();
-  }
-});
+  }));
