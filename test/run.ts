@@ -88,9 +88,9 @@ interface Done extends Job {
 
 const DURATIONS_FILE = path.join('.tmp', 'test-durations.json');
 /**
- * Committed: the slow files' durations in CI, read when the checkout has no durations of its own (a clean clone, as CI
- * runs on), so that the slowest files start first there too instead of the biggest. Update it from a CI run's summary
- * when a file's place among the slowest changes.
+ * Committed: every file's duration in a CI run, read when the checkout has no durations of its own (a clean clone, as
+ * CI runs on), so that the slowest files start first there too instead of the biggest. Refresh it from a CI clone's
+ * .tmp/test-durations.json when a file's place among the slowest changes.
  */
 const DURATIONS_SEED = path.join('test', 'durations.json');
 const COMPILE_CACHE = path.resolve('.tmp', 'compile-cache');
