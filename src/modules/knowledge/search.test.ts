@@ -136,26 +136,32 @@ describe('lexical search (no embedding provider)', () => {
     assert.deepEqual((await search('Hoe halen jullie de cafeïne eruit?', 'nl')).map((hit) => hit.title), ['Bonen'], 'the word itself is held: its compounds are not searched');
   });
 
-  test("an English verb finds a passage holding a verb of one doer with it, below one holding the verb itself ('started' finds 'founded')", async () => {
+  /** The titles of an English search over pages (title → text) of an agent of their own, best first, and their scores. */
+  const searchOwnPages = async (name: string, pages: Record<string, string>, query: string) => {
     const own = await service.seedWorkspace({ plan: 'studio' });
-    const agent = await seedAgent(service, own, 'Doers');
-    const page = (key: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: CRAWL, url: `https://doers.example/${key}`, title: key, text });
-    await page('team', 'Hannah Okafor founded the bakery in 2014.');
-    await page('history', 'The bakery started in a garage.');
-    await page('parking', 'Parking is free behind the shop.');
-    const hits = await searchPassages(service.ctx, { agentId: agent, query: 'Who started it?', topK: 3, minSimilarity: 0, language: 'en' });
+    const agent = await seedAgent(service, own, name);
+    for (const [key, text] of Object.entries(pages)) {
+      await ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: CRAWL, url: `https://${name.toLowerCase()}.example/${key}`, title: key, text });
+    }
+    return searchPassages(service.ctx, { agentId: agent, query, topK: 3, minSimilarity: 0, language: 'en' });
+  };
+
+  test("an English verb finds a passage holding a verb of one doer with it, below one holding the verb itself ('started' finds 'founded')", async () => {
+    const hits = await searchOwnPages('Doers', {
+      team: 'Hannah Okafor founded the bakery in 2014.',
+      history: 'The bakery started in a garage.',
+      parking: 'Parking is free behind the shop.',
+    }, 'Who started it?');
     assert.deepEqual(hits.map((hit) => hit.title), ['history', 'team']);
     assert.ok(hits[1].score < hits[0].score);
   });
 
   test("an English noun finds a passage holding a sister noun its definition names, below one holding the noun itself ('monitor' finds 'screen')", async () => {
-    const own = await service.seedWorkspace({ plan: 'studio' });
-    const agent = await seedAgent(service, own, 'Sisters');
-    const page = (key: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: CRAWL, url: `https://sisters.example/${key}`, title: key, text });
-    await page('desk', 'Set the top of your screen at eye level.');
-    await page('shop', 'We sell a monitor arm for every desk.');
-    await page('parking', 'Parking is free behind the shop.');
-    const hits = await searchPassages(service.ctx, { agentId: agent, query: 'How high should my monitor be?', topK: 3, minSimilarity: 0, language: 'en' });
+    const hits = await searchOwnPages('Sisters', {
+      desk: 'Set the top of your screen at eye level.',
+      shop: 'We sell a monitor arm for every desk.',
+      parking: 'Parking is free behind the shop.',
+    }, 'How high should my monitor be?');
     assert.deepEqual(hits.map((hit) => hit.title), ['shop', 'desk']);
     assert.ok(hits[1].score < hits[0].score);
   });
