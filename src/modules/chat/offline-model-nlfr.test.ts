@@ -1,12 +1,13 @@
 /**
  * The offline model's rules of the seventh quality step (docs/chat.md, "How answer quality
  * is measured"): the number one written unambiguously, and a table's next row quoted only
- * when it adds to the row chosen.
+ * when it adds to the row chosen; and of later Dutch steps (a verb before its subject, a
+ * label that asks what the question asks).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { composeOfflineAnswer, type OfflineContext } from './offline-model.ts';
-import { contentTerms, oneAsDigit, questionTerms, questionVerbs, stem } from './text.ts';
+import { contentTerms, labelAsks, oneAsDigit, questionTerms, questionVerbs, stem } from './text.ts';
 import type { Language } from '../agents/schemas.ts';
 
 const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
@@ -96,5 +97,31 @@ describe('a Dutch question’s verb before its subject, and a separable verb’s
     assert.equal(answer.declined, false, answer.text);
     assert.match(answer.text, /Swiss Water/);
     assert.equal(ask('Hoe halen jullie de gluten eruit?', [faq, decaf], 'nl').declined, true, 'the noun the question is about must still be held');
+  });
+});
+
+describe('a sentence whose label asks what the question asks (the eleventh step)', () => {
+  const INTRO = passage('Koffieabonnement', 'Met een abonnement krijg je elke twee of vier weken vers gebrande koffie in de brievenbus.');
+  const STEPS = passage('Koffieabonnement', 'Zo werkt het\n\nKies een koffie en de maling.\n\nKies hoe vaak: elke 2 weken of elke 4 weken.', 0.85);
+
+  test('the words before a colon ask as a question would; a time’s colon is no label', () => {
+    assert.deepEqual(labelAsks('Kies hoe vaak: elke 2 weken of elke 4 weken.'), ['often']);
+    assert.deepEqual(labelAsks('How long: about two hours.'), ['duration']);
+    assert.deepEqual(labelAsks('Open om 10:00 uur, elke dag.'), []);
+    assert.deepEqual(labelAsks('Met een abonnement krijg je elke twee of vier weken koffie.'), []);
+  });
+
+  test('"Hoe vaak komt de koffie bij een abonnement?" quotes the page’s "Kies hoe vaak: …" with the sentence that holds every word', () => {
+    const answer = ask('Hoe vaak komt de koffie bij een abonnement?', [STEPS, INTRO], 'nl');
+    assert.equal(answer.declined, false, answer.text);
+    assert.match(answer.text, /^Kies hoe vaak: elke 2 weken of elke 4 weken\. Met een abonnement krijg je elke twee of vier weken/);
+  });
+
+  test('not from a source the answer does not quote, nor when the question asks another kind', () => {
+    const elsewhere = passage('Koffie voor kantoren', 'Kies hoe vaak: elke week of elke maand.', 0.85);
+    const other = ask('Hoe vaak komt de koffie bij een abonnement?', [elsewhere, INTRO], 'nl');
+    assert.doesNotMatch(other.text, /Kies hoe vaak/, other.text);
+    const price = ask('Wat kost een abonnement?', [STEPS, passage('Koffieabonnement', 'Een abonnement kost 12 euro per levering.')], 'nl');
+    assert.doesNotMatch(price.text, /Kies hoe vaak/, price.text);
   });
 });

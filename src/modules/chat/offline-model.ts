@@ -9,7 +9,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, synonymsOfOnlyTranslation, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, fold, heldKinds, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
+import { askedFor, contentTerms, fold, heldKinds, labelAsks, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
 import { translations } from '../knowledge/bilingual.ts';
 
@@ -622,6 +622,7 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     take(rival);
   }
   takeAskedKind(candidates, weights, chosen, gainOf, take);
+  takeLabelled(candidates, weights, chosen, take);
   return chosen;
 }
 
@@ -652,6 +653,28 @@ function takeAskedKind(candidates: Candidate[], weights: Map<string, number>, ch
     const gain = gainOf(candidate);
     if (gain > bestGain) [best, bestGain] = [candidate, gain];
   }
+  if (best) take(best);
+}
+
+/**
+ * A page that answers the question may also say it in the asked form: a sentence whose label
+ * asks what the question asks, and which holds that kind of fact after it ("Kies hoe vaak:
+ * elke 2 weken of elke 4 weken." under "Met een abonnement krijg je elke twee of vier weken
+ * vers gebrande koffie…", for "Hoe vaak komt de koffie bij een abonnement?"), is quoted too
+ * when there is room: from a source already quoted, holding a word of the question (by
+ * itself, its title or heading, or a related word). Not a table's row, whose every row
+ * labels its columns alike, nor the contact kinds, which weigh as the heaviest word already.
+ */
+function takeLabelled(candidates: Candidate[], weights: Map<string, number>, chosen: Candidate[], take: (c: Candidate) => void): void {
+  const kinds = [...weights.keys()].filter((term) => term.startsWith('#') && !CONTACT_KINDS.includes(term)).map((term) => term.slice(1));
+  if (chosen.length === 0 || chosen.length >= MAX_SENTENCES || kinds.length === 0) return;
+  const labelled = (c: Candidate) => !TABLE_ROW.test(c.text) && labelAsks(c.text).some((kind) => kinds.includes(kind) && c.ownTerms.has(`#${kind}`));
+  if (chosen.some(labelled)) return;
+  const sources = new Set(chosen.map((c) => c.sourceName));
+  const words = [...weights.keys()].filter((term) => !term.startsWith('#'));
+  const best = candidates
+    .filter((c) => !chosen.includes(c) && sources.has(c.sourceName) && words.some((term) => c.terms.has(term) || c.narrower.has(term)) && labelled(c))
+    .sort((a, b) => b.passageScore - a.passageScore || a.passage - b.passage || a.position - b.position)[0];
   if (best) take(best);
 }
 

@@ -384,6 +384,20 @@ export function askedFor(question: string, language?: Language): { kinds: string
   return { kinds, rest };
 }
 
+/** A sentence's label: the words before its colon ("Kies hoe vaak: elke 2 weken…"; not a time's colon, "10:00"). */
+const LABEL = /^([^:]{1,60}):\s/;
+
+/**
+ * The kinds of fact a sentence's label asks for, as a question's words would (ASKS): "Kies
+ * hoe vaak: elke 2 weken of elke 4 weken." asks how often, and answers it after the colon.
+ * Not a name: "who" opens a question, never a label.
+ */
+export function labelAsks(sentence: string): string[] {
+  const label = fold(sentence).match(LABEL)?.[1];
+  if (!label) return [];
+  return ASKS.filter((ask) => ask.kind !== 'name' && label.search(ask.question) >= 0).map((ask) => ask.kind);
+}
+
 /**
  * The kinds of fact a sentence holds, among those asked for. `common` tells a word of the
  * language's vocabulary (English: WordNet's), which makes two capitalised words a place or a
