@@ -166,6 +166,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   // Across languages an asked kind alone ("how much") is no answer: a word the question shares with the material must be held.
   const shared = (term: string) => !term.startsWith('#') || CONTACT_KINDS.includes(term);
   if (crossing && ![...weights.keys()].some((term) => shared(term) && chosen.some((c) => c.terms.has(term) || c.narrower.has(term)))) return declined(input.language, input.nextSteps, held);
+  takeLabelled(candidates, weights, chosen);
   chosen.sort((a, b) => a.passage - b.passage || a.position - b.position);
   const names = [...new Set(chosen.map((c) => c.sourceName))];
   const label = names.length > 1 ? phrases.sources : phrases.source;
@@ -622,7 +623,6 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
     take(rival);
   }
   takeAskedKind(candidates, weights, chosen, gainOf, take);
-  takeLabelled(candidates, weights, chosen, take);
   return chosen;
 }
 
@@ -664,8 +664,9 @@ function takeAskedKind(candidates: Candidate[], weights: Map<string, number>, ch
  * when there is room: from a source already quoted, holding a word of the question (by
  * itself, its title or heading, or a related word). Not a table's row, whose every row
  * labels its columns alike, nor the contact kinds, which weigh as the heaviest word already.
+ * Taken once the answer is decided: it never turns a decline into an answer.
  */
-function takeLabelled(candidates: Candidate[], weights: Map<string, number>, chosen: Candidate[], take: (c: Candidate) => void): void {
+function takeLabelled(candidates: Candidate[], weights: Map<string, number>, chosen: Candidate[]): void {
   const kinds = [...weights.keys()].filter((term) => term.startsWith('#') && !CONTACT_KINDS.includes(term)).map((term) => term.slice(1));
   if (chosen.length === 0 || chosen.length >= MAX_SENTENCES || kinds.length === 0) return;
   const labelled = (c: Candidate) => !TABLE_ROW.test(c.text) && labelAsks(c.text).some((kind) => kinds.includes(kind) && c.ownTerms.has(`#${kind}`));
@@ -675,7 +676,7 @@ function takeLabelled(candidates: Candidate[], weights: Map<string, number>, cho
   const best = candidates
     .filter((c) => !chosen.includes(c) && sources.has(c.sourceName) && words.some((term) => c.terms.has(term) || c.narrower.has(term)) && labelled(c))
     .sort((a, b) => b.passageScore - a.passageScore || a.passage - b.passage || a.position - b.position)[0];
-  if (best) take(best);
+  if (best) chosen.push(best);
 }
 
 /** A table's row as the crawl writes it when a header names the columns: "Solo — Prix: 9 € HT par mois; Utilisateurs: 1" (crawl/extract.ts, tableRowLine). */
