@@ -4,6 +4,7 @@
  * rows (webhooks turns them into deliveries). The lower area so never imports the
  * higher one, and a crash after the commit loses nothing.
  */
+import { sql } from 'kysely';
 import type { Db } from './db.ts';
 import { newId } from './ids.ts';
 
@@ -27,6 +28,9 @@ declare module './db.ts' {
   }
 }
 
+/** The channel a recorded event is announced on, at its transaction's commit: the webhooks worker listens. */
+export const DOMAIN_EVENTS_CHANNEL = 'parley_domain_events';
+
 /** Records the event with the caller's transaction; returns its id (evt_). */
 export async function recordDomainEvent(
   db: Db,
@@ -37,5 +41,6 @@ export async function recordDomainEvent(
     .insertInto('domain_events')
     .values({ id, workspace_id: event.workspaceId, agent_id: event.agentId, type: event.type, data: JSON.stringify(event.data), created_at: event.at, fanned_out_at: null })
     .execute();
+  await sql`select pg_notify(${DOMAIN_EVENTS_CHANNEL}, '')`.execute(db);
   return id;
 }

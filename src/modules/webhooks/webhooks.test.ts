@@ -9,6 +9,7 @@ import { startSmtpCapture, type SmtpCapture } from '../mail/test-support.ts';
 import { enableTickets, openTicket } from '../tickets/test-support.ts';
 import { addWebhook, enableLeads, leaveLead, startReceiver, type Receiver } from './test-support.ts';
 import { RETRY_DELAYS_SECONDS } from './delivery.ts';
+import { webhooksWorker } from './jobs.ts';
 
 /** Long enough for a sweep that is not coming to have come (it runs at once when the clock moves). */
 const QUIET_MS = 400;
@@ -460,5 +461,32 @@ describe('deliveries (spec 6, 3.4)', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('a recorded event wakes the deliveries (docs/webhooks.md, How it works inside)', () => {
+  let service: Service;
+  let receiver: Receiver;
+
+  before(async () => {
+    service = await startService({ workers: false, env: { PARLEY_ALLOW_PRIVATE_URLS: '1' } });
+    // The sweep's first run happens now; the next would come in an hour.
+    await webhooksWorker(service.ctx, { sweepEveryMs: 3_600_000 });
+    receiver = await startReceiver(() => service.ctx.clock.now().getTime());
+  });
+  after(async () => {
+    await receiver.close();
+    await service.close();
+  });
+
+  test('a lead is delivered at once, not at the next periodic sweep: its notification at the commit wakes the worker', async () => {
+    const ws = await service.seedWorkspace({ plan: 'studio' });
+    const agentId = await seedAgent(service, ws, 'Shop');
+    await enableLeads(service, ws, agentId);
+    await addWebhook(service, ws, receiver);
+    const leadId = await leaveLead(service.url, agentId);
+    await receiver.waitFor(1);
+    assert.equal(receiver.received[0].body.type, 'lead.created');
+    assert.equal(receiver.received[0].body.data.id, leadId);
   });
 });
