@@ -15,7 +15,7 @@
  * would prove nothing more. They run with PARLEY_TEST_STORE=none, under which
  * the test support refuses to open a store (test/support/stores.ts), so a file
  * wrongly listed here fails instead of running on one store only. ONE_STORE files
- * (browser files: the widget's, four of the dashboard's) run on the one store named there. Every other file
+ * (browser files: the widget's, five of the dashboard's) run on the one store named there. Every other file
  * runs on both stores; a file not listed (a new one) therefore runs on both.
  */
 import { spawn } from 'node:child_process';
@@ -54,12 +54,13 @@ export const STORE_INDEPENDENT = [
 
 /**
  * Browser files that run on one store. The widget's prove its browser code (what it draws and sends, layout, the
- * keyboard, its safety on a hostile page); four of the dashboard's prove its pages (serving, sign-in, the first run,
- * the preloaded data, the playground, settings and install, the figures as the API gives them). The API rules behind
- * what they check are proven over HTTP on both stores by the modules' own files (visitors, leads, tickets,
- * visitor-files, chat, analytics, clients, people, agents, knowledge). The dashboard's files with more of the stores'
- * machinery in their flows (inbox-pages, sources-page, team-pages: mail threading, crawls stopped, webhooks switched
- * off and on, sessions ended) still run on both. The files named here are spread over the two stores, so a browser
+ * keyboard, its safety on a hostile page); five of the dashboard's prove its pages (serving, sign-in, the first run,
+ * the preloaded data, the playground, settings and install, the figures as the API gives them, the inbox). The API
+ * rules behind what they check are proven over HTTP on both stores by the modules' own files (visitors, leads,
+ * tickets, visitor-files, chat, analytics, clients, people, agents, knowledge; the inbox's ticket replies, held
+ * drafts, text search and member limits by people/ticket-reply, email-channel, chat/inbox-filters and
+ * people/people). The dashboard's files with more of the stores' machinery in their flows (sources-page,
+ * team-pages: crawls stopped, webhooks switched off and on, sessions ended) still run on both. The files named here are spread over the two stores, so a browser
  * still talks to each. A file whose store is not set up runs on the embedded one. docs/performance.md, CI. A path
  * that no longer exists fails the run.
  */
@@ -68,6 +69,7 @@ export const ONE_STORE: Record<string, StoreKind> = {
   'src/modules/dashboard/analytics-pages.test.ts': 'postgres',
   'src/modules/dashboard/dashboard.test.ts': 'embedded',
   'src/modules/dashboard/first-load.test.ts': 'embedded',
+  'src/modules/dashboard/inbox-pages.test.ts': 'postgres',
   'src/modules/widget/widget-forms.test.ts': 'postgres',
   'src/modules/widget/widget.test.ts': 'embedded',
 };
