@@ -23,10 +23,10 @@ interface Answer {
 
 /** The share of each kind of question that must go right (a floor, not the target). */
 const FLOORS = { answered: 0.8, wronglyDeclinedAtMost: 0.14, uncoveredDeclined: 0.95 };
-/** A site's own floors where it is above the others (facturo: 97% answered, none wrongly declined since the seventh step; clearwater 92% and 5% since the ninth; bonenbaas 92% and none since the eleventh: docs/chat.md). */
+/** A site's own floors where it is above the others (facturo: 97% answered, none wrongly declined since the seventh step; bonenbaas 92% and none, clearwater 95% and 3% since the eleventh: docs/chat.md). */
 const SITE_FLOORS: Record<string, Partial<typeof FLOORS>> = {
   bonenbaas: { answered: 0.92, wronglyDeclinedAtMost: 0.03 },
-  clearwater: { answered: 0.89, wronglyDeclinedAtMost: 0.08 },
+  clearwater: { answered: 0.94, wronglyDeclinedAtMost: 0.03 },
   facturo: { answered: 0.93, wronglyDeclinedAtMost: 0.03 },
 };
 

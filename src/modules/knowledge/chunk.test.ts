@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkText, tailOf } from './chunk.ts';
+import { read } from './read-file.worker.ts';
 
 const sentence = (i: number) => `Sentence number ${i} talks about parcels and their delivery times in some detail.`;
 
@@ -74,4 +75,20 @@ test('chunkText joins the lines a page width wrapped, and keeps a line that ends
     chunkText(text)[0].text,
     'Prices per kilo, excluding VAT, for restaurants and offices, valid from the first of January until the end of the year.\nHouse blend: 21,50 euro per kilo\nEspresso: 23,00 euro per kilo\nThe minimum order is 5 kilo per delivery.',
   );
+});
+
+test('a PDF’s title set apart by space from the lines under it is a paragraph of its own; its lines at the usual spacing are one paragraph', async () => {
+  const PDFDocument = (await import('pdfkit')).default;
+  const doc = new PDFDocument({ size: 'A4', margin: 56 });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
+  doc.fontSize(16).text('Fee schedule 2026').moveDown();
+  doc.fontSize(11).text('Home visits within 5 miles of the clinic: 95 pounds per visit.');
+  doc.text('Gift vouchers are available for any amount from 25 pounds and are valid for twelve months from the day they are bought.');
+  doc.end();
+  await done;
+  const text = await read({ kind: 'pdf', bytes: new Uint8Array(Buffer.concat(chunks)) });
+  assert.match(text, /^Fee schedule 2026\n\nHome visits within 5 miles of the clinic: 95 pounds per visit\.\nGift vouchers [^\n]+\n[^\n]+$/);
+  assert.equal(chunkText(text)[0].text, 'Fee schedule 2026\n\nHome visits within 5 miles of the clinic: 95 pounds per visit.\nGift vouchers are available for any amount from 25 pounds and are valid for twelve months from the day they are bought.');
 });

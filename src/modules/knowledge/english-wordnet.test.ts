@@ -62,6 +62,14 @@ describe("English synonyms and parts of speech from WordNet's data (english-word
     assert.deepEqual(lexicon.sisters('quantum'), [], 'a word the tagged texts never use ("quantum" would be held by "amount")');
   });
 
+  test('a related plural the tagged texts never use as written, whose singular they use with the same stem, is left out: "weather" is not held by "conditions" ("condition")', () => {
+    const lexicon = englishLexicon();
+    assert.ok(!lexicon.synonyms('weather').includes('conditions'));
+    assert.ok(!lexicon.narrower('weather').includes('elements'), '"element"');
+    assert.ok(lexicon.narrower('weather').includes('frost'));
+    assert.ok(lexicon.synonyms('operations').includes('surgery'), 'a word used as written stays');
+  });
+
   test('a word is mostly not a noun by its tagged senses, looked up as written, else by its base form', () => {
     const lexicon = englishLexicon();
     assert.equal(lexicon.notNoun('offer'), true);

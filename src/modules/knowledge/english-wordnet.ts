@@ -344,10 +344,17 @@ export function englishLexicon(): EnglishLexicon {
   const groups = data.groups.split('\n').map((group) => group.split(' '));
   const groupsOf = new Map<string, string[][]>();
   for (const group of groups) for (const word of group) (groupsOf.get(word) ?? groupsOf.set(word, []).get(word)!).push(group);
+  const notNouns = new Set(data.notNouns.split(' '));
+  const nouns = new Set(data.nouns.split(' '));
+  const people = new Set(data.people.split(' '));
+  const tagged = (word: string) => nouns.has(word) || notNouns.has(word) || people.has(word);
+  // A related plural the tagged texts never use as written, though they use its singular ("conditions", the weather, and
+  // "condition"), is that other word once stemmed (as the search and the offline model compare words): left out.
+  const readAsAnother = (word: string) => !tagged(word) && singulars(word).some((one) => tagged(one) && englishStem(one) === englishStem(word));
   // Every form's groups: "treated" is "treat" ("process", "handle") and "treated" ("hardened").
   const synonyms = remembered((word: string) => {
     const forms = [word, ...baseForms(word)];
-    return [...new Set(forms.flatMap((form) => groupsOf.get(form) ?? []).flat())].filter((other) => !forms.includes(other));
+    return [...new Set(forms.flatMap((form) => groupsOf.get(form) ?? []).flat())].filter((other) => !forms.includes(other) && !readAsAnother(other));
   });
   const narrowerOf = new Map<string, string[]>();
   const broaderOf = new Map<string, string[]>();
@@ -359,12 +366,10 @@ export function englishLexicon(): EnglishLexicon {
   const related = (index: Map<string, string[]>) =>
     remembered((word: string) => {
       const forms = [word, ...baseForms(word)];
-      return [...new Set(forms.flatMap((form) => index.get(form) ?? []))].filter((other) => !forms.includes(other));
+      return [...new Set(forms.flatMap((form) => index.get(form) ?? []))].filter((other) => !forms.includes(other) && !readAsAnother(other));
     });
   const narrower = related(narrowerOf);
   const broader = related(broaderOf);
-  const notNouns = new Set(data.notNouns.split(' '));
-  const nouns = new Set(data.nouns.split(' '));
   const notNoun = (word: string) => {
     for (const form of [word, ...baseForms(word)]) {
       if (notNouns.has(form)) return true;
@@ -372,9 +377,8 @@ export function englishLexicon(): EnglishLexicon {
     }
     return false;
   };
-  const people = new Set(data.people.split(' '));
   const person = (word: string) => [word, ...baseForms(word)].some((form) => people.has(form));
-  const known = (word: string) => [word, ...baseForms(word)].some((form) => nouns.has(form) || notNouns.has(form) || people.has(form));
+  const known = (word: string) => [word, ...baseForms(word)].some(tagged);
   const doersOf = new Map(data.doers.split('\n').map((line) => [line.slice(0, line.indexOf(' ')), line.split(' ').slice(1)]));
   const sameDoer = related(doersOf);
   const sistersOf = new Map(data.sisters.split('\n').map((line) => [line.slice(0, line.indexOf('|')), line.slice(line.indexOf('|') + 1).split(' ')]));
@@ -406,6 +410,15 @@ function remembered(lookup: (word: string) => string[]): (word: string) => reado
     kept.set(word, found);
     return found;
   };
+}
+
+/** The singulars a plural may have: "batteries" battery, "boxes" box, "conditions" condition. */
+function singulars(word: string): string[] {
+  const out: string[] = [];
+  if (word.endsWith('ies')) out.push(`${word.slice(0, -3)}y`);
+  if (word.endsWith('es')) out.push(word.slice(0, -2));
+  if (word.endsWith('s')) out.push(word.slice(0, -1));
+  return out;
 }
 
 /** The forms an inflected English word may come from, as WordNet's morphy tries them: "teaches" teach, "started" start, "making" make, "stopped" stop. */

@@ -165,6 +165,16 @@ describe('lexical search (no embedding provider)', () => {
     assert.deepEqual(hits.map((hit) => hit.title), ['shop', 'desk']);
     assert.ok(hits[1].score < hits[0].score);
   });
+
+  test("an English noun finds a passage holding a noun one sense more general, below one holding the noun itself ('house' finds 'home')", async () => {
+    const hits = await searchOwnPages('Broader', {
+      fees: 'Home visits within 5 miles: 95 pounds per visit.',
+      moving: 'We help you move house with a van.',
+      parking: 'Parking is free behind the shop.',
+    }, 'Can you come to my house?');
+    assert.deepEqual(hits.map((hit) => hit.title), ['moving', 'fees']);
+    assert.ok(hits[1].score < hits[0].score);
+  });
 });
 
 describe('hybrid search (embedding provider configured)', () => {

@@ -118,11 +118,10 @@ type Alternatives = Alternative[];
 const MAX_ALTERNATIVES = 6;
 /**
  * The share of its idf a looser alternative adds for a question's word (a verb of one doer, a
- * sister noun its definition names):
+ * sister noun its definition names, a noun one sense more general):
  * half, as the offline model holds the word by it (chat/offline-model.ts, NARROWER_SHARE). A
  * founder is a beginner, but not every start is a founding: a passage holding the word itself
- * or a synonym ranks above one holding only such a verb. (Broader nouns at this share were
- * tried and dropped: docs/chat.md, the eighth step.)
+ * or a synonym ranks above one holding only such a verb.
  */
 export const RELATED_SHARE = 0.5;
 
@@ -132,7 +131,8 @@ export const RELATED_SHARE = 0.5;
  * word: a passage holding either scores for it, and the word weighs what its best held form
  * weighs. A verb is also searched as the verbs of one doer with it, at RELATED_SHARE
  * ("started" as "founded"), and a noun as the sister nouns its definition names, likewise
- * ("monitor" as "screen": english-wordnet.ts).
+ * ("monitor" as "screen": english-wordnet.ts), and, when WordNet's tagged texts use it mostly
+ * as a noun, as the nouns one sense more general ("house" as "home", "dwelling").
  * The other four languages have no maintained thesaurus here.
  */
 export function englishAlternatives(query: string): Alternatives {
@@ -146,6 +146,9 @@ export function englishAlternatives(query: string): Alternatives {
     for (const alternative of synonyms.slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
     for (const verb of lexicon.sameDoer(word).slice(0, MAX_ALTERNATIVES)) out.push([word, verb, RELATED_SHARE]);
     for (const sister of lexicon.sisters(word).slice(0, MAX_ALTERNATIVES)) out.push([word, sister, RELATED_SHARE]);
+    // Only a noun the tagged texts use: a rare or technical word's broader nouns are seldom what a visitor means ("quantum", "amount").
+    if (!lexicon.known(word) || lexicon.notNoun(word)) continue;
+    for (const broader of lexicon.broader(word).slice(0, MAX_ALTERNATIVES)) out.push([word, broader, RELATED_SHARE]);
   }
   return out;
 }
