@@ -1,4 +1,5 @@
 import type { Context } from './context.ts';
+import { analyticsWorker } from './modules/analytics/jobs.ts';
 import { crawlWorker } from './modules/knowledge/crawl/jobs.ts';
 import { knowledgeWorker } from './modules/knowledge/reading.ts';
 import { leadsWorker } from './modules/leads/jobs.ts';
@@ -23,6 +24,7 @@ export const workerModules: WorkerModule[] = [
   webhooksWorker,
   clientsWorker,
   emailWorker,
+  analyticsWorker,
 ];
 
 export async function startWorkers(ctx: Context): Promise<void> {

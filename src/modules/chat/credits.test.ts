@@ -11,6 +11,8 @@ import { startMain, stopAll, waitFor, type Running } from '../../../test/support
 import { freshDatabase, storeUnderTest, type TestDatabase } from '../../../test/support/stores.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { versionNames } from '../../platform/versions.ts';
+import { planOf } from '../../domain/plans.ts';
+import { chargeCredits } from './credits.ts';
 import { readStream, seedTexts, streamChat } from './test-support.ts';
 
 const STUDIO_CREDITS = 10_000;
@@ -99,6 +101,23 @@ describe('credits (offline model: 1 credit an answer)', () => {
     const erased = await service.api('DELETE', `/agents/${agent}/conversations/${reply.body.data.conversationId}`, { key: ws.keys.manage });
     assert.equal(erased.status, 200);
     assert.equal((await credits(ws)).usedThisMonth, 1);
+  });
+
+  test('charges asked at once in one process are taken together, and exactly those asked after the credits ran out are refused, in the order asked', async () => {
+    const { ws } = await workspaceWithAgent();
+    const other = await workspaceWithAgent();
+    await setUsage(ws.id, STUDIO_CREDITS - 3);
+    await service.admin('POST', `/workspaces/${ws.id}/credit-packs`, { credits: 2 });
+    await setUsage(other.ws.id, STUDIO_CREDITS - 1);
+    // The first goes alone; the other eleven wait for it and are taken in one statement, the two workspaces mixed.
+    const asked = Array.from({ length: 12 }, (_, i) => (i % 3 === 2 ? other.ws.id : ws.id));
+    const settled = await Promise.allSettled(asked.map((workspaceId) => chargeCredits(service.ctx, workspaceId, planOf('studio'), 1)));
+    const taken = settled.map((result, i) => ({ workspace: asked[i] === ws.id ? 'ws' : 'other', fromPacks: result.status === 'fulfilled' ? result.value.fromPacks : 'refused' }));
+    assert.deepEqual(taken.filter((t) => t.workspace === 'ws').map((t) => t.fromPacks), [0, 0, 0, 1, 1, 'refused', 'refused', 'refused']);
+    assert.deepEqual(taken.filter((t) => t.workspace === 'other').map((t) => t.fromPacks), [0, 'refused', 'refused', 'refused']);
+    for (const result of settled) if (result.status === 'rejected') assert.equal(result.reason.code, 'credits_exhausted');
+    assert.deepEqual(await credits(ws), { usedThisMonth: STUDIO_CREDITS + 2, included: STUDIO_CREDITS, purchased: 0, overage: false });
+    assert.deepEqual(await credits(other.ws), { usedThisMonth: STUDIO_CREDITS, included: STUDIO_CREDITS, purchased: 0, overage: false });
   });
 
   // Last in this suite: it moves the service's clock a month on.

@@ -9,7 +9,8 @@ import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../domain/errors.ts';
 import { utcMonth } from '../../platform/clock.ts';
-import { prepared } from '../../platform/db.ts';
+import { prepared, type Db } from '../../platform/db.ts';
+import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
 import { versionNames } from '../../platform/versions.ts';
 import type { Plan } from '../../domain/plans.ts';
 import '../workspace/store.ts'; // declares credit_usage and workspaces
@@ -31,25 +32,52 @@ export interface ChargedAgent {
 
 /**
  * Takes `credits` from the workspace, or throws 402 credits_exhausted: one call of
- * charge_credits (migrations/019). An agent with a daily cap first counts them in
+ * charge_credits (migrations/019), taken with the process's other charges asked meanwhile (takeCharges). An agent with a daily cap first counts them in
  * its day (migrations/021), and is refused with the same code beyond the cap.
  */
 export async function chargeCredits(ctx: Context, workspaceId: string, plan: Plan, credits: number, agent?: ChargedAgent): Promise<Charge> {
   const now = ctx.clock.now();
   const month = utcMonth(now);
   const agentDay = agent && agent.dailyCredits !== null && credits > 0 ? await countInAgentDay(ctx, agent.id, agent.dailyCredits, credits, now) : undefined;
-  const result = await prepared(
-    ctx.db,
-    sql<{ from_packs: number | null }>`
-    select charge_credits(${workspaceId}, ${month}, ${credits}::integer, ${plan.creditsPerMonth}::integer) as from_packs`,
-  );
-  const fromPacks = result.rows[0]?.from_packs;
-  if (fromPacks === null || fromPacks === undefined) {
+  const fromPacks = await groupWriterOf(charges, ctx.db, (batch: ChargeAsked[]) => takeCharges(ctx, batch)).write({ workspaceId, month, credits, included: plan.creditsPerMonth });
+  if (fromPacks === null) {
     if (agentDay) await uncountInAgentDay(ctx, agentDay, credits);
     throw errors.creditsExhausted();
   }
-  await ctx.versions.bump(versionNames.workspace(workspaceId));
-  return { workspaceId, month, credits, fromPacks: Number(fromPacks), ...(agentDay && { agentDay }) };
+  return { workspaceId, month, credits, fromPacks, ...(agentDay && { agentDay }) };
+}
+
+interface ChargeAsked {
+  workspaceId: string;
+  month: string;
+  credits: number;
+  included: number;
+}
+
+/** The charges of the process's answers that overlap, taken together (platform/group-writes.ts). */
+const charges = new WeakMap<Db, GroupWriter<ChargeAsked, number | null>>();
+
+/**
+ * Takes the charges in one statement (charge_credits_each, migration 053), in the order asked
+ * within each workspace, so exactly the charge that would cross a workspace's limit is refused
+ * (null: nothing taken). Workspaces are locked in the order of their ids, so two processes' groups
+ * cannot wait on each other's. Each workspace charged is bumped once.
+ */
+async function takeCharges(ctx: Context, asked: ChargeAsked[]): Promise<Array<number | null>> {
+  const order = asked.map((_, i) => i).sort((a, b) => (asked[a].workspaceId < asked[b].workspaceId ? -1 : asked[a].workspaceId > asked[b].workspaceId ? 1 : a - b));
+  const inOrder = order.map((i) => asked[i]);
+  const result = await prepared(
+    ctx.db,
+    sql<{ from_packs: Array<number | null> }>`
+    select charge_credits_each(${inOrder.map((c) => c.workspaceId)}::text[], ${inOrder.map((c) => c.month)}::text[],
+      ${inOrder.map((c) => c.credits)}::integer[], ${inOrder.map((c) => c.included)}::integer[]) as from_packs`,
+  );
+  const taken = result.rows[0].from_packs;
+  const fromPacks: Array<number | null> = [];
+  order.forEach((i, at) => (fromPacks[i] = taken[at] === null ? null : Number(taken[at])));
+  const charged = new Set(inOrder.filter((_, at) => taken[at] !== null).map((c) => c.workspaceId));
+  await Promise.all([...charged].map((workspaceId) => ctx.versions.bump(versionNames.workspace(workspaceId))));
+  return fromPacks;
 }
 
 /** Adds the credits to the agent's day while the sum stays within the cap: one statement, safe between processes. */

@@ -5,7 +5,7 @@ import { startService, type SeededWorkspace, type Service } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { storeUnderTest } from '../../../test/support/stores.ts';
 import { newId } from '../../platform/ids.ts';
-import { appendMessages, type NewMessage } from './store.ts';
+import { appendMessages, recordMessages, type NewMessage } from './store.ts';
 
 /**
  * Migrations 038 and 045: the analytics and search-text triggers of messages run once per
@@ -127,6 +127,46 @@ test('answers recorded in many transactions at once spread over the slots of the
   const { rows: [counts] } = await sql<{ conversations: number }>`
     select sum(conversations)::integer as conversations from analytics_days where agent_id = ${agentId} and day = '2026-04-02'`.execute(service.ctx.db);
   assert.equal(counts?.conversations, 12, 'each new conversation counted once');
+});
+
+test('answers recorded at once through the process\'s group writer are written in fewer transactions, each conversation with its messages in the order sent', async () => {
+  const agentId = await seedAgent(service, ws);
+  const before = await analyticsTables(agentId);
+  const at = new Date('2026-04-05T12:00:00Z');
+  const conversations = Array.from({ length: 12 }, () => newConversation(agentId, at));
+  await Promise.all(conversations.map((c, i) => recordMessages(service.ctx.db, { id: c.id, create: c }, turn(agentId, `Question ${i} about bicycles?`, at, 40 + i))));
+  // Two follow-ups of each conversation sent together: most of them go in one group, one conversation twice in it.
+  await Promise.all(conversations.flatMap((c, i) => [1, 2].map((n) =>
+    recordMessages(service.ctx.db, { id: c.id }, turn(agentId, `Follow-up ${n} of c${i}?`, new Date(at.getTime() + n * 60_000), 50 + n)))));
+
+  const { rows: [written] } = await sql<{ transactions: number }>`
+    select count(distinct xmin::text)::integer as transactions from messages where agent_id = ${agentId}`.execute(service.ctx.db);
+  assert.ok(written!.transactions < 36 / 2, `36 recordings in ${written!.transactions} transactions`);
+  for (const [i, c] of conversations.entries()) {
+    const { rows } = await sql<{ position: number; content: string }>`
+      select position, content from messages where conversation_id = ${c.id} order by position`.execute(service.ctx.db);
+    const q = (text: string) => [text, `Answer to ${text}`];
+    assert.deepEqual(rows, [...q(`Question ${i} about bicycles?`), ...q(`Follow-up 1 of c${i}?`), ...q(`Follow-up 2 of c${i}?`)].map((content, position) => ({ position, content })));
+    const { rows: [row] } = await sql<{ message_count: number; last_confidence: number; last_message_at: Date }>`
+      select message_count, last_confidence, last_message_at from conversations where id = ${c.id}`.execute(service.ctx.db);
+    assert.deepEqual(row, { message_count: 6, last_confidence: 52, last_message_at: new Date(at.getTime() + 120_001) });
+  }
+  assert.deepEqual(subtract(await analyticsTables(agentId), before), await expectedFromMessages(agentId));
+  assert.deepEqual(await searchWords(agentId), await wordsOfMessages(agentId));
+});
+
+test('a group of recordings the database refuses is written again one by one: only the recording at fault fails', async () => {
+  const agentId = await seedAgent(service, ws);
+  const at = new Date('2026-04-06T12:00:00Z');
+  const conversations = Array.from({ length: 6 }, () => newConversation(agentId, at));
+  const faulty = { ...newConversation(agentId, at), agent_id: 'agt_missing' };
+  const recordings = [...conversations.slice(0, 3), faulty, ...conversations.slice(3)].map((c, i) =>
+    recordMessages(service.ctx.db, { id: c.id, create: c }, turn(agentId, `Question ${i}?`, at, 70)));
+  const settled = await Promise.allSettled(recordings);
+  assert.deepEqual(settled.map((result) => result.status), ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+  const { rows: [row] } = await sql<{ n: number }>`
+    select count(*)::integer as n from messages where agent_id = ${agentId}`.execute(service.ctx.db);
+  assert.equal(row?.n, 12);
 });
 
 test('a transaction holding its slot of the agent\'s day does not hold back another transaction\'s answer of the same day', { skip: storeUnderTest() !== 'postgres' && 'two transactions at once need the PostgreSQL pass' }, async () => {

@@ -22,7 +22,7 @@ import { contactLine } from '../knowledge/crawl/contact-details.ts';
 import type { attachmentSchema } from './schemas.ts';
 import { contentTerms, coverage, sentences } from './text.ts';
 import type { PassageHit } from '../knowledge/search.ts';
-import { appendMessages, findConversationWithRecent, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
+import { findConversationWithRecent, recordMessages, updateMessageCheck, type Channel, type Conversation, type MessageSource, type NewMessage } from './store.ts';
 
 /** Enough of a quoted passage to tell its language. */
 const LANGUAGE_SAMPLE_CHARS = 400;
@@ -84,7 +84,7 @@ interface Prepared {
   agent: Agent;
   conversationId: string;
   /** Set for a conversation this question starts. */
-  newConversation?: Parameters<typeof appendMessages>[1]['create'];
+  newConversation?: Parameters<typeof recordMessages>[1]['create'];
   question: NewMessage;
   answerId: string;
   system: string;
@@ -105,7 +105,7 @@ export async function answer(ctx: Context, asker: Asker, agent: Agent, input: Qu
   const prepared = await prepare(ctx, asker, agent, input);
   // The question is recorded while a provider model writes (as a stream's is before its first byte), the answer once
   // checked. The offline model's answer is known already: both are recorded together, in one statement.
-  const recordingQuestion = prepared.model.offline ? undefined : appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
+  const recordingQuestion = prepared.model.offline ? undefined : recordMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
   recordingQuestion?.catch(() => {}); // awaited below; a failed answer must not leave it unhandled meanwhile
   const { text, model, charge } = await generateWithFallback(ctx, asker, prepared);
   const grounding = await checkGrounding(model, text, prepared.passages);
@@ -118,7 +118,7 @@ export async function answer(ctx: Context, asker: Asker, agent: Agent, input: Qu
   } else {
     const reply = answerMessage(ctx, prepared, made);
     const create = prepared.newConversation && { ...prepared.newConversation, last_message_at: reply.created_at };
-    await appendMessages(ctx.db, { id: prepared.conversationId, create }, [prepared.question, reply]);
+    await recordMessages(ctx.db, { id: prepared.conversationId, create }, [prepared.question, reply]);
   }
   return {
     conversationId: prepared.conversationId,
@@ -150,7 +150,7 @@ export interface StreamStart {
  */
 export async function answerStream(ctx: Context, asker: Asker, agent: Agent, input: Question) {
   const prepared = await prepare(ctx, asker, agent, input);
-  await appendMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
+  await recordMessages(ctx.db, { id: prepared.conversationId, create: prepared.newConversation }, [prepared.question]);
   const start: StreamStart = {
     conversationId: prepared.conversationId,
     messageId: prepared.answerId,
@@ -251,7 +251,7 @@ interface MadeAnswer {
 }
 
 async function recordAnswer(ctx: Context, prepared: Prepared, made: MadeAnswer) {
-  await appendMessages(ctx.db, { id: prepared.conversationId }, [answerMessage(ctx, prepared, made)]);
+  await recordMessages(ctx.db, { id: prepared.conversationId }, [answerMessage(ctx, prepared, made)]);
 }
 
 function answerMessage(ctx: Context, prepared: Prepared, made: MadeAnswer): NewMessage {

@@ -1,5 +1,6 @@
 import { sql, type Generated, type RawBuilder, type Selectable } from 'kysely';
 import { prepared, type Db } from '../../platform/db.ts';
+import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
 import type { Position } from '../../domain/paging.ts';
 
 export type Channel = 'widget' | 'iframe' | 'api' | 'playground' | 'email';
@@ -117,36 +118,98 @@ export type NewMessage = Omit<MessageRow, 'conversation_id' | 'position' | 'feed
 
 export type NewConversation = Omit<ConversationRow, 'message_count' | 'last_confidence' | 'visitor_token_fingerprint'> & { visitor_token_fingerprint?: string | null };
 
+/** Messages to append to one conversation, which `create` makes first when given. */
+export interface Append {
+  conversation: { id: string; create?: NewConversation };
+  messages: NewMessage[];
+}
+
 /**
  * Appends messages to a conversation (making it first when `create` is given), in one
- * statement. Positions come from the conversation's own counter, taken under its row
- * lock, so two questions sent at once to one conversation cannot collide. A
- * conversation erased meanwhile gets nothing appended. The messages go in as one jsonb
- * parameter, sent as text: the two drivers encode an inferred jsonb parameter differently.
+ * statement (writeAppends). Runs on any handle, a transaction's too.
  */
-export async function appendMessages(db: Db, conversation: { id: string; create?: NewConversation }, messages: NewMessage[]): Promise<void> {
-  const count = messages.length;
-  const lastConfidence = [...messages].reverse().find((m) => m.role === 'assistant')?.confidence ?? null;
-  const rows = messages.map((m, ord) => ({ ...m, ord, held: m.held ?? false }));
-  const counter = conversation.create
-    ? sql`insert into conversations (id, workspace_id, agent_id, channel, user_id, opened_by, from_address, started_at, last_message_at, first_message, visitor_token_fingerprint, message_count, last_confidence)
-        values (${conversation.create.id}, ${conversation.create.workspace_id}, ${conversation.create.agent_id}, ${conversation.create.channel}, ${conversation.create.user_id},
-          ${conversation.create.opened_by}, ${conversation.create.from_address}, ${conversation.create.started_at}, ${conversation.create.last_message_at},
-          ${conversation.create.first_message}, ${conversation.create.visitor_token_fingerprint ?? null}, ${count}, ${lastConfidence}::integer)
-        returning message_count`
-    : sql`update conversations set message_count = message_count + ${count}, last_message_at = ${messages[count - 1].created_at},
-          last_confidence = coalesce(${lastConfidence}::integer, last_confidence)
-        where id = ${conversation.id} returning message_count`;
+export async function appendMessages(db: Db, conversation: Append['conversation'], messages: NewMessage[]): Promise<void> {
+  await writeAppends(db, [{ conversation, messages }]);
+}
+
+const recorders = new WeakMap<Db, GroupWriter<Append, void>>();
+
+/**
+ * appendMessages for the answering path: the appends of the process's answers that arrive while
+ * another group is being written go together in the next group, one statement and one commit
+ * (platform/group-writes.ts); each returns once its group has committed. Not for a transaction's
+ * handle: the group is written on a connection of its own.
+ */
+export async function recordMessages(db: Db, conversation: Append['conversation'], messages: NewMessage[]): Promise<void> {
+  await groupWriterOf(recorders, db, async (appends: Append[]) => {
+    await writeAppends(db, appends);
+    return appends.map(() => undefined);
+  }).write({ conversation, messages });
+}
+
+/**
+ * Appends the messages of several conversations in one statement. Positions come from each
+ * conversation's own counter, taken under its row lock, so two questions sent at once to one
+ * conversation cannot collide. A conversation erased meanwhile gets nothing appended. The rows
+ * go in as jsonb parameters, sent as text: the two drivers encode an inferred jsonb parameter
+ * differently.
+ */
+export async function writeAppends(db: Db, appends: Append[]): Promise<void> {
+  const { conversations, messages } = appendRows(appends);
   await prepared(
     db,
     sql`
-    with counter as (${counter})
+    with batch as (
+      select * from jsonb_to_recordset(cast(${JSON.stringify(conversations)}::text as jsonb)) as b(id text, created boolean, count integer,
+        last_message_at timestamptz, last_confidence integer, workspace_id text, agent_id text, channel text, user_id text, opened_by text,
+        from_address text, started_at timestamptz, first_message text, visitor_token_fingerprint text)
+    ),
+    created as (
+      insert into conversations (id, workspace_id, agent_id, channel, user_id, opened_by, from_address, started_at, last_message_at, first_message,
+        visitor_token_fingerprint, message_count, last_confidence)
+      select id, workspace_id, agent_id, channel, user_id, opened_by, from_address, started_at, last_message_at, first_message,
+        visitor_token_fingerprint, count, last_confidence
+      from batch where created
+      returning id, message_count
+    ),
+    bumped as (
+      update conversations c set message_count = c.message_count + b.count, last_message_at = b.last_message_at,
+        last_confidence = coalesce(b.last_confidence, c.last_confidence)
+      from batch b where not b.created and c.id = b.id
+      returning c.id, c.message_count
+    ),
+    counter as (select id, message_count from created union all select id, message_count from bumped)
     insert into messages (id, conversation_id, agent_id, position, role, content, created_at, attachments, page_url, confidence, grounding, sources, model, credits, held)
-    select m.id, ${conversation.id}, m.agent_id, counter.message_count - ${count}::integer + m.ord, m.role, m.content, m.created_at, m.attachments,
+    select m.id, m.conversation_id, m.agent_id, counter.message_count - b.count + m.ord, m.role, m.content, m.created_at, m.attachments,
       m.page_url, m.confidence, m.grounding, m.sources, m.model, m.credits, m.held
-    from counter, jsonb_to_recordset(cast(${JSON.stringify(rows)}::text as jsonb)) as m(id text, agent_id text, ord integer, role text, content text,
-      created_at timestamptz, attachments jsonb, page_url text, confidence integer, grounding text, sources jsonb, model text, credits integer, held boolean)`,
+    from jsonb_to_recordset(cast(${JSON.stringify(messages)}::text as jsonb)) as m(id text, conversation_id text, agent_id text, ord integer, role text,
+      content text, created_at timestamptz, attachments jsonb, page_url text, confidence integer, grounding text, sources jsonb, model text,
+      credits integer, held boolean)
+    join counter on counter.id = m.conversation_id
+    join batch b on b.id = m.conversation_id`,
   );
+}
+
+/**
+ * The appends as one row a conversation (its messages' count, last time and last answer's
+ * confidence; its new row when one of them makes it) and one a message, numbered in its
+ * conversation in the order given.
+ */
+function appendRows(appends: Append[]) {
+  const conversations = new Map<string, { id: string; created: boolean; count: number; last_message_at: Date; last_confidence: number | null } & Partial<NewConversation>>();
+  const messages: Array<NewMessage & { conversation_id: string; ord: number; held: boolean }> = [];
+  for (const { conversation, messages: appended } of appends) {
+    const row = conversations.get(conversation.id) ?? { id: conversation.id, created: false, count: 0, last_message_at: new Date(0), last_confidence: null };
+    if (conversation.create) Object.assign(row, conversation.create, { created: true });
+    for (const message of appended) {
+      messages.push({ ...message, conversation_id: conversation.id, ord: row.count, held: message.held ?? false });
+      row.count += 1;
+      if (message.role === 'assistant') row.last_confidence = message.confidence;
+    }
+    if (!conversation.create && appended.length > 0) row.last_message_at = appended[appended.length - 1].created_at;
+    conversations.set(conversation.id, row);
+  }
+  return { conversations: [...conversations.values()], messages };
 }
 
 /** A check made after the answer was recorded; the conversation's lastConfidence follows when it is still the last answer. */

@@ -172,7 +172,18 @@ export function questionTerms(text: string, language?: Language): string[] {
 }
 
 function termsOf(text: string, language: Language | undefined, dropped: Array<Set<string>>): string[] {
-  const known = keptTerms(language, dropped);
+  if (text.length < TEXT_KEPT_FROM || text.length > TEXT_KEPT_UP_TO) return termsOfWords(text, language, dropped);
+  const texts = keptTerms(language, dropped, KEPT_TEXTS);
+  let terms = texts.get(text);
+  if (terms === undefined) {
+    if (texts.size >= MAX_TEXTS_KEPT) texts.clear();
+    texts.set(text, (terms = Object.freeze(termsOfWords(text, language, dropped)) as string[]));
+  }
+  return terms;
+}
+
+function termsOfWords(text: string, language: Language | undefined, dropped: Array<Set<string>>): string[] {
+  const known = keptTerms(language, dropped, KEPT);
   const terms: string[] = [];
   for (const word of words(text)) {
     let found = known.get(word);
@@ -193,10 +204,19 @@ function termsOf(text: string, language: Language | undefined, dropped: Array<Se
  */
 const KEPT = new WeakMap<Array<Set<string>>, Map<Language | 'none', Map<string, string[]>>>();
 const MAX_WORDS_KEPT = 50_000;
+/**
+ * And each longer text's terms (frozen: the callers share them): the same passages, and their sentences, are read by
+ * every answer that finds them, and looking a text up costs a hash of it where reading its words looked up each word
+ * (the capacity bench's profile, docs/performance.md, seventh round). Bounded like the words.
+ */
+const KEPT_TEXTS = new WeakMap<Array<Set<string>>, Map<Language | 'none', Map<string, string[]>>>();
+const MAX_TEXTS_KEPT = 5_000;
+const TEXT_KEPT_FROM = 24;
+const TEXT_KEPT_UP_TO = 4_000;
 
-function keptTerms(language: Language | undefined, dropped: Array<Set<string>>): Map<string, string[]> {
-  let byLanguage = KEPT.get(dropped);
-  if (!byLanguage) KEPT.set(dropped, (byLanguage = new Map()));
+function keptTerms(language: Language | undefined, dropped: Array<Set<string>>, kept: typeof KEPT): Map<string, string[]> {
+  let byLanguage = kept.get(dropped);
+  if (!byLanguage) kept.set(dropped, (byLanguage = new Map()));
   let known = byLanguage.get(language ?? 'none');
   if (!known) byLanguage.set(language ?? 'none', (known = new Map()));
   return known;
