@@ -12,6 +12,21 @@ export type { CrawlPageView as CrawlPage, CrawlView as Crawl } from '../modules/
 export type { SourceView as Source } from '../modules/knowledge/routes.ts';
 export type { WebhookView as Webhook } from '../modules/webhooks/schemas.ts';
 export type { ModelView as Model } from '../modules/workspace/schemas.ts';
+export type {
+  AgentNotifications,
+  AuditEntryView as AuditEntry,
+  CreatedKey,
+  DeliveryView as Delivery,
+  InvitationView as Invitation,
+  ListedKey,
+  Me,
+  PasskeyView as Passkey,
+  PersonView as Person,
+  ReportView as Report,
+  SessionView,
+  WorkspaceSettings,
+  WorkspaceSettingsReply,
+} from '../modules/people/schemas.ts';
 export type { Preset, SetupGuide } from '../modules/workspace/setup-guide.ts';
 
 export type Role = 'owner' | 'admin' | 'member';
@@ -19,15 +34,6 @@ export type Language = 'en' | 'nl';
 /** The languages the dashboard speaks, each with its catalogue (i18n/). */
 export const LANGUAGES: Language[] = ['en', 'nl'];
 
-/** GET /app/api/me: the route has no reply schema (people's describeMe), so its shape is written here. */
-export interface Me {
-  person: { id: string; email: string; name: string; language: string; hasPassword: boolean };
-  workspace: { id: string; name: string; plan: string };
-  workspaces: { id: string; name: string; role: Role }[];
-  role: Role;
-  agentIds: string[] | null;
-  csrfToken: string;
-}
 
 /** The use cases a new agent is made for in the dashboard: the presets' (the setup guide's standard ones). */
 export type UseCase = Preset['useCase'];

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
 import { endKey, issueKey, type NewKey } from '../workspace/keys.ts';
+import type { CreatedKey, ListedKey } from './schemas.ts';
 import { audit } from './service.ts';
 import { requireRole, type PersonCaller } from '../../domain/principal.ts';
 
@@ -9,14 +10,14 @@ import { requireRole, type PersonCaller } from '../../domain/principal.ts';
  * admins, with the operator's rules: Studio and up (402 api_not_in_plan), at
  * most 25 live keys (409 key_limit_reached), the key shown once.
  */
-export async function createKeyAsPerson(ctx: Context, caller: PersonCaller, input: NewKey, requestId: string) {
+export async function createKeyAsPerson(ctx: Context, caller: PersonCaller, input: NewKey, requestId: string): Promise<CreatedKey> {
   requireRole(caller, 'admin');
   const created = await issueKey(ctx, caller.workspaceId, input);
   await audit(ctx, caller, 'key.create', created.id, requestId);
   return created;
 }
 
-export async function listKeysAsPerson(ctx: Context, caller: PersonCaller) {
+export async function listKeysAsPerson(ctx: Context, caller: PersonCaller): Promise<ListedKey[]> {
   requireRole(caller, 'admin');
   const rows = await ctx.db
     .selectFrom('api_keys')
@@ -42,5 +43,5 @@ export async function revokeKeyAsPerson(ctx: Context, caller: PersonCaller, keyI
   requireRole(caller, 'admin');
   if (!(await endKey(ctx, caller.workspaceId, keyId))) throw errors.notFound('key');
   await audit(ctx, caller, 'key.revoke', keyId, requestId);
-  return { id: keyId, revoked: true };
+  return { id: keyId, revoked: true as const };
 }

@@ -12,6 +12,7 @@ import type { Db } from '../../platform/db.ts';
 import { languageOrEnglish, type Language } from '../agents/schemas.ts';
 import '../agents/store.ts'; // declares the agents table read below
 import { requireAgentReach, requireRole, type PersonCaller } from '../../domain/principal.ts';
+import type { AgentNotifications } from './schemas.ts';
 import { audit } from './service.ts';
 import './store.ts'; // declares the people and memberships tables read below
 
@@ -150,7 +151,7 @@ export async function listNotificationsAsPerson(ctx: Context, caller: PersonCall
   return agentIds.map(({ id }) => notificationsView(members, rows.find((row) => row.agent_id === id), id));
 }
 
-function notificationsView(members: Member[], row: AgentNotificationsRow | undefined, agentId: string) {
+function notificationsView(members: Member[], row: AgentNotificationsRow | undefined, agentId: string): AgentNotifications {
   const view = (kind: NoticeKind) => {
     const { people, chosen } = chosenFor(members, row, agentId, kind);
     return { chosen, people: people.map((member) => ({ id: member.id, email: member.email, name: member.name })) };

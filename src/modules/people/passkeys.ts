@@ -13,6 +13,7 @@ import { firstUse } from '../../platform/first-use.ts';
 import { newId } from '../../platform/ids.ts';
 import type { PersonCaller } from '../../domain/principal.ts';
 import { audit, countClient, openSession } from './service.ts';
+import type { PasskeyView } from './schemas.ts';
 import * as store from './store.ts';
 
 /** A challenge lapses this long after it was given. */
@@ -64,7 +65,7 @@ function relyingParty(ctx: Context): { rpID: string; origin: string } {
 /** The user handle the authenticator keeps with the credential: the person's id. */
 const userHandleOf = (personId: string) => new TextEncoder().encode(personId);
 
-export function passkeyView(row: Pick<PasskeyRow, 'id' | 'name' | 'created_at' | 'last_used_at' | 'backed_up'>) {
+export function passkeyView(row: Pick<PasskeyRow, 'id' | 'name' | 'created_at' | 'last_used_at' | 'backed_up'>): PasskeyView {
   return { id: row.id, name: row.name, backedUp: row.backed_up, createdAt: row.created_at.toISOString(), lastUsedAt: row.last_used_at?.toISOString() ?? null };
 }
 

@@ -1,14 +1,13 @@
 import cookie from '@fastify/cookie';
-import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Context } from '../../context.ts';
 import { errors } from '../../domain/errors.ts';
-import { isOneLine, ONE_LINE_MESSAGE, withoutBidiControls } from '../../domain/text.ts';
 import { equalInConstantTime } from '../../platform/crypto.ts';
 import { requireAllowed, requireRole, type PersonCaller } from '../../domain/principal.ts';
 import { setLimitHeaders } from '../../http/auth.ts';
 import * as people from './service.ts';
+import * as schemas from './schemas.ts';
 import { createKeyAsPerson, listKeysAsPerson, revokeKeyAsPerson } from './keys.ts';
 import { SIGN_IN_POLICY, signInPage } from './sign-in-page.ts';
 import { uploadRoutes } from './uploads.ts';
@@ -31,13 +30,6 @@ declare module 'fastify' {
 
 export const DASHBOARD_PREFIX = '/app';
 export const CSRF_HEADER = 'x-csrf-token';
-
-const emailSchema = z.email().max(254);
-const passwordSchema = z.string().min(12).max(200);
-const agentIdsSchema = z.array(z.string().max(64)).max(200).nullable().optional();
-/** A WebAuthn answer as the browser's PublicKeyCredential.toJSON() gives it; @simplewebauthn/server checks the rest. */
-const webAuthnResponse = z.looseObject({ id: z.string().max(1500), rawId: z.string().max(1500), type: z.literal('public-key'), response: z.looseObject({ clientDataJSON: z.string().max(10_000) }) });
-const passkeyName = z.string().trim().min(1).max(100).refine(isOneLine, ONE_LINE_MESSAGE).transform((name) => withoutBidiControls(name));
 
 /** The session cookie: `__Host-` and Secure when the service is reached over https (docs/people.md, "Sessions"). */
 export function sessionCookieName(ctx: Context): string {
@@ -65,7 +57,7 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
   });
   app.addHook('onRequest', guard(ctx));
 
-  app.get('/sign-in', { schema: { querystring: z.object({ token: z.string().max(200).optional() }) } }, async (request, reply) =>
+  app.get('/sign-in', { schema: { querystring: schemas.signInPageQuery } }, async (request, reply) =>
     reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
@@ -76,7 +68,7 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
       .send(signInPage(request.query.token ?? '')),
   );
   // Only this POST uses the link, so a mail scanner that opens (GETs) it leaves it usable.
-  app.post('/sign-in', { schema: { body: z.object({ token: z.string().max(200) }) } }, async (request, reply) => {
+  app.post('/sign-in', { schema: { body: schemas.signInLinkUseBody } }, async (request, reply) => {
     let token: string;
     try {
       token = await people.signInWithLink(ctx, request.body.token, userAgentOf(request));
@@ -90,60 +82,53 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
     return setSession(ctx, reply, token).redirect(DASHBOARD_PREFIX, 303);
   });
 
-  app.post('/api/sign-in/links', { schema: { body: z.strictObject({ email: emailSchema }) } }, async (request, reply) => {
+  app.post('/api/sign-in/links', { schema: { body: schemas.signInLinkBody, response: { 202: schemas.signInLinkSentReply } } }, async (request, reply) => {
     await people.requestSignInLink(ctx, request.body.email, request.ip);
     return reply.status(202).send({ data: { sent: true } });
   });
-  app.post('/api/sign-in/password', { schema: { body: z.strictObject({ email: emailSchema, password: z.string().max(200) }) } }, async (request, reply) => {
+  app.post('/api/sign-in/password', { schema: { body: schemas.passwordSignInBody, response: { 200: schemas.meReply } } }, async (request, reply) => {
     const token = await people.signInWithPassword(ctx, request.body.email, request.body.password, request.ip, userAgentOf(request));
     const person = (await people.personOfSession(ctx, token))!;
     return setSession(ctx, reply, token).send({ data: await people.describeMe(ctx, person, token) });
   });
 
   // Passkeys (docs/people.md, "Passkeys"): the browser's WebAuthn answer, as JSON. Sign-in asks for no address.
-  app.post('/api/sign-in/passkey/options', async (request) => ({ data: await passkeys.signInOptions(ctx, request.ip) }));
-  app.post('/api/sign-in/passkey', { schema: { body: z.strictObject({ response: webAuthnResponse }) } }, async (request, reply) => {
+  app.post('/api/sign-in/passkey/options', { schema: { response: { 200: schemas.signInOptionsReply } } }, async (request) => ({ data: await passkeys.signInOptions(ctx, request.ip) }));
+  app.post('/api/sign-in/passkey', { schema: { body: schemas.passkeySignInBody, response: { 200: schemas.meReply } } }, async (request, reply) => {
     const token = await passkeys.signInWithPasskey(ctx, request.body.response as never, request.ip, userAgentOf(request));
     const person = (await people.personOfSession(ctx, token))!;
     return setSession(ctx, reply, token).send({ data: await people.describeMe(ctx, person, token) });
   });
 
   const signedIn = { signedIn: true };
-  app.get('/api/me/passkeys', { config: signedIn }, async (request) => ({ data: await passkeys.listPasskeys(ctx, request.person), pagination: { nextCursor: null } }));
-  app.post('/api/me/passkeys/options', { config: signedIn }, async (request) => ({ data: await passkeys.registrationOptions(ctx, request.person) }));
+  app.get('/api/me/passkeys', { config: signedIn, schema: { response: { 200: schemas.passkeyListReply } } }, async (request) => ({ data: await passkeys.listPasskeys(ctx, request.person), pagination: { nextCursor: null } }));
+  app.post('/api/me/passkeys/options', { config: signedIn, schema: { response: { 200: schemas.registrationOptionsReply } } }, async (request) => ({ data: await passkeys.registrationOptions(ctx, request.person) }));
   app.post(
     '/api/me/passkeys',
-    { config: signedIn, schema: { body: z.strictObject({ response: webAuthnResponse, name: passkeyName.optional() }) } },
+    { config: signedIn, schema: { body: schemas.passkeyRegistrationBody, response: { 201: schemas.passkeyReply } } },
     async (request, reply) => reply.status(201).send({ data: await passkeys.registerPasskey(ctx, request.person, request.body as never, request.id) }),
   );
-  const passkeyParams = z.object({ passkeyId: z.string().max(64) });
-  app.patch('/api/me/passkeys/:passkeyId', { config: signedIn, schema: { params: passkeyParams, body: z.strictObject({ name: passkeyName }) } }, async (request) => ({
+  app.patch('/api/me/passkeys/:passkeyId', { config: signedIn, schema: { params: schemas.passkeyParams, body: schemas.passkeyRenameBody, response: { 200: schemas.passkeyReply } } }, async (request) => ({
     data: await passkeys.renamePasskey(ctx, request.person, request.params.passkeyId, request.body.name, request.id),
   }));
-  app.delete('/api/me/passkeys/:passkeyId', { config: signedIn, schema: { params: passkeyParams } }, async (request) => {
+  app.delete('/api/me/passkeys/:passkeyId', { config: signedIn, schema: { params: schemas.passkeyParams, response: { 200: schemas.passkeyRemovedReply } } }, async (request) => {
     await passkeys.removePasskey(ctx, request.person, request.params.passkeyId, request.id);
-    return { data: { id: request.params.passkeyId, removed: true } };
+    return { data: { id: request.params.passkeyId, removed: true as const } };
   });
-  app.get('/api/me', { config: signedIn }, async (request) => ({ data: await people.describeMe(ctx, request.person, request.sessionToken) }));
+  app.get('/api/me', { config: signedIn, schema: { response: { 200: schemas.meReply } } }, async (request) => ({ data: await people.describeMe(ctx, request.person, request.sessionToken) }));
   app.put(
     '/api/me/password',
-    { config: signedIn, schema: { body: z.strictObject({ password: passwordSchema, currentPassword: z.string().max(200).optional() }) } },
+    { config: signedIn, schema: { body: schemas.passwordBody, response: { 200: schemas.passwordSetReply } } },
     async (request) => {
       await people.setPassword(ctx, request.person, request.body);
-      return { data: { hasPassword: true } };
+      return { data: { hasPassword: true as const } };
     },
   );
   app.patch(
     '/api/me',
     {
       config: signedIn,
-      schema: {
-        body: z.strictObject({
-          // A name is written into mail headers and lines (invitations): one line, without bidi controls, as visitors' names.
-          name: z.string().max(100).refine(isOneLine, ONE_LINE_MESSAGE).transform((name) => withoutBidiControls(name).trim()).optional(),
-          language: z.enum(['en', 'nl']).optional(),
-        }),
-      },
+      schema: { body: schemas.meChangeBody, response: { 200: schemas.meReply } },
     },
     async (request) => {
       await people.updateMe(ctx, request.person, request.body);
@@ -151,93 +136,88 @@ export async function peopleRoutes(parent: FastifyInstance, ctx: Context): Promi
       return { data: await people.describeMe(ctx, person, request.sessionToken) };
     },
   );
-  app.put('/api/me/workspace', { config: signedIn, schema: { body: z.strictObject({ workspaceId: z.string().max(64) }) } }, async (request) => {
+  app.put('/api/me/workspace', { config: signedIn, schema: { body: schemas.workspaceSwitchBody, response: { 200: schemas.meReply } } }, async (request) => {
     await people.switchWorkspace(ctx, request.person, request.body.workspaceId);
     const person = (await people.personOfSession(ctx, request.sessionToken))!;
     return { data: await people.describeMe(ctx, person, request.sessionToken) };
   });
-  app.post('/api/sign-out', { config: signedIn }, async (request, reply) => {
+  app.post('/api/sign-out', { config: signedIn, schema: { response: { 200: schemas.signedOutReply } } }, async (request, reply) => {
     await people.endOwnSession(ctx, request.person, request.person.sessionId);
-    return clearSession(ctx, reply).send({ data: { signedOut: true } });
+    return clearSession(ctx, reply).send({ data: { signedOut: true as const } });
   });
-  app.get('/api/sessions', { config: signedIn }, async (request) => ({ data: await people.listOwnSessions(ctx, request.person), pagination: { nextCursor: null } }));
-  app.delete('/api/sessions/:sessionId', { config: signedIn, schema: { params: z.object({ sessionId: z.string().max(64) }) } }, async (request, reply) => {
+  app.get('/api/sessions', { config: signedIn, schema: { response: { 200: schemas.sessionListReply } } }, async (request) => ({ data: await people.listOwnSessions(ctx, request.person), pagination: { nextCursor: null } }));
+  app.delete('/api/sessions/:sessionId', { config: signedIn, schema: { params: schemas.sessionParams, response: { 200: schemas.sessionEndedReply } } }, async (request, reply) => {
     await people.endOwnSession(ctx, request.person, request.params.sessionId);
     if (request.params.sessionId === request.person.sessionId) clearSession(ctx, reply);
-    return { data: { id: request.params.sessionId, ended: true } };
+    return { data: { id: request.params.sessionId, ended: true as const } };
   });
 
-  app.get('/api/keys', { config: signedIn }, async (request) => ({ data: await listKeysAsPerson(ctx, request.person), pagination: { nextCursor: null } }));
+  app.get('/api/keys', { config: signedIn, schema: { response: { 200: schemas.keyListReply } } }, async (request) => ({ data: await listKeysAsPerson(ctx, request.person), pagination: { nextCursor: null } }));
   app.post(
     '/api/keys',
-    {
-      config: signedIn,
-      schema: { body: z.strictObject({ name: z.string().min(1).max(100), scope: z.enum(['read', 'chat', 'manage']), agentId: z.string().max(64).optional() }) },
-    },
+    { config: signedIn, schema: { body: schemas.keyBody, response: { 201: schemas.createdKeyReply } } },
     async (request, reply) => reply.status(201).send({ data: await createKeyAsPerson(ctx, request.person, request.body, request.id) }),
   );
-  app.delete('/api/keys/:keyId', { config: signedIn, schema: { params: z.object({ keyId: z.string().max(64) }) } }, async (request) => ({
+  app.delete('/api/keys/:keyId', { config: signedIn, schema: { params: schemas.keyParams, response: { 200: schemas.keyRevokedReply } } }, async (request) => ({
     data: await revokeKeyAsPerson(ctx, request.person, request.params.keyId, request.id),
   }));
 
-  app.get('/api/people', { config: signedIn }, async (request) => {
+  app.get('/api/people', { config: signedIn, schema: { response: { 200: schemas.personListReply } } }, async (request) => {
     requireRole(request.person, 'admin');
     return { data: await people.listPeople(ctx, request.person), pagination: { nextCursor: null } };
   });
   app.post(
     '/api/invitations',
-    { config: signedIn, schema: { body: z.strictObject({ email: emailSchema, role: z.enum(['admin', 'member']), agentIds: agentIdsSchema }) } },
+    { config: signedIn, schema: { body: schemas.invitationBody, response: { 201: schemas.sentInvitationReply } } },
     async (request, reply) => {
       requireRole(request.person, 'admin');
       return reply.status(201).send({ data: await people.invite(ctx, request.person, request.body, request.id) });
     },
   );
-  app.get('/api/invitations', { config: signedIn }, async (request) => {
+  app.get('/api/invitations', { config: signedIn, schema: { response: { 200: schemas.invitationListReply } } }, async (request) => {
     requireRole(request.person, 'admin');
     return { data: await people.listInvitations(ctx, request.person), pagination: { nextCursor: null } };
   });
-  app.delete('/api/invitations/:email', { config: signedIn, schema: { params: z.object({ email: emailSchema }) } }, async (request) => {
+  app.delete('/api/invitations/:email', { config: signedIn, schema: { params: schemas.invitationParams, response: { 200: schemas.invitationWithdrawnReply } } }, async (request) => {
     requireRole(request.person, 'admin');
     await people.withdrawInvitation(ctx, request.person, request.params.email, request.id);
-    return { data: { email: request.params.email, withdrawn: true } };
+    return { data: { email: request.params.email, withdrawn: true as const } };
   });
-  const personParams = z.object({ personId: z.string().max(64) });
   app.patch(
     '/api/people/:personId',
-    { config: signedIn, schema: { params: personParams, body: z.strictObject({ role: z.enum(['admin', 'member']), agentIds: agentIdsSchema }) } },
+    { config: signedIn, schema: { params: schemas.personParams, body: schemas.roleChangeBody, response: { 200: schemas.personReply } } },
     async (request) => {
       requireRole(request.person, 'admin');
       return { data: await people.changeRole(ctx, request.person, request.params.personId, request.body, request.id) };
     },
   );
-  app.delete('/api/people/:personId', { config: signedIn, schema: { params: personParams } }, async (request) => {
+  app.delete('/api/people/:personId', { config: signedIn, schema: { params: schemas.personParams, response: { 200: schemas.personRemovedReply } } }, async (request) => {
     requireRole(request.person, 'admin');
     await people.removePerson(ctx, request.person, request.params.personId, request.id);
-    return { data: { id: request.params.personId, removed: true } };
+    return { data: { id: request.params.personId, removed: true as const } };
   });
   app.delete(
     '/api/agents/:agentId/tickets/:ticketId',
-    { config: signedIn, schema: { params: z.object({ agentId: z.string().max(64), ticketId: z.string().max(64) }) } },
+    { config: signedIn, schema: { params: schemas.ticketParams, response: { 200: schemas.ticketDeletedReply } } },
     async (request) => ({ data: await deleteTicketAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.id) }),
   );
   app.post(
     '/api/agents/:agentId/tickets/:ticketId/replies',
-    { config: signedIn, schema: { params: z.object({ agentId: z.string().max(64), ticketId: z.string().max(64) }), body: z.strictObject({ body: z.string().trim().min(1).max(10_000) }) } },
+    { config: signedIn, schema: { params: schemas.ticketParams, body: schemas.ticketReplyBody, response: { 201: schemas.ticketEntryReply } } },
     async (request, reply) =>
       reply.status(201).send({ data: await replyToTicketAsPerson(ctx, request.person, request.params.agentId, request.params.ticketId, request.body.body, request.id) }),
   );
-  const webhookParams = z.object({ webhookId: z.string().max(64) });
-  app.post('/api/webhooks/:webhookId/enable', { config: signedIn, schema: { params: webhookParams } }, async (request) => ({
+  app.post('/api/webhooks/:webhookId/enable', { config: signedIn, schema: { params: schemas.webhookParams, response: { 200: schemas.webhookEnabledReply } } }, async (request) => ({
     data: await enableWebhookAsPerson(ctx, request.person, request.params.webhookId, request.id),
   }));
-  app.get('/api/webhooks/:webhookId/deliveries', { config: signedIn, schema: { params: webhookParams } }, async (request) => ({
+  app.get('/api/webhooks/:webhookId/deliveries', { config: signedIn, schema: { params: schemas.webhookParams, response: { 200: schemas.deliveryListReply } } }, async (request) => ({
     data: await recentDeliveriesAsPerson(ctx, request.person, request.params.webhookId),
     pagination: { nextCursor: null },
   }));
 
   operationsRoutes(app, ctx);
 
-  app.post('/api/ownership', { config: signedIn, schema: { body: z.strictObject({ personId: z.string().max(64) }) } }, async (request) => {
+  app.post('/api/ownership', { config: signedIn, schema: { body: schemas.ownershipBody, response: { 200: schemas.ownershipReply } } }, async (request) => {
     requireRole(request.person, 'owner');
     await people.handOver(ctx, request.person, request.body.personId, request.id);
     return { data: { ownerId: request.body.personId } };

@@ -11,6 +11,7 @@ import { workspaceVersionNames } from '../workspace/keys.ts';
 import { planOf } from '../../domain/plans.ts';
 import { inviteMail, signInMail } from './mails.ts';
 import { actorOf, type PersonCaller, type Principal } from '../../domain/principal.ts';
+import type { InvitationView, Me, PersonView, SessionView } from './schemas.ts';
 import * as store from './store.ts';
 
 const MINUTE_MS = 60_000;
@@ -314,7 +315,7 @@ export async function personOfSession(ctx: Context, token: string): Promise<Pers
   };
 }
 
-export async function describeMe(ctx: Context, caller: PersonCaller, sessionToken: string) {
+export async function describeMe(ctx: Context, caller: PersonCaller, sessionToken: string): Promise<Me> {
   const workspace = (await getWorkspace(ctx.db, caller.workspaceId))!;
   const person = (await store.findPerson(ctx.db, caller.personId))!;
   const workspaces = await ctx.db
@@ -350,7 +351,7 @@ export async function switchWorkspace(ctx: Context, caller: PersonCaller, worksp
   await ctx.db.updateTable('sessions').set({ workspace_id: workspaceId }).where('id', '=', caller.sessionId).execute();
 }
 
-export async function listOwnSessions(ctx: Context, caller: PersonCaller) {
+export async function listOwnSessions(ctx: Context, caller: PersonCaller): Promise<SessionView[]> {
   const rows = await store.listSessions(ctx.db, caller.personId, ctx.clock.now());
   return rows.map((row) => ({
     id: row.id,
@@ -369,7 +370,7 @@ export async function endOwnSession(ctx: Context, caller: PersonCaller, sessionI
 
 // ---------------------------------------------------------------- people
 
-export async function listPeople(ctx: Context, caller: PersonCaller) {
+export async function listPeople(ctx: Context, caller: PersonCaller): Promise<PersonView[]> {
   const rows = await ctx.db
     .selectFrom('memberships as m')
     .innerJoin('people as p', 'p.id', 'm.person_id')
@@ -403,7 +404,7 @@ export async function invite(ctx: Context, caller: PersonCaller, input: Invitati
 }
 
 /** The open invitations (only the newest to an address works; inviting again voids the one before). */
-export async function listInvitations(ctx: Context, caller: PersonCaller) {
+export async function listInvitations(ctx: Context, caller: PersonCaller): Promise<InvitationView[]> {
   const rows = await store.openInvitations(ctx.db, caller.workspaceId, ctx.clock.now());
   return rows.map((row) => ({ email: row.email, role: row.role as 'admin' | 'member', agentIds: row.agent_ids, createdAt: row.created_at.toISOString(), expiresAt: row.expires_at.toISOString() }));
 }
@@ -438,7 +439,7 @@ async function untouchedBecause(db: Context['db'], caller: PersonCaller, personI
 }
 
 /** Changes a person's role (not the owner's: ownership is handed over instead); ends their sessions, so the new role holds at once. */
-export async function changeRole(ctx: Context, caller: PersonCaller, personId: string, input: { role: 'admin' | 'member'; agentIds?: string[] | null }, requestId: string) {
+export async function changeRole(ctx: Context, caller: PersonCaller, personId: string, input: { role: 'admin' | 'member'; agentIds?: string[] | null }, requestId: string): Promise<PersonView> {
   const membership = await otherMembership(ctx, caller, personId);
   if (membership.role === 'owner') throw ownerKeepsRole();
   const agentIds = input.role === 'member' ? await checkedAgentIds(ctx, caller.workspaceId, input.agentIds ?? null) : null;

@@ -20,6 +20,7 @@ import { sourceView } from '../knowledge/routes.ts';
 import { addUploadedFiles, type ReceivedFile } from '../knowledge/service.ts';
 import { cropImageAsPerson, MAX_UPLOADED_IMAGE_BYTES, uploadImageAsPerson, type CropRectangle } from '../agents/branding-dashboard.ts';
 import { agentOfPerson } from './agents.ts';
+import { agentParams, brandedAgentReply, cropBody, imageParams, uploadedSourcesReply } from './schemas.ts';
 import { audit } from './service.ts';
 
 const LEFTOVER_AFTER_MS = 6 * 60 * 60_000;
@@ -27,14 +28,6 @@ const LEFTOVER_AFTER_MS = 6 * 60 * 60_000;
 /** At most this many files in one upload request. */
 export const MAX_FILES_PER_UPLOAD = 20;
 
-const agentParams = z.object({ agentId: z.string().max(64) });
-const imageParams = agentParams.extend({ image: z.enum(['logo', 'icon']) });
-const cropBody = z.strictObject({
-  x: z.number().int().min(0),
-  y: z.number().int().min(0),
-  width: z.number().int().min(1),
-  height: z.number().int().min(1),
-});
 
 export async function uploadRoutes(parent: FastifyInstance, ctx: Context): Promise<void> {
   await parent.register(async (scope) => {
@@ -42,7 +35,7 @@ export async function uploadRoutes(parent: FastifyInstance, ctx: Context): Promi
     const app = scope.withTypeProvider<ZodTypeProvider>();
     const signedIn = { signedIn: true };
 
-    app.post('/api/agents/:agentId/sources/upload', { config: signedIn, schema: { params: agentParams } }, async (request, reply) => {
+    app.post('/api/agents/:agentId/sources/upload', { config: signedIn, schema: { params: agentParams, response: { 201: uploadedSourcesReply } } }, async (request, reply) => {
       // The agent is checked before a byte of the body is read.
       const agent = await agentOfPerson(ctx, request.person, request.params.agentId, { active: true });
       const directory = await uploadDirectory(ctx);
@@ -57,7 +50,7 @@ export async function uploadRoutes(parent: FastifyInstance, ctx: Context): Promi
       return reply.status(201).send({ data: sources.map(sourceView) });
     });
 
-    app.post('/api/agents/:agentId/branding/:image', { config: signedIn, schema: { params: imageParams } }, async (request) => {
+    app.post('/api/agents/:agentId/branding/:image', { config: signedIn, schema: { params: imageParams, response: { 200: brandedAgentReply } } }, async (request) => {
       const agent = await agentOfPerson(ctx, request.person, request.params.agentId, { active: true });
       const upload = await receiveImage(request);
       const updated = await uploadImageAsPerson(ctx, agent, request.params.image, upload.bytes, upload.crop);
@@ -65,7 +58,7 @@ export async function uploadRoutes(parent: FastifyInstance, ctx: Context): Promi
       return { data: updated };
     });
 
-    app.post('/api/agents/:agentId/branding/:image/crop', { config: signedIn, schema: { params: imageParams, body: cropBody } }, async (request) => {
+    app.post('/api/agents/:agentId/branding/:image/crop', { config: signedIn, schema: { params: imageParams, body: cropBody, response: { 200: brandedAgentReply } } }, async (request) => {
       const agent = await agentOfPerson(ctx, request.person, request.params.agentId, { active: true });
       const updated = await cropImageAsPerson(ctx, agent, request.params.image, request.body);
       await audit(ctx, request.person, 'agent.branding.crop', agent.id, request.id);

@@ -11,6 +11,7 @@ import { errors } from '../../domain/errors.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { versionNames } from '../../platform/versions.ts';
 import type { Language } from '../agents/schemas.ts';
+import type { WorkspaceSettingsReply } from './schemas.ts';
 import { audit } from './service.ts';
 import { requireRole, type PersonCaller } from '../../domain/principal.ts';
 import { planOf } from '../../domain/plans.ts';
@@ -28,7 +29,7 @@ const DAY_MS = 86_400_000;
  * and the storage each agent uses against the plan's allowance per agent (a
  * member limited to some agents gets only their agents' storage).
  */
-export async function describeWorkspaceAsPerson(ctx: Context, caller: PersonCaller) {
+export async function describeWorkspaceAsPerson(ctx: Context, caller: PersonCaller): Promise<WorkspaceSettingsReply> {
   const now = ctx.clock.now();
   const workspace = await workspaceWithUsage(ctx.db, caller.workspaceId, now);
   if (!workspace) throw errors.notFound('workspace');

@@ -28,7 +28,7 @@ export async function enableWebhookAsPerson(ctx: Context, caller: PersonCaller, 
   await webhookOf(ctx, caller, webhookId);
   await ctx.db.updateTable('webhooks').set({ active: true, disabled_at: null }).where('id', '=', webhookId).execute();
   await audit(ctx, caller, 'webhook.enable', webhookId, requestId);
-  return { id: webhookId, active: true };
+  return { id: webhookId, active: true as const };
 }
 
 /** A webhook's recent deliveries, newest first, each with its attempts in order. */

@@ -9,7 +9,7 @@ import { ApiError, call, get, send } from '../../api.ts';
 import { asApiError, useData } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { ClientReply } from '../../types.ts';
+import type { ClientReply, Report } from '../../types.ts';
 import { Badge, Button, Dialog, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { AgentFrame } from '../agent/frame.tsx';
 
@@ -192,14 +192,6 @@ function ArchiveLink({ path, link, onRenewed }: { path: string; link: string; on
   );
 }
 
-interface Report {
-  id: string;
-  month: string;
-  status: 'pending' | 'making' | 'held' | 'sent' | 'failed' | 'discarded';
-  createdAt: string;
-  finishedAt: string | null;
-  error: string | null;
-}
 
 const REPORT_TONE = { pending: 'busy', making: 'busy', held: 'busy', sent: 'good', failed: 'bad', discarded: 'neutral' } as const;
 

@@ -16,12 +16,5 @@ export const CHANNELS: Channel[] = ['widget', 'iframe', 'api', 'playground', 'em
 export type TicketStatus = TicketView['status'];
 export const TICKET_STATUSES: TicketStatus[] = ['open', 'waiting', 'solved'];
 
-/**
- * A held e-mail draft on a ticket: the message's id. GET /app/api/agents/{a}/tickets/{t}/drafts
- * has no reply schema, so its shape is written here.
- */
-export interface HeldDraft {
-  id: string;
-  draft: string;
-  createdAt: string;
-}
+/** A held e-mail draft on a ticket: the message's id (GET /app/api/agents/{a}/tickets/{t}/drafts). */
+export type { HeldDraft } from '../../../modules/people/schemas.ts';

@@ -9,22 +9,9 @@ import { asApiError, useData } from '../../data.ts';
 import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent } from '../../types.ts';
+import type { Agent, CreatedKey as NewKey, ListedKey as Key } from '../../types.ts';
 import { Button, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
-
-interface Key {
-  id: string;
-  name: string;
-  prefix: string;
-  scope: 'read' | 'chat' | 'manage';
-  agentId: string | null;
-  createdAt: string;
-  lastUsedAt?: string | null;
-}
-interface NewKey extends Key {
-  key: string;
-}
 
 const SCOPES = ['read', 'chat', 'manage'] as const;
 /** The plans without the API (spec 5.5: Studio and up). */

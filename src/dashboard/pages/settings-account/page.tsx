@@ -11,28 +11,12 @@ import { useSubmit } from '../../submit.ts';
 import { formatDate, LANGUAGES, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { useSession } from '../../session.ts';
-import type { Me } from '../../types.ts';
+import type { Me, Passkey, SessionView } from '../../types.ts';
 import { Badge, Button, Dialog, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { SettingsFrame } from '../settings/frame.tsx';
 import { createPasskey, webAuthnSupported } from '../sign-in/webauthn.ts';
 
-interface Passkey {
-  id: string;
-  name: string;
-  backedUp: boolean;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
-
-interface SessionRow {
-  id: string;
-  workspaceId: string;
-  userAgent: string;
-  createdAt: string;
-  lastSeenAt: string;
-  expiresAt: string;
-  current: boolean;
-}
+type SessionRow = SessionView;
 
 export default function AccountPage({ me }: PageProps) {
   return (

@@ -8,19 +8,10 @@ import { send } from '../../api.ts';
 import type { Loaded } from '../../data.ts';
 import { useSubmit } from '../../submit.ts';
 import { t } from '../../i18n/index.ts';
-import type { Agent } from '../../types.ts';
+import type { Agent, AgentNotifications } from '../../types.ts';
 import { Button, Dialog, ErrorNotice, Notice, Table } from '../../components/index.ts';
 
-interface Recipients {
-  chosen: boolean;
-  people: { id: string; email: string; name: string }[];
-}
-
-export interface AgentNotifications {
-  agentId: string;
-  leads: Recipients;
-  tickets: Recipients;
-}
+type Recipients = AgentNotifications['leads'];
 
 type Kind = 'leads' | 'tickets';
 const KINDS: Kind[] = ['leads', 'tickets'];

@@ -9,27 +9,12 @@ import { asApiError, useData } from '../../data.ts';
 import { useSubmit } from '../../submit.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent, Role } from '../../types.ts';
+import type { Agent, AgentNotifications, Invitation, Person, Role } from '../../types.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { SettingsFrame } from '../settings/frame.tsx';
-import { Notifications, type AgentNotifications } from './notifications.tsx';
+import { Notifications } from './notifications.tsx';
 
-interface Person {
-  id: string;
-  email: string;
-  name: string;
-  role: Role;
-  agentIds: string[] | null;
-  since: string;
-}
-
-interface Invitation {
-  email: string;
-  role: 'admin' | 'member';
-  agentIds: string[] | null;
-  expiresAt: string;
-}
 
 export default function PeoplePage({ me }: PageProps) {
   const people = useData(() => list<Person>('/people'), []);

@@ -10,22 +10,13 @@ import { useSubmit } from '../../submit.ts';
 import { formatBytes, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
 import { useSession } from '../../session.ts';
-import type { Me } from '../../types.ts';
+import type { Me, WorkspaceSettings, WorkspaceSettingsReply } from '../../types.ts';
 import { Button, EmptyState, ErrorNotice, Notice, Select, Table, TextField } from '../../components/index.ts';
 import { SettingsFrame } from './frame.tsx';
 
-interface WorkspaceSettings {
-  id: string;
-  name: string;
-  language: string;
-  plan: string;
-  credits: { usedThisMonth: number; included: number; purchased: number; series: { date: string; credits: number }[] };
-  agents: { count: number; limit: number | null };
-  storage: Storage;
-}
-type Storage = { allowancePerAgentBytes: number; agents: { agentId: string; name: string; usedBytes: number }[] };
 /** A member limited to some agents is told only their agents' storage (docs/people.md). */
-type WorkspaceReply = WorkspaceSettings | { storage: Storage };
+type WorkspaceReply = WorkspaceSettingsReply;
+type Storage = WorkspaceSettings['storage'];
 const isWhole = (reply: WorkspaceReply): reply is WorkspaceSettings => 'credits' in reply;
 
 const WORKSPACE_LANGUAGES: Record<string, string> = { en: 'English', nl: 'Nederlands', fr: 'Français', de: 'Deutsch', es: 'Español' };
@@ -55,7 +46,7 @@ export default function WorkspaceSettingsPage({ me }: PageProps) {
 function WorkspaceForm({ workspace, onSaved }: { workspace: WorkspaceSettings; onSaved: () => Promise<void> }) {
   const session = useSession();
   const [name, setName] = useState(workspace.name);
-  const [language, setLanguage] = useState(workspace.language);
+  const [language, setLanguage] = useState<string>(workspace.language);
   const [saved, setSaved] = useState<string>();
   const { busy, error, submit } = useSubmit(async () => {
     setSaved(undefined);

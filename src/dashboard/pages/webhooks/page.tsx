@@ -9,19 +9,9 @@ import { asApiError, useData } from '../../data.ts';
 import { useSubmit } from '../../submit.ts';
 import { formatDate, formatNumber, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
-import type { Agent, Webhook } from '../../types.ts';
+import type { Agent, Delivery, Webhook } from '../../types.ts';
 import { Badge, Button, Dialog, EmptyState, ErrorNotice, Notice, PageHeader, Select, Table, TextField } from '../../components/index.ts';
 
-interface Delivery {
-  id: string;
-  eventId: string;
-  event: string;
-  status: string;
-  createdAt: string;
-  deliveredAt: string | null;
-  nextAttemptAt?: string | null;
-  attempts: { number: number; at: string; statusCode: number | null; error: string | null; durationMs: number | null }[];
-}
 
 const EVENTS = ['lead.created', 'ticket.created'];
 
