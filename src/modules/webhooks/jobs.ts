@@ -2,11 +2,12 @@
  * Deliveries, driven by the database (spec 6, 3.4): every worker fans waiting
  * domain events out into deliveries and claims due deliveries for an attempt,
  * the moment an event is recorded (its notification at the commit), whenever an
- * attempt ends or the test clock moves, and every second for retries that fall due. The rows are the durable jobs: a claim
- * lapses after CLAIM_SECONDS of real time, so a worker killed mid-attempt leaves
- * the delivery to the next one (a receiver may then see it twice, under the same
- * service-delivery). Attempts run without holding up the sweep, at most
- * PER_WEBHOOK at a time per webhook and with no global limit one tenant could fill.
+ * attempt ends or the test clock moves, and every second for retries that fall
+ * due. The rows are the durable jobs: a claim lapses after CLAIM_SECONDS of real
+ * time, so a worker killed mid-attempt leaves the delivery to the next one (a
+ * receiver may then see it twice, under the same service-delivery). Attempts run
+ * without holding up the sweep, at most PER_WEBHOOK at a time per webhook and
+ * with no global limit one tenant could fill.
  */
 import type { Context } from '../../context.ts';
 import { DOMAIN_EVENTS_CHANNEL } from '../../platform/domain-events.ts';
@@ -47,7 +48,7 @@ export async function webhooksWorker(ctx: Context, options: { sweepEveryMs?: num
   };
   const deliveries = runPeriodically({ name: 'webhooks', everyMs: options.sweepEveryMs ?? SWEEP_EVERY_MS, testClock: ctx.testClock }, sweep);
   // Events recorded close together are swept together: on the embedded store every sweep waits for the one
-  // connection with the requests that record them, so a sweep a notification slowed a burst of leads.
+  // connection with the requests that record them, so a sweep for every notification slowed a burst of leads.
   let gathering: NodeJS.Timeout | undefined;
   const sweepSoon = () => {
     gathering ??= setTimeout(() => {
