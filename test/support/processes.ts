@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { storeUnderTest } from './stores.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { freshDatabase, storeUnderTest, type TestDatabase } from './stores.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -123,16 +125,47 @@ export interface ServiceApi {
   key: string;
 }
 
-/** A call to a started service's public API: the reply's data, or an error naming the route and the reply. */
-export async function callApi(api: ServiceApi, method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${api.url}/api/v1${route}`, {
+/** A JSON call to a started service as `bearer` (a key or the admin token): the status and the parsed body. */
+export async function callAs(url: string, method: string, route: string, bearer: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${url}${route}`, {
     method,
-    headers: { authorization: `Bearer ${api.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const reply = await response.json();
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(reply)}`);
-  return reply.data;
+  return { status: response.status, body: await response.json() };
+}
+
+/** A call to a started service's public API: the reply's data, or an error naming the route and the reply. */
+export async function callApi(api: ServiceApi, method: string, route: string, body?: unknown): Promise<any> {
+  const reply = await callAs(api.url, method, `/api/v1${route}`, api.key, body);
+  if (reply.status < 200 || reply.status >= 300) throw new Error(`${method} ${route}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.data;
+}
+
+/**
+ * API processes' environment (PARLEY_ROLE=api) on a PostgreSQL database of their own and a data directory;
+ * `close` stops every process started and drops both.
+ */
+export async function apiProcessesOnPostgres(adminToken: string): Promise<{ database: TestDatabase; env: Record<string, string>; close(): Promise<void> }> {
+  const database = await freshDatabase('postgres');
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-api-pg-'));
+  return {
+    database,
+    env: {
+      DATABASE_URL: database.url!,
+      REDIS_URL: process.env.TEST_REDIS_URL!,
+      PARLEY_ROLE: 'api',
+      PARLEY_DATA_DIR: dataDir,
+      PARLEY_ADMIN_TOKEN: adminToken,
+      PARLEY_RATE_LIMIT_PER_MINUTE: '100000',
+    },
+    close: async () => {
+      await stopAll();
+      await database.database.close();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A deployment whose background work can be killed mid-way: start it, SIGKILL the process doing that work, start one again. */

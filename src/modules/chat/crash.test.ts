@@ -4,48 +4,24 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { ADMIN_TOKEN } from '../../../test/support/harness.ts';
-import { startMain, stopAll, type Running } from '../../../test/support/processes.ts';
-import { freshDatabase, storeUnderTest, type TestDatabase } from '../../../test/support/stores.ts';
+import { apiProcessesOnPostgres, callAs, startMain, type Running } from '../../../test/support/processes.ts';
+import { storeUnderTest } from '../../../test/support/stores.ts';
 
 const ASKED = 60;
 const KILL_AFTER = 8;
 
 describe('an API process killed while its answers are written in groups, on PostgreSQL', { skip: storeUnderTest() !== 'postgres' && 'needs the PostgreSQL pass (TEST_DATABASE_URL and TEST_REDIS_URL)' }, () => {
-  let database: TestDatabase;
-  let dataDir: string;
+  let deployment: Awaited<ReturnType<typeof apiProcessesOnPostgres>>;
   let api: Running;
 
   before(async () => {
-    database = await freshDatabase('postgres');
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-chat-crash-'));
-    api = await startMain({
-      DATABASE_URL: database.url!,
-      REDIS_URL: process.env.TEST_REDIS_URL!,
-      PARLEY_ROLE: 'api',
-      PARLEY_DATA_DIR: dataDir,
-      PARLEY_ADMIN_TOKEN: ADMIN_TOKEN,
-      PARLEY_RATE_LIMIT_PER_MINUTE: '100000',
-    });
+    deployment = await apiProcessesOnPostgres(ADMIN_TOKEN);
+    api = await startMain(deployment.env);
   });
-  after(async () => {
-    await stopAll();
-    await database?.database.close();
-    await database?.drop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  after(async () => deployment?.close());
 
-  async function call(method: string, route: string, bearer: string, body?: unknown) {
-    const response = await fetch(`${api.url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: await response.json() };
-  }
+  const call = (method: string, route: string, bearer: string, body?: unknown) => callAs(api.url, method, route, bearer, body);
 
   test('after SIGKILL in the middle of concurrent answers, every answer replied is recorded with its question and charged', async () => {
     const workspace = await call('POST', '/admin/v1/workspaces', ADMIN_TOKEN, { name: 'Crashing', plan: 'studio' });
@@ -72,7 +48,7 @@ describe('an API process killed while its answers are written in groups, on Post
     await api.exited;
     assert.ok(replied.length >= KILL_AFTER, `${replied.length} answers replied before the kill`);
 
-    const db = database.database;
+    const db = deployment.database.database;
     const { rows: answers } = await db.executeSql(
       `select m.id, m.conversation_id, q.role as question_role from messages m join messages q on q.conversation_id = m.conversation_id and q.position = 0
        where m.id = any($1::text[]) and m.role = 'assistant'`,

@@ -1,14 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { ADMIN_TOKEN, startService, type Service, type SeededWorkspace } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { assertError } from '../../../test/support/assertions.ts';
-import { startMain, stopAll, waitFor, type Running } from '../../../test/support/processes.ts';
-import { freshDatabase, storeUnderTest, type TestDatabase } from '../../../test/support/stores.ts';
+import { apiProcessesOnPostgres, callAs, startMain, waitFor, type Running } from '../../../test/support/processes.ts';
+import { storeUnderTest } from '../../../test/support/stores.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { versionNames } from '../../platform/versions.ts';
 import { planOf } from '../../domain/plans.ts';
@@ -176,40 +173,18 @@ describe('the plan: agents beyond it are paused, models above it are refused', (
 });
 
 describe('credits with two API processes on one PostgreSQL', { skip: storeUnderTest() !== 'postgres' && 'needs the PostgreSQL pass (TEST_DATABASE_URL and TEST_REDIS_URL)' }, () => {
-  let database: TestDatabase;
-  let dataDir: string;
+  let deployment: Awaited<ReturnType<typeof apiProcessesOnPostgres>>;
   let api: Running[];
 
   before(async () => {
-    database = await freshDatabase('postgres');
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-credits-pg-'));
-    const processEnv = {
-      DATABASE_URL: database.url!,
-      REDIS_URL: process.env.TEST_REDIS_URL!,
-      PARLEY_ROLE: 'api',
-      PARLEY_DATA_DIR: dataDir,
-      PARLEY_ADMIN_TOKEN: ADMIN_TOKEN,
-      PARLEY_RATE_LIMIT_PER_MINUTE: '100000',
-    };
-    api = [await startMain(processEnv)];
+    deployment = await apiProcessesOnPostgres(ADMIN_TOKEN);
+    api = [await startMain(deployment.env)];
     await waitFor(api[0], /Try: curl/, 10_000);
-    api.push(await startMain(processEnv));
+    api.push(await startMain(deployment.env));
   });
-  after(async () => {
-    await stopAll();
-    await database?.database.close();
-    await database?.drop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  after(async () => deployment?.close());
 
-  async function call(running: Running, method: string, path: string, bearer: string, body?: unknown) {
-    const response = await fetch(`${running.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: await response.json() };
-  }
+  const call = (running: Running, method: string, route: string, bearer: string, body?: unknown) => callAs(running.url, method, route, bearer, body);
 
   test('answers asked at once through both processes never take the workspace past its included and purchased credits', async () => {
     const workspace = await call(api[0], 'POST', '/admin/v1/workspaces', ADMIN_TOKEN, { name: 'Busy', plan: 'studio' });
@@ -224,7 +199,7 @@ describe('credits with two API processes on one PostgreSQL', { skip: storeUnderT
     const PURCHASED = 4;
     const ASKED = 30;
     const month = (await call(api[0], 'GET', '/admin/v1/clock', ADMIN_TOKEN)).body.data.now.slice(0, 7);
-    await database.database.executeSql('insert into credit_usage (workspace_id, month, used) values ($1, $2, $3)', [workspaceId, month, STUDIO_CREDITS - LEFT_INCLUDED]);
+    await deployment.database.database.executeSql('insert into credit_usage (workspace_id, month, used) values ($1, $2, $3)', [workspaceId, month, STUDIO_CREDITS - LEFT_INCLUDED]);
     assert.equal((await call(api[0], 'POST', `/admin/v1/workspaces/${workspaceId}/credit-packs`, ADMIN_TOKEN, { credits: PURCHASED })).status, 201);
 
     const replies = await Promise.all(
