@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Results } from '@electric-sql/pglite';
 import { unpackEmptyCluster } from './empty-cluster.ts';
 import {
   Kysely,
@@ -73,7 +73,7 @@ const SESSION_SETTINGS = `set hnsw.iterative_scan = 'relaxed_order'`;
 const POSTGRES_SESSION_SETTINGS = `set parley.analytics_slots = 16`;
 
 /**
- * The texts of the statements sent as named (prepared) statements on PostgreSQL, by text:
+ * The texts of the statements sent as named (prepared) statements, by text:
  * their names. Filled by `prepared` for the statements every answer sends; bounded, so a
  * caller that builds texts with varying parts cannot grow it (nor the server's memory).
  */
@@ -81,9 +81,9 @@ const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 200;
 
 /**
- * Runs a statement that is sent often: on PostgreSQL as a named statement, parsed and
- * planned once per connection (the plan kept while the server finds it no worse than one
- * made for the values); on the embedded store as any other.
+ * Runs a statement that is sent often as a named statement, parsed and planned once per
+ * connection (the plan kept while the server finds it no worse than one made for the
+ * values): on PostgreSQL by PreparingClient, on the embedded store by PgliteConnection.
  */
 export async function prepared<R>(db: Db, query: { compile(db: Db): CompiledQuery<R> }): Promise<QueryResult<R>> {
   const compiled = query.compile(db);
@@ -238,7 +238,7 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
   // A new data directory gets the saved empty cluster instead of initdb's memory peak (src/platform/empty-cluster.ts).
   if (dataDir && !options.loadDataDir) await unpackEmptyCluster(dataDir);
   // Imported here: a process on PostgreSQL never loads PGlite (docs/performance.md, Memory).
-  const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
+  const [{ PGlite, protocol, parse }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
   const pglite = await PGlite.create({
     dataDir,
     startParams: [...PGlite.defaultStartParams, ...EMBEDDED_MEMORY_SETTINGS],
@@ -249,7 +249,7 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
   });
   await pglite.exec(SESSION_SETTINGS);
   const lock = new ConnectionLock();
-  const connection = new PgliteConnection(pglite);
+  const connection = new PgliteConnection(pglite, { serialize: protocol.serialize, parseResults: parse.parseResults });
   const driver: Driver = {
     init: async () => {},
     acquireConnection: async () => {
@@ -313,20 +313,101 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
 
 class PgliteConnection implements DatabaseConnection {
   private readonly pglite: PGlite;
-  constructor(pglite: PGlite) {
+  private readonly wire: Wire;
+  /** The statements `prepared` named, parsed once on the one session: each one's name and parameters' types. */
+  private readonly parsed = new Map<string, { name: string; parameterTypes: number[] }>();
+  /** How many times a statement's kept plan was given up (its result columns changed): its name's suffix. */
+  private readonly generations = new Map<string, number>();
+
+  constructor(pglite: PGlite, wire: Wire) {
     this.pglite = pglite;
+    this.wire = wire;
   }
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(query.sql, query.parameters as any[]);
+    const name = preparedNames.get(query.sql);
+    const result =
+      name === undefined
+        ? await this.pglite.query<R>(query.sql, query.parameters as unknown[])
+        : await this.queryNamed<R>(query.sql, name, query.parameters as unknown[]);
     return {
       rows: result.rows,
       numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
     };
   }
+
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not supported on the embedded database');
   }
+
+  /**
+   * A named statement, as on PostgreSQL: parsed, analysed and (with a generic plan) planned once, then each
+   * run is one call into the database with its bind, execute and sync, where `query` makes six calls and parses
+   * the text every time (docs/performance.md, "Chat", run 8). A kept plan whose result columns changed is parsed
+   * again under a new name, at once outside a transaction, as PreparingClient does.
+   */
+  private async queryNamed<R>(text: string, base: string, values: readonly unknown[]): Promise<Results<R>> {
+    try {
+      return await this.runNamed<R>(this.parsed.get(text) ?? (await this.parse(text, base)), values);
+    } catch (error) {
+      if (!isCachedPlanChanged(error)) throw error;
+      // The old name stays allocated (a statement a schema change): a transaction refused may not close it.
+      const generation = (this.generations.get(text) ?? 0) + 1;
+      this.generations.set(text, generation);
+      this.parsed.delete(text);
+      if (this.pglite.isInTransaction()) throw error;
+      return this.runNamed<R>(await this.parse(text, base), values);
+    }
+  }
+
+  private async parse(text: string, base: string): Promise<{ name: string; parameterTypes: number[] }> {
+    const generation = this.generations.get(text);
+    const name = generation === undefined ? base : `${base}_${generation}`;
+    const { messages } = await this.pglite.runExclusive(() =>
+      this.pglite.execProtocol(concat(this.wire.serialize.parse({ name, text, types: [] }), this.wire.serialize.describe({ type: 'S', name }), this.wire.serialize.sync())),
+    );
+    const description = messages.find((message) => message.name === 'parameterDescription') as { dataTypeIDs: number[] } | undefined;
+    const statement = { name, parameterTypes: description?.dataTypeIDs ?? [] };
+    this.parsed.set(text, statement);
+    return statement;
+  }
+
+  private async runNamed<R>(statement: { name: string; parameterTypes: number[] }, values: readonly unknown[]): Promise<Results<R>> {
+    // As PGlite's own query serialises a parameter: by its type's serializer, else as text.
+    const serialized = values.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = this.pglite.serializers[statement.parameterTypes[i]];
+      return serializer ? serializer(value) : String(value);
+    });
+    const { messages } = await this.pglite.runExclusive(() =>
+      this.pglite.execProtocol(
+        concat(
+          this.wire.serialize.bind({ statement: statement.name, values: serialized }),
+          this.wire.serialize.describe({ type: 'P' }),
+          this.wire.serialize.execute({}),
+          this.wire.serialize.sync(),
+        ),
+      ),
+    );
+    return this.wire.parseResults(messages, this.pglite.parsers)[0] as Results<R>;
+  }
+}
+
+/** PGlite's protocol writer and result reader, from its module (imported only by a process on the embedded store). */
+interface Wire {
+  serialize: typeof import('@electric-sql/pglite').protocol.serialize;
+  parseResults: typeof import('@electric-sql/pglite').parse.parseResults;
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.length;
+  }
+  return joined;
 }
 
 /** A FIFO mutex: callers get the connection in the order they asked for it. */
