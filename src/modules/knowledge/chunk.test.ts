@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chunkText, tailOf } from './chunk.ts';
 import { read } from './read-file.worker.ts';
+import { makeTitledPdf } from './test-support.ts';
 
 const sentence = (i: number) => `Sentence number ${i} talks about parcels and their delivery times in some detail.`;
 
@@ -78,17 +79,11 @@ test('chunkText joins the lines a page width wrapped, and keeps a line that ends
 });
 
 test('a PDF’s title set apart by space from the lines under it is a paragraph of its own; its lines at the usual spacing are one paragraph', async () => {
-  const PDFDocument = (await import('pdfkit')).default;
-  const doc = new PDFDocument({ size: 'A4', margin: 56 });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
-  doc.fontSize(16).text('Fee schedule 2026').moveDown();
-  doc.fontSize(11).text('Home visits within 5 miles of the clinic: 95 pounds per visit.');
-  doc.text('Gift vouchers are available for any amount from 25 pounds and are valid for twelve months from the day they are bought.');
-  doc.end();
-  await done;
-  const text = await read({ kind: 'pdf', bytes: new Uint8Array(Buffer.concat(chunks)) });
+  const pdf = await makeTitledPdf('Fee schedule 2026', [
+    'Home visits within 5 miles of the clinic: 95 pounds per visit.',
+    'Gift vouchers are available for any amount from 25 pounds and are valid for twelve months from the day they are bought.',
+  ]);
+  const text = await read({ kind: 'pdf', bytes: new Uint8Array(pdf) });
   assert.match(text, /^Fee schedule 2026\n\nHome visits within 5 miles of the clinic: 95 pounds per visit\.\nGift vouchers [^\n]+\n[^\n]+$/);
   assert.equal(chunkText(text)[0].text, 'Fee schedule 2026\n\nHome visits within 5 miles of the clinic: 95 pounds per visit.\nGift vouchers are available for any amount from 25 pounds and are valid for twelve months from the day they are bought.');
 });

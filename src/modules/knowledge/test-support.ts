@@ -66,6 +66,21 @@ export async function makePdf(pages: string[]): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** A one-page PDF: a title set larger with space below it, then lines of text at the usual spacing. */
+export async function makeTitledPdf(title: string, lines: string[]): Promise<Buffer> {
+  const PDFDocument = (await import('pdfkit')).default;
+  const doc = new PDFDocument({ size: 'A4', margin: 56 });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
+  doc.fontSize(16).text(title).moveDown();
+  doc.fontSize(11);
+  for (const line of lines) doc.text(line);
+  doc.end();
+  await done;
+  return Buffer.concat(chunks);
+}
+
 export async function makeDocx(paragraphs: string[]): Promise<Buffer> {
   const { Document, Packer, Paragraph, TextRun } = await import('docx');
   const doc = new Document({ sections: [{ children: paragraphs.map((text) => new Paragraph({ children: [new TextRun(text)] })) }] });

@@ -5,6 +5,7 @@
  */
 import { createRecogniser, type OcrLanguage, type Recogniser } from '../../platform/ocr.ts';
 import { encodeGrayPng, type GrayImage } from '../../platform/png.ts';
+import { pdfPageText } from '../../platform/pdf-text.ts';
 import type { ReadCaps, ReadResult } from './read.ts';
 
 interface Input {
@@ -56,7 +57,7 @@ async function readPdf(input: Input): Promise<ReadResult> {
         break;
       }
       const page = await pdf.getPage(number);
-      let text = pageText(await page.getTextContent());
+      let text = pdfPageText((await page.getTextContent()).items);
       if (!hasText(text)) {
         const picture = await largestPicture(page, OPS, caps.maxPicturePixels);
         if (picture) {
@@ -84,13 +85,6 @@ async function readPdf(input: Input): Promise<ReadResult> {
     truncated = true;
   }
   return { text, pages: pdf.numPages, truncated, ocrPages: ocrPages > 0 ? ocrPages : null };
-}
-
-function pageText(content: { items: Array<object> }): string {
-  return content.items
-    .map((item) => ('str' in item ? `${item.str}${'hasEOL' in item && item.hasEOL ? '\n' : ''}` : ''))
-    .join('')
-    .trim();
 }
 
 /** A page with a few stray characters (a page number, a stamp) is still a scan. */

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { startService, type Reply, type SeededWorkspace, type Service } from '../../../test/support/harness.ts';
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { assertError } from '../../../test/support/assertions.ts';
-import { makeDocx, makePdf } from '../knowledge/test-support.ts';
+import { makeDocx, makePdf, makeTitledPdf } from '../knowledge/test-support.ts';
 import { startVisitorConversation, visitorRequest } from '../visitors/test-support.ts';
 import { MAX_FILE_BYTES, READ_CAPS } from './read.ts';
 import { oneBitScanPdf, scannedPdf, textPng, TINY_PICTURES } from './test-support.ts';
@@ -92,6 +92,12 @@ describe('visitor files (spec 2.8, 2.9, 4.9)', () => {
     assert.equal(file.conversationId, null);
     assert.equal(file.stored, true);
     assert.match(file.text, /bring the bike back within 30 days\.[\s\S]*a receipt is needed/);
+  });
+
+  test('a PDF’s title set apart by space is a paragraph of its own in the text, as a knowledge source’s PDF reads', async () => {
+    const pdf = await makeTitledPdf('Opening hours', ['Weekdays from nine to six.', 'Saturdays from ten to four.', 'Closed on Sundays.']);
+    const file = (await readFile(agent, (await sent(agent, pdf, 'hours.pdf')).id)).body.data;
+    assert.equal(file.text, 'Opening hours\n\nWeekdays from nine to six.\nSaturdays from ten to four.\nClosed on Sundays.');
   });
 
   test('a Word document, a text file and a Markdown file are read; kind and media type come from the bytes, never the name', async () => {
