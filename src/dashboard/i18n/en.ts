@@ -249,6 +249,8 @@ export const en = {
   'audit.anyone': 'Anyone',
   'audit.key': 'API key {name} ({prefix}…)',
   'audit.operator': 'The operator',
+  'audit.personGone': 'A removed person',
+  'audit.keyGone': 'A deleted API key',
   'audit.action': 'Action',
   'audit.actionHint': 'Exactly as listed, for example person.invite.',
   'audit.from': 'From',

@@ -251,6 +251,8 @@ export const nl: Record<MessageKey, string> = {
   'audit.anyone': 'Iedereen',
   'audit.key': 'API-sleutel {name} ({prefix}…)',
   'audit.operator': 'De beheerder van de dienst',
+  'audit.personGone': 'Een verwijderde persoon',
+  'audit.keyGone': 'Een verwijderde API-sleutel',
   'audit.action': 'Actie',
   'audit.actionHint': 'Precies zoals vermeld, bijvoorbeeld person.invite.',
   'audit.from': 'Vanaf',

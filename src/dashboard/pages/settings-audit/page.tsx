@@ -8,18 +8,9 @@ import { call, list, type ListReply } from '../../api.ts';
 import { useData } from '../../data.ts';
 import { formatDate, t } from '../../i18n/index.ts';
 import type { PageProps } from '../../routes.ts';
+import type { AuditEntry as Entry, ListedKey, Person } from '../../types.ts';
 import { Button, EmptyState, ErrorNotice, Select, Table, TextField } from '../../components/index.ts';
 import { SettingsFrame } from '../settings/frame.tsx';
-
-interface Entry {
-  id: string;
-  action: string;
-  target: string | null;
-  requestId: string | null;
-  createdAt: string;
-  via: string | null;
-  by: { kind: 'person'; id: string; name: string; email: string } | { kind: 'key'; id: string; name: string; prefix: string } | { kind: 'operator' };
-}
 
 interface Filter {
   who: string;
@@ -44,12 +35,20 @@ function queryOf(filter: Filter, cursor?: string): string {
   return text ? `/audit?${text}` : '/audit';
 }
 
+/** Who made the change; a person or key since removed (the API gives their name null) is said to be so. */
+function who({ by }: Entry): string {
+  if (by.kind === 'operator') return t('audit.operator');
+  if (by.kind === 'key') return by.name !== null && by.prefix !== null ? t('audit.key', { name: by.name, prefix: by.prefix }) : t('audit.keyGone');
+  if (by.email === null) return t('audit.personGone');
+  return by.name ? `${by.name} (${by.email})` : by.email;
+}
+
 export default function AuditPage(_props: PageProps) {
   const [draft, setDraft] = useState<Filter>(EMPTY);
   const [filter, setFilter] = useState<Filter>(EMPTY);
   const [more, setMore] = useState<{ entries: Entry[]; cursor: string | null }>();
-  const people = useData(() => list<{ id: string; name: string; email: string }>('/people'), []);
-  const keys = useData(() => list<{ id: string; name: string; prefix: string }>('/keys'), []);
+  const people = useData(() => list<Person>('/people'), []);
+  const keys = useData(() => list<ListedKey>('/keys'), []);
   const entries = useData(async () => {
     setMore(undefined);
     return call<ListReply<Entry>>('GET', queryOf(filter));
@@ -58,8 +57,6 @@ export default function AuditPage(_props: PageProps) {
   const cursor = more ? more.cursor : entries.data?.pagination.nextCursor ?? null;
   const [loadingMore, setLoadingMore] = useState(false);
 
-  const who = (entry: Entry) =>
-    entry.by.kind === 'person' ? (entry.by.name ? `${entry.by.name} (${entry.by.email})` : entry.by.email) : entry.by.kind === 'key' ? t('audit.key', { name: entry.by.name, prefix: entry.by.prefix }) : t('audit.operator');
 
   return (
     <SettingsFrame tab="audit">
