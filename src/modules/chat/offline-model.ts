@@ -147,7 +147,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
-  for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
+  const forms = formsOfAsked(candidates, asks, synonyms);
+  for (const candidate of candidates) addForms(candidate, asks, forms, narrower);
   if (!crossing && input.language !== 'en') addRelatedThroughEnglish(candidates, asking, input.language);
   if (crossing) addShared(candidates, asking, input.language, translated);
   const heldByTranslation = new Set(candidates.flatMap((c) => [...c.narrower]));
@@ -282,28 +283,39 @@ const FORM_MIN_LENGTH = 5;
  * "cancelled", "refer" and "referral", "compost" and "composteerbaar"). The light stem
  * cuts common endings only; the search index's stemmer found the passage by such forms.
  */
-function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Set<string>>, narrower: Map<string, Set<string>>): void {
+function addForms(candidate: Candidate, asks: string[], forms: Map<string, string[]>, narrower: Map<string, Set<string>>): void {
   for (const term of asks) {
     if (candidate.terms.has(term)) continue;
-    const same = synonyms.get(term);
-    // A term too short to have forms and without synonyms is held by no other term: the sets are not read.
-    if (same || term.length >= FORM_MIN_LENGTH) {
-      const isForm = (other: string) => same?.has(other) || isLongerOrShorter(term, other);
-      if (someOf(candidate.ownTerms, isForm)) candidate.ownTerms.add(term);
-      if (someOf(candidate.terms, isForm)) {
-        candidate.terms.add(term);
-        candidate.formed.add(term);
-      }
+    const formsOfTerm = forms.get(term)!;
+    if (formsOfTerm.some((form) => candidate.ownTerms.has(form))) candidate.ownTerms.add(term);
+    if (formsOfTerm.some((form) => candidate.terms.has(form))) {
+      candidate.terms.add(term);
+      candidate.formed.add(term);
     }
     const kinds = narrower.get(term);
     if (!candidate.terms.has(term) && kinds && heldByKind(candidate.terms, kinds)) candidate.narrower.add(term);
   }
 }
 
-/** Whether a set holds an item passing the test (read in place: every sentence's sets are tested against every asked term). */
-function someOf<T>(items: Set<T>, test: (item: T) => boolean | undefined): boolean {
-  for (const item of items) if (test(item)) return true;
-  return false;
+/**
+ * Each asked term's forms (isLongerOrShorter, or the stem of a synonym) among every term a sentence holds or
+ * addForms may add (the asked terms), found once an answer: addForms then looks up a term's few forms in each
+ * sentence's sets, where testing each sentence's every term against each asked term was a third of the offline
+ * model's time (docs/performance.md, Capacity, eighth round).
+ */
+function formsOfAsked(candidates: Candidate[], asks: string[], synonyms: Map<string, Set<string>>): Map<string, string[]> {
+  const every = new Set(asks);
+  for (const candidate of candidates) for (const set of [candidate.ownTerms, candidate.terms]) for (const term of set) every.add(term);
+  const forms = new Map<string, string[]>();
+  for (const term of asks) {
+    if (forms.has(term)) continue;
+    const same = synonyms.get(term);
+    const found: string[] = [];
+    // A term too short to have forms and without synonyms has none.
+    if (same || term.length >= FORM_MIN_LENGTH) for (const other of every) if (same?.has(other) || isLongerOrShorter(term, other)) found.push(other);
+    forms.set(term, found);
+  }
+  return forms;
 }
 
 /** Each set of related stems' stems long enough to have longer or shorter forms (isLongerOrShorter), listed once per answer. */
