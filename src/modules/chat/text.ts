@@ -433,6 +433,8 @@ export function labelAsks(sentence: string): string[] {
  * title rather than a person's name ("Gloucester Road", "Clinical Pilates").
  */
 export function heldKinds(sentence: string, asked: string[], common: (word: string) => boolean = () => false): string[] {
+  // Most questions ask for no kind: every quotable sentence of every answer comes here, and folding it is not free.
+  if (asked.length === 0) return [];
   const folded = fold(sentence);
   // Postal codes are told by their capitals ("3511 NS", "BS7 8AE"): read on the sentence as written.
   const holds = (ask: (typeof ASKS)[number]) =>
