@@ -28,6 +28,7 @@ import {
   processesCpu,
   processesCpuSince,
   ratio,
+  type RunningService,
   scratchDatabase,
   startParley,
   startParleyProcess,
@@ -41,8 +42,8 @@ const PASSAGES = Number(process.env.BENCH_CAPACITY_PASSAGES ?? 10_000);
 /** Comma list: embedded, postgres (one API process, then two). */
 const DEPLOYMENTS = (process.env.BENCH_CAPACITY_DEPLOYMENTS ?? 'embedded,postgres').split(',');
 /**
- * A checkout of other code (with node_modules beside it) to compare with this one on PostgreSQL: one API process each,
- * each on its own scratch database with the same agent, their cases in the same alternating rounds, so that both see
+ * A checkout of other code (with node_modules beside it) to compare with this one on PostgreSQL (or, with
+ * BENCH_CAPACITY_DEPLOYMENTS=embedded, on the embedded store): one API process each, each on its own store with the same agent, their cases in the same alternating rounds, so that both see
  * the same load from whatever else runs on the machine. Replaces the deployments above.
  */
 const BEFORE = process.env.BENCH_CAPACITY_BEFORE;
@@ -378,24 +379,43 @@ async function postgres(databaseUrl: string, redisUrl: string): Promise<Measured
   }
 }
 
-/** This checkout against BEFORE's code: one API process and a worker each, on scratch databases of their own. */
-async function compared(databaseUrl: string, redisUrl: string, before: string): Promise<Measured[]> {
+/** One version's service for `compared`: the embedded store alone, or an API process and a worker on a scratch database. */
+async function comparedService(
+  store: 'embedded' | 'postgres',
+  cwd: string | undefined,
+  urls: { databaseUrl?: string; redisUrl?: string },
+  stops: Array<() => Promise<void>>,
+): Promise<{ api: RunningService; databaseMarker?: string; databaseUrl?: string }> {
+  if (store === 'embedded') {
+    const api = await startParley(LIMITS, cwd);
+    stops.push(api.stop);
+    return { api };
+  }
+  const database = await scratchDatabase(urls.databaseUrl!);
+  stops.push(database.drop);
+  const env = { ...LIMITS, DATABASE_URL: database.url, REDIS_URL: urls.redisUrl! };
+  const api = await startParley({ ...env, PARLEY_ROLE: 'api' }, cwd);
+  stops.push(api.stop);
+  const worker = await startParleyProcess({ ...env, PARLEY_ROLE: 'worker' }, cwd);
+  stops.push(worker.stop);
+  return { api, databaseMarker: new URL(database.url).pathname.slice(1), databaseUrl: database.url };
+}
+
+/**
+ * This checkout against BEFORE's code on one store (BENCH_CAPACITY_DEPLOYMENTS=embedded compares the embedded store,
+ * otherwise PostgreSQL): one API process each (on PostgreSQL with a worker, each on its own scratch database) with the
+ * same agent, their cases in the same alternating rounds.
+ */
+async function compared(store: 'embedded' | 'postgres', urls: { databaseUrl?: string; redisUrl?: string }, before: string): Promise<Measured[]> {
   const stops: Array<() => Promise<void>> = [];
   const cases: Case[] = [];
   try {
     for (const [label, cwd] of [['before', before], ['this checkout', undefined]] as const) {
-      const database = await scratchDatabase(databaseUrl);
-      stops.push(database.drop);
-      const env = { ...LIMITS, DATABASE_URL: database.url, REDIS_URL: redisUrl };
-      const api = await startParley({ ...env, PARLEY_ROLE: 'api' }, cwd);
-      stops.push(api.stop);
-      const worker = await startParleyProcess({ ...env, PARLEY_ROLE: 'worker' }, cwd);
-      stops.push(worker.stop);
+      const { api, databaseMarker, databaseUrl } = await comparedService(store, cwd, urls, stops);
       progress(`${label}: loading the agent`);
       const agentId = await prepareAgent(api);
-      await settle(database.url);
+      if (databaseUrl) await settle(databaseUrl);
       const apis = [{ url: api.url, pid: api.child.pid! }];
-      const databaseMarker = new URL(database.url).pathname.slice(1);
       cases.push(
         { ...baselineCase('baseline: GET /workspace', apis, api.manageKey), databaseMarker, version: label },
         { ...restCase('REST', apis, agentId, api.manageKey), databaseMarker, version: label },
@@ -404,7 +424,8 @@ async function compared(databaseUrl: string, redisUrl: string, before: string): 
     }
     // Each kind of case of both versions side by side, so that their rounds are neighbours.
     const order = ['baseline', 'REST', 'visitor'].flatMap((kind) => cases.filter((c) => c.name.startsWith(kind)));
-    const measured = await measureDeployment('PostgreSQL + Redis, 1 API process', order, undefined);
+    const deployment = store === 'embedded' ? 'embedded' : 'PostgreSQL + Redis, 1 API process';
+    const measured = await measureDeployment(deployment, order, undefined);
     return measured.map((m) => ({ ...m, deployment: `${m.deployment}, ${m.c.version}` }));
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
@@ -421,9 +442,11 @@ export async function run(): Promise<void> {
   const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
   waitsDatabaseUrl = databaseUrl;
-  if (BEFORE) {
+  if (BEFORE && DEPLOYMENTS.join() === 'embedded') {
+    measured.push(...(await compared('embedded', {}, BEFORE)));
+  } else if (BEFORE) {
     if (!databaseUrl || !redisUrl) throw new Error('BENCH_CAPACITY_BEFORE compares on PostgreSQL: set TEST_DATABASE_URL and TEST_REDIS_URL (or BENCH_*).');
-    measured.push(...(await compared(databaseUrl, redisUrl, BEFORE)));
+    measured.push(...(await compared('postgres', { databaseUrl, redisUrl }, BEFORE)));
   } else {
     if (DEPLOYMENTS.includes('embedded')) measured.push(...(await embedded()));
     if (DEPLOYMENTS.includes('postgres') && databaseUrl && redisUrl) measured.push(...(await postgres(databaseUrl, redisUrl)));

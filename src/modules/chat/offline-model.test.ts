@@ -40,6 +40,14 @@ describe('sentences', () => {
     assert.deepEqual(sentences('Do you ship abroad? No. We deliver in the Netherlands only.'), ['Do you ship abroad?', 'No.', 'We deliver in the Netherlands only.']);
   });
 
+  test('an abbreviation is the whole last word: read at the end of a long sentence, not in a longer word ending alike', () => {
+    assert.deepEqual(sentences('We are at No. 12 Main St. Opposite the bank, two doors from the practice of Dr. Jansen. He knows.'), [
+      'We are at No. 12 Main St. Opposite the bank, two doors from the practice of Dr. Jansen.',
+      'He knows.',
+    ]);
+    assert.deepEqual(sentences('Ask for the Quadrophenicaldr. Then pay.'), ['Ask for the Quadrophenicaldr.', 'Then pay.']);
+  });
+
   test('bullet and number marks are dropped; a lower-case word after a full stop continues the sentence', () => {
     assert.deepEqual(sentences('- first item\n* second item\n• third\n1. fourth\n2) fifth'), ['first item', 'second item', 'third', 'fourth', 'fifth']);
     assert.deepEqual(sentences('See the site at shop.example. then call.'), ['See the site at shop.example. then call.']);

@@ -139,12 +139,16 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds, common));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
-  const synonyms = relatedStems(asking, (word) => lexicon?.synonyms(word) ?? []);
-  const narrower = relatedStems(asking, (word) => (lexicon ? [...lexicon.narrower(word), ...lexicon.broader(word), ...lexicon.sameDoer(word), ...lexicon.sisters(word)] : []));
+  // Only English has a lexicon: in the other languages no word has related words (and none is kept).
+  const synonyms = lexicon ? relatedStems(asking, SYNONYM_STEMS, (word) => lexicon.synonyms(word)) : new Map<string, Set<string>>();
+  const narrower = lexicon
+    ? relatedStems(asking, RELATED_STEMS, (word) => [...lexicon.narrower(word), ...lexicon.broader(word), ...lexicon.sameDoer(word), ...lexicon.sisters(word)])
+    : new Map<string, Set<string>>();
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
-  for (const candidate of candidates) addForms(candidate, asks, synonyms, narrower);
+  const forms = formsOfAsked(candidates, asks, synonyms);
+  for (const candidate of candidates) addForms(candidate, asks, forms, narrower);
   if (!crossing && input.language !== 'en') addRelatedThroughEnglish(candidates, asking, input.language);
   if (crossing) addShared(candidates, asking, input.language, translated);
   const heldByTranslation = new Set(candidates.flatMap((c) => [...c.narrower]));
@@ -248,8 +252,10 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
         askedText = text;
         continue;
       }
-      const ownTerms = new Set([...contentTerms(text, language), ...heldKinds(text, kinds, common).map((kind) => `#${kind}`)]);
-      const terms = new Set([...ownTerms, ...context, ...section, ...asked]);
+      const ownTerms = new Set(contentTerms(text, language));
+      for (const kind of heldKinds(text, kinds, common)) ownTerms.add(`#${kind}`);
+      const terms = new Set(ownTerms);
+      for (const around of [context, section, asked]) for (const term of around) terms.add(term);
       out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), formed: new Set(), context: `${contextText}\n${sectionText}\n${askedText}`, passageScore: passage.score });
     }
   }
@@ -277,19 +283,39 @@ const FORM_MIN_LENGTH = 5;
  * "cancelled", "refer" and "referral", "compost" and "composteerbaar"). The light stem
  * cuts common endings only; the search index's stemmer found the passage by such forms.
  */
-function addForms(candidate: Candidate, asks: string[], synonyms: Map<string, Set<string>>, narrower: Map<string, Set<string>>): void {
+function addForms(candidate: Candidate, asks: string[], forms: Map<string, string[]>, narrower: Map<string, Set<string>>): void {
   for (const term of asks) {
     if (candidate.terms.has(term)) continue;
-    const same = synonyms.get(term);
-    const isForm = (other: string) => same?.has(other) || isLongerOrShorter(term, other);
-    if ([...candidate.ownTerms].some(isForm)) candidate.ownTerms.add(term);
-    if ([...candidate.terms].some(isForm)) {
+    const formsOfTerm = forms.get(term)!;
+    if (formsOfTerm.some((form) => candidate.ownTerms.has(form))) candidate.ownTerms.add(term);
+    if (formsOfTerm.some((form) => candidate.terms.has(form))) {
       candidate.terms.add(term);
       candidate.formed.add(term);
     }
     const kinds = narrower.get(term);
     if (!candidate.terms.has(term) && kinds && heldByKind(candidate.terms, kinds)) candidate.narrower.add(term);
   }
+}
+
+/**
+ * Each asked term's forms (isLongerOrShorter, or the stem of a synonym) among every term a sentence holds or
+ * addForms may add (the asked terms), found once an answer: addForms then looks up a term's few forms in each
+ * sentence's sets, where testing each sentence's every term against each asked term was a third of the offline
+ * model's time (docs/performance.md, Capacity, eighth round).
+ */
+function formsOfAsked(candidates: Candidate[], asks: string[], synonyms: Map<string, Set<string>>): Map<string, string[]> {
+  const every = new Set(asks);
+  for (const candidate of candidates) for (const set of [candidate.ownTerms, candidate.terms]) for (const term of set) every.add(term);
+  const forms = new Map<string, string[]>();
+  for (const term of asks) {
+    if (forms.has(term)) continue;
+    const same = synonyms.get(term);
+    const found: string[] = [];
+    // A term too short to have forms and without synonyms has none.
+    if (same || term.length >= FORM_MIN_LENGTH) for (const other of every) if (same?.has(other) || isLongerOrShorter(term, other)) found.push(other);
+    forms.set(term, found);
+  }
+  return forms;
 }
 
 /** Each set of related stems' stems long enough to have longer or shorter forms (isLongerOrShorter), listed once per answer. */
@@ -521,17 +547,35 @@ function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string>
  * ("doctor" holds "gp"; a verb of one doer, a sister noun its definition names: "monitor"
  * holds "screen").
  */
-function relatedStems(question: string, related: (word: string) => readonly string[]): Map<string, Set<string>> {
+function relatedStems(question: string, kept: Map<string, readonly string[]>, related: (word: string) => readonly string[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const word of words(question)) {
-    const found = related(word.toLowerCase());
+    const found = stemsOfRelated(word.toLowerCase(), kept, related);
     if (found.length === 0) continue;
     const term = englishStem(word);
     const stems = out.get(term) ?? out.set(term, new Set()).get(term)!;
-    for (const synonym of found) stems.add(englishStem(synonym));
+    for (const stem of found) stems.add(stem);
   }
   return out;
 }
+
+/**
+ * A word's related words' stems, kept by word (the lexicon is the process's, read once): a question's words
+ * recur across questions, and a word's related words are many (the profile had their stemming at 1.3%).
+ */
+function stemsOfRelated(word: string, kept: Map<string, readonly string[]>, related: (word: string) => readonly string[]): readonly string[] {
+  let stems = kept.get(word);
+  if (stems === undefined) {
+    if (kept.size >= MAX_WORDS_RELATED) kept.clear();
+    kept.set(word, (stems = Object.freeze(related(word).map(englishStem))));
+  }
+  return stems;
+}
+
+/** Kept stems of the words' synonyms and of their other related words (relatedStems); bounded, cleared when full. */
+const SYNONYM_STEMS = new Map<string, readonly string[]>();
+const RELATED_STEMS = new Map<string, readonly string[]>();
+const MAX_WORDS_RELATED = 10_000;
 
 /**
  * The question's terms and asked kinds, weighted by how rare they are among the candidate

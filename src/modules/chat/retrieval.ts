@@ -5,6 +5,7 @@
  * and the passages of the page the visitor is on first when the agent has read it.
  */
 import type { Context } from '../../context.ts';
+import { prepared } from '../../platform/db.ts';
 import { searchPassages, type PassageHit } from '../knowledge/search.ts';
 import { detectLanguage } from '../knowledge/languages.ts';
 import { normaliseUrl } from '../knowledge/crawl/urls.ts';
@@ -89,33 +90,37 @@ const FACT_PASSAGES = 3;
  */
 export async function siteFactPassages(ctx: Context, agentId: string): Promise<PassageHit[]> {
   // The facts are a source of their own (its address the site's with the fragment): found among the agent's sources, then its passages by source.
-  const rows = await ctx.db
-    .selectFrom('passages as p')
-    .innerJoin('sources as s', 's.id', 'p.source_id')
-    .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
-    .where('s.agent_id', '=', agentId)
-    .where('s.type', '=', 'website')
-    .where('s.status', '=', 'ready')
-    .where('s.url', 'like', `%${SITE_FACTS_FRAGMENT}`)
-    .orderBy('p.position')
-    .limit(FACT_PASSAGES)
-    .execute();
+  const { rows } = await prepared(
+    ctx.db,
+    ctx.db
+      .selectFrom('passages as p')
+      .innerJoin('sources as s', 's.id', 'p.source_id')
+      .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
+      .where('s.agent_id', '=', agentId)
+      .where('s.type', '=', 'website')
+      .where('s.status', '=', 'ready')
+      .where('s.url', 'like', `%${SITE_FACTS_FRAGMENT}`)
+      .orderBy('p.position')
+      .limit(FACT_PASSAGES),
+  );
   return rows.map((row) => ({ passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score: 1 }));
 }
 
 /** The page source's passages that share words with the question, best first (scored by the share of the question they hold). */
 async function pagePassages(ctx: Context, agentId: string, url: string, query: string): Promise<PassageHit[]> {
-  const rows = await ctx.db
-    .selectFrom('passages as p')
-    .innerJoin('sources as s', 's.id', 'p.source_id')
-    .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
-    .where('s.agent_id', '=', agentId)
-    .where('s.type', '=', 'website')
-    .where('s.url', '=', url)
-    .where('s.status', '=', 'ready')
-    .orderBy('p.position')
-    .limit(200)
-    .execute();
+  const { rows } = await prepared(
+    ctx.db,
+    ctx.db
+      .selectFrom('passages as p')
+      .innerJoin('sources as s', 's.id', 'p.source_id')
+      .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
+      .where('s.agent_id', '=', agentId)
+      .where('s.type', '=', 'website')
+      .where('s.url', '=', url)
+      .where('s.status', '=', 'ready')
+      .orderBy('p.position')
+      .limit(200),
+  );
   if (rows.length === 0) return [];
   const terms = new Map(contentTerms(query).map((t) => [t, 1]));
   return rows

@@ -87,7 +87,7 @@ export function words(text: string): string[] {
 
 /** The stems of a text's words that carry meaning (stop words and single letters dropped), stemmed for `language` when given. */
 export function contentTerms(text: string, language?: Language): string[] {
-  return termsOf(oneAsDigit(text), language, droppedIn(language, false));
+  return termsOf(text, language, droppedIn(language, false), oneAsDigit);
 }
 
 /**
@@ -167,17 +167,21 @@ const GERMAN_AUXILIARIES = /^(kann|kannst|konnen|konnt|darf|darfst|durfen|muss|m
  * (GENERIC_WORDS). A question of generic words only keeps them.
  */
 export function questionTerms(text: string, language?: Language): string[] {
-  const terms = termsOf(oneAsDigit(text), language, droppedIn(language, true));
+  const terms = termsOf(text, language, droppedIn(language, true), oneAsDigit);
   return terms.length > 0 ? terms : contentTerms(text, language);
 }
 
-function termsOf(text: string, language: Language | undefined, dropped: Array<Set<string>>): string[] {
-  if (text.length < TEXT_KEPT_FROM || text.length > TEXT_KEPT_UP_TO) return termsOfWords(text, language, dropped);
-  const texts = keptTerms(language, dropped, KEPT_TEXTS);
+/**
+ * A text's terms, read as `written` rewrites it first (oneAsDigit for the callers that read the number one): a
+ * longer text's are kept by the text as given, so a text read again is neither rewritten nor split again.
+ */
+function termsOf(text: string, language: Language | undefined, dropped: Array<Set<string>>, written?: (text: string) => string): string[] {
+  if (text.length < TEXT_KEPT_FROM || text.length > TEXT_KEPT_UP_TO) return termsOfWords(written ? written(text) : text, language, dropped);
+  const texts = keptTerms(language, dropped, written ? KEPT_TEXTS_REWRITTEN : KEPT_TEXTS);
   let terms = texts.get(text);
   if (terms === undefined) {
     if (texts.size >= MAX_TEXTS_KEPT) texts.clear();
-    texts.set(text, (terms = Object.freeze(termsOfWords(text, language, dropped)) as string[]));
+    texts.set(text, (terms = Object.freeze(termsOfWords(written ? written(text) : text, language, dropped)) as string[]));
   }
   return terms;
 }
@@ -210,6 +214,8 @@ const MAX_WORDS_KEPT = 50_000;
  * (the capacity bench's profile, docs/performance.md, seventh round). Bounded like the words.
  */
 const KEPT_TEXTS = new WeakMap<Array<Set<string>>, Map<Language | 'none', Map<string, string[]>>>();
+/** The same for texts read through oneAsDigit (contentTerms, questionTerms), kept by the text before it. */
+const KEPT_TEXTS_REWRITTEN = new WeakMap<Array<Set<string>>, Map<Language | 'none', Map<string, string[]>>>();
 const MAX_TEXTS_KEPT = 5_000;
 const TEXT_KEPT_FROM = 24;
 const TEXT_KEPT_UP_TO = 4_000;
@@ -252,6 +258,8 @@ function elided(word: string): string {
 const ABBREVIATIONS = new Set(
   'mr mrs ms dr prof st sr jr vs approx incl excl ca fig dept ave rd dhr mevr mw bijv ong mme mlle env cf bzw evtl ggf inkl str vgl sra srta dra avda aprox pag'.split(' '),
 );
+/** The end of a sentence read for an abbreviation before its full stop: longer than any in the lists. */
+const ABBREVIATION_TAIL = 24;
 /** These only before a number ("No. 5", "Tel. 050…"): "No." alone may be a whole answer. */
 const NUMBER_ABBREVIATIONS = new Set('no nr nos num tel'.split(' '));
 
@@ -278,7 +286,8 @@ export function sentences(text: string): string[] {
 }
 
 function endsWithAbbreviation(text: string, next: string): boolean {
-  const last = fold(text.match(/(\p{L}+)\.$/u)?.[1] ?? '');
+  // Only the text's end is read: the pending text grows part by part, and the abbreviations are far shorter than this.
+  const last = fold(text.slice(-ABBREVIATION_TAIL).match(/(\p{L}+)\.$/u)?.[1] ?? '');
   return ABBREVIATIONS.has(last) || (NUMBER_ABBREVIATIONS.has(last) && /^\d/.test(next));
 }
 
@@ -424,6 +433,8 @@ export function labelAsks(sentence: string): string[] {
  * title rather than a person's name ("Gloucester Road", "Clinical Pilates").
  */
 export function heldKinds(sentence: string, asked: string[], common: (word: string) => boolean = () => false): string[] {
+  // Most questions ask for no kind: every quotable sentence of every answer comes here, and folding it is not free.
+  if (asked.length === 0) return [];
   const folded = fold(sentence);
   // Postal codes are told by their capitals ("3511 NS", "BS7 8AE"): read on the sentence as written.
   const holds = (ask: (typeof ASKS)[number]) =>
