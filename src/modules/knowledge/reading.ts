@@ -27,12 +27,6 @@ export const READ_SOURCE_JOB = 'knowledge.read-source';
 export const READ_RETRY_LIMIT = 2;
 /** Reads a worker takes at once: one claim, one transaction for the small ones among them. */
 export const READ_BATCH = 50;
-/**
- * Text a row reader's batch holds at most (beyond its first source): fifty small sources are one batch,
- * long texts go a few at a time. On the embedded store a batch's transaction holds the one connection,
- * and the work around it the event loop, so every request waits for up to two batches (both readers').
- */
-export const READ_BATCH_BYTES = 64 * 1024;
 /** Time a batch may spend on its files before it hands the rest on (well within QUEUE_OPTIONS.expireInSeconds). */
 const FILES_BUDGET_MS = 2 * 60_000;
 /** After a short batch, how long a worker lets reads gather before it fetches again. */
@@ -146,15 +140,14 @@ const ROW_POLL_MS = 2_000;
 
 /**
  * One batch of the row queue (text and Q&A sources added through the API, and a retrain's text, Q&A and
- * website sources, carry no job: their pending row is the queue): up to READ_BATCH rows, and READ_BATCH_BYTES
- * of text, claimed in one statement and indexed in one transaction.
+ * website sources, carry no job: their pending row is the queue): up to READ_BATCH rows claimed in one
+ * statement and indexed in one transaction.
  * Should the batch fail, its sources go to the job queue, each with a job of its own and the queue's
- * retries, so that one source's fault is retried (or fails) alone. How many sources it claimed, and whether
- * the batch was full (more may be waiting).
+ * retries, so that one source's fault is retried (or fails) alone. The number of sources claimed.
  */
-export async function readQueuedRows(ctx: Context, worker: string): Promise<{ claimed: number; full: boolean }> {
-  const claimed = await claimQueuedRows(ctx.db, worker, READ_BATCH, READ_BATCH_BYTES);
-  if (claimed.length === 0) return { claimed: 0, full: false };
+export async function readQueuedRows(ctx: Context, worker: string): Promise<number> {
+  const claimed = await claimQueuedRows(ctx.db, worker, READ_BATCH);
+  if (claimed.length === 0) return 0;
   try {
     const indexed = await indexSourcesText(ctx, claimed);
     for (const source of claimed) if (indexed.get(source.id) === 'no_content') await markFailed(ctx, source.id, source.generation, 'no_content');
@@ -162,9 +155,7 @@ export async function readQueuedRows(ctx: Context, worker: string): Promise<{ cl
     await handToJobs(ctx, claimed, worker);
   }
   for (const agentId of new Set(claimed.map((source) => source.agent_id))) await markTrainedWhenDone(ctx, agentId);
-  // A batch cut short by its text leaves a source behind whose running total reached the bound: more wait.
-  const bytes = claimed.reduce((sum, source) => sum + Number(source.size_bytes), 0);
-  return { claimed: claimed.length, full: claimed.length >= READ_BATCH || bytes >= READ_BATCH_BYTES };
+  return claimed.length;
 }
 
 /**
@@ -210,23 +201,23 @@ export async function startRowReaders(ctx: Context, worker: string, options: { c
   const reader = async () => {
     while (!stopped) {
       const seen = wakeUps;
-      let batch = { claimed: 0, full: false };
+      let claimed = 0;
       try {
-        batch = await readQueuedRows(ctx, worker);
+        claimed = await readQueuedRows(ctx, worker);
       } catch (error) {
         if (stopped) break;
         console.error('[knowledge] reading queued rows', error);
         await pause(pollMs);
         continue;
       }
-      if (batch.full) {
+      if (claimed >= READ_BATCH) {
         await nextTurnOfEventLoop();
         continue;
       }
       // Sources arriving one by one (each insert a wake-up) are left to gather for GATHER_MS rather than
       // claimed one a statement: on the embedded store every claim waits its turn for the one connection
       // with the inserts themselves (a first version that claimed again at once slowed the POSTs 3 to 4 times).
-      if (batch.claimed > 0 || seen !== wakeUps) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
+      if (claimed > 0 || seen !== wakeUps) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
       else await pause(pollMs);
     }
   };

@@ -12,7 +12,7 @@ import { startService, type Service, type SeededWorkspace } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { workerId } from '../../platform/heartbeat.ts';
 import { ingestWebsitePage } from './ingest.ts';
-import { READ_BATCH, READ_BATCH_BYTES, startRowReaders } from './reading.ts';
+import { startRowReaders } from './reading.ts';
 import { claimQueuedRows, ROW_QUEUED } from './store.ts';
 
 /** A poll no test waits out: only a wake-up reads a source within the tests' bounds. */
@@ -86,22 +86,6 @@ describe('the row queue', () => {
     assert.equal(claimed.length, 12, 'every row is claimed by one of them');
     assert.deepEqual([...claimed].sort(), [...ids].sort());
     assert.deepEqual(await claimQueuedRows(service.ctx.db, 'wrk_d', 5), [], 'a claimed row is not claimed again');
-  });
-
-  test('a batch of long texts stops at READ_BATCH_BYTES of text beyond its first source; a text longer than that is a batch alone', async () => {
-    const agent = await seedAgent(service, ws, 'Long texts');
-    const long = (n: number, bytes: number) => ({ type: 'text', title: `Manual ${n}`, content: `Manual ${n}. ${'The parcel ships in two days. '.repeat(Math.ceil(bytes / 30))}`.slice(0, bytes) });
-    const third = Math.floor(READ_BATCH_BYTES / 3) + 100;
-    const ids: string[] = [];
-    for (const [n, bytes] of [third, third, third, READ_BATCH_BYTES * 2, third, 200].entries()) {
-      const reply = await service.api('POST', `/agents/${agent}/sources`, { key: ws.keys.manage, body: long(n, bytes) });
-      assert.equal(reply.status, 201, JSON.stringify(reply.body));
-      ids.push(reply.body.data.id);
-    }
-    const batches = [];
-    for (let n = 0; n < 4; n++) batches.push((await claimQueuedRows(service.ctx.db, 'wrk_bytes', READ_BATCH, READ_BATCH_BYTES)).map((row) => row.id));
-    // The third source starts below the bound and is taken, the fourth starts above it; the long one fills a batch alone.
-    assert.deepEqual(batches, [ids.slice(0, 3), [ids[3]], [ids[4], ids[5]], []]);
   });
 
   test('a retrain puts text, Q&A and website sources back in the row queue in one statement, with no job, and its commit wakes the readers', async () => {

@@ -255,25 +255,19 @@ export async function claimReads(db: Db, reads: Array<{ sourceId: string; genera
 export const ROW_QUEUED = 'rows';
 
 /**
- * Takes text and Q&A sources waiting in the row queue for this worker, oldest first, in one statement:
- * up to `limit` of them, and no more once they hold `maxBytes` of text (the first one whatever its
- * size), so that a batch of long texts is as short a transaction as a batch of short ones. Rows another
- * worker is claiming at the same moment are skipped (SKIP LOCKED), so no read is claimed twice.
+ * Takes up to `limit` text and Q&A sources waiting in the row queue for this worker, oldest first,
+ * in one statement: rows another worker is claiming at the same moment are skipped (SKIP LOCKED),
+ * so no read is claimed twice.
  */
-export async function claimQueuedRows(db: Db, workerId: string, limit: number, maxBytes = Number.MAX_SAFE_INTEGER): Promise<SourceRow[]> {
+export async function claimQueuedRows(db: Db, workerId: string, limit: number): Promise<SourceRow[]> {
   const { rows } = await sql<SourceRow>`
     update sources set worker_id = ${workerId}
     where id in (
-      select id from (
-        -- A window function cannot share a query level with FOR UPDATE: the running total is taken above it.
-        select id, sum(size_bytes) over (order by queued_at, id) - size_bytes as bytes_before
-        from (
-          select id, queued_at, size_bytes from sources
-          where status = 'pending' and job_id = ${ROW_QUEUED} and worker_id is null
-          order by queued_at
-          limit ${limit}
-          for update skip locked) as waiting) as running
-      where bytes_before < ${maxBytes})
+      select id from sources
+      where status = 'pending' and job_id = ${ROW_QUEUED} and worker_id is null
+      order by queued_at
+      limit ${limit}
+      for update skip locked)
     and status = 'pending' and worker_id is null
     returning sources.*`.execute(db);
   return rows;
