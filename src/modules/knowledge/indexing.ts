@@ -314,12 +314,11 @@ const changedSinceVacuum = new WeakMap<Context, number>();
  */
 async function tidyEmbeddedIndex(ctx: Context, changedPostings: number): Promise<void> {
   if (ctx.database.kind !== 'embedded' || changedPostings === 0) return;
-  const changed = (changedSinceVacuum.get(ctx) ?? 0) + changedPostings;
+  // Counted before the await and judged after it with no await between: two readers that finish together
+  // add both their changes and vacuum once (each read the count before the other's write, and both vacuumed).
+  changedSinceVacuum.set(ctx, (changedSinceVacuum.get(ctx) ?? 0) + changedPostings);
   const { rows } = await ctx.database.executeSql(`select reltuples::float8 as n from pg_class where relname = 'passage_postings'`);
-  if (changed < 1000 + 0.2 * Math.max(0, Number(rows[0]?.n ?? 0))) {
-    changedSinceVacuum.set(ctx, changed);
-    return;
-  }
+  if ((changedSinceVacuum.get(ctx) ?? 0) < 1000 + 0.2 * Math.max(0, Number(rows[0]?.n ?? 0))) return;
   changedSinceVacuum.set(ctx, 0);
   await ctx.database.exec('vacuum analyze passage_postings, passages, agent_term_stats');
   // Statistics only for the vectors (without them the planner may pass the HNSW index by):

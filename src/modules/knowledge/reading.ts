@@ -119,7 +119,20 @@ export async function readSources(ctx: Context, jobs: Array<BatchJob<ReadSourceJ
     await settleEach([file]);
   }
   for (const agentId of new Set(claimed.map((source) => source.agent_id))) await markTrainedWhenDone(ctx, agentId);
+  // pg-boss fetches a full batch's successor at once: the same starvation as the row readers'.
+  await nextTurnOfEventLoop();
   return outcomes;
+}
+
+/**
+ * Resolves after the event loop has polled for I/O. On the embedded store every statement is a
+ * promise that PGlite settles without I/O, so a reader going from batch to batch never leaves the
+ * microtask queue: no request is read, no timer fires, until the queue of rows is empty (a retrain
+ * of 1,000 texts starved the HTTP server for 84 s and its idle sockets were closed under the
+ * requests waiting on them: ECONNRESET). Between two batches a reader lets the loop take its turn.
+ */
+function nextTurnOfEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** How often an idle row reader looks for rows without being woken: the floor under the notifications. */
@@ -197,7 +210,10 @@ export async function startRowReaders(ctx: Context, worker: string, options: { c
         await pause(pollMs);
         continue;
       }
-      if (claimed >= READ_BATCH) continue;
+      if (claimed >= READ_BATCH) {
+        await nextTurnOfEventLoop();
+        continue;
+      }
       // Sources arriving one by one (each insert a wake-up) are left to gather for GATHER_MS rather than
       // claimed one a statement: on the embedded store every claim waits its turn for the one connection
       // with the inserts themselves (a first version that claimed again at once slowed the POSTs 3 to 4 times).

@@ -17,6 +17,8 @@ import { claimQueuedRows, ROW_QUEUED } from './store.ts';
 
 /** A poll no test waits out: only a wake-up reads a source within the tests' bounds. */
 const POLL_MS = 120_000;
+/** Sources of the long retrain: many batches of the readers (READ_BATCH each). */
+const RETRAINED_SOURCES = 1000;
 
 describe('the row queue', () => {
   let service: Service;
@@ -110,6 +112,54 @@ describe('the row queue', () => {
     assert.deepEqual(rows.rows.map((row) => [row.status, row.passages]), ids.map(() => ['ready', 1]), 'each is read again, its passage written once');
     assert.equal(await readJobsOf(ids), 0, 'no job of the job queue names these sources');
   });
+
+  test('a request is answered while a large retrain is being read: the readers let the event loop take its turn between batches', async () => {
+    // A workspace of its own: the plan's agents are taken by the tests above.
+    const own = await service.seedWorkspace({ plan: 'studio' });
+    const agent = await seedAgent(service, own, 'Retrained at length');
+    await storeReadySources(own.id, agent, RETRAINED_SOURCES);
+    const readers = await startRowReaders(service.ctx, await workerId(service.ctx), { pollMs: POLL_MS });
+    try {
+      const retrain = await service.api('POST', `/agents/${agent}/retrain`, { key: own.keys.manage });
+      assert.equal(retrain.status, 202, JSON.stringify(retrain.body));
+      // Sent while the readers go from batch to batch: on the embedded store, readers that never gave the event loop
+      // its turn kept this request unread until the last batch (its socket, idle past the keep-alive timeout, was
+      // then closed under it).
+      const started = performance.now();
+      const posted = await service.api('POST', `/agents/${agent}/sources`, { key: own.keys.manage, body: { type: 'text', title: 'Late note', content: 'The shop closes at six.' } });
+      const answeredMs = performance.now() - started;
+      assert.equal(posted.status, 201, JSON.stringify(posted.body));
+      const pendingAtAnswer = await pendingCount(agent);
+      assert.ok(pendingAtAnswer > 1, `answered in ${answeredMs.toFixed(0)} ms, before the retrain was read (${pendingAtAnswer} sources still pending)`);
+      await waitUntil('the retrained sources are read', async () => (await pendingCount(agent)) === 0, 120_000);
+    } finally {
+      await readers.stop();
+    }
+  });
+
+  /** Sources already read (ready), stored directly: what a retrain puts back in the row queue. */
+  async function storeReadySources(workspaceId: string, agent: string, count: number): Promise<void> {
+    const now = new Date();
+    await service.ctx.db
+      .insertInto('sources')
+      .values(
+        Array.from({ length: count }, (_, n) => ({
+          id: `src_turns_${agent}_${n}`,
+          workspace_id: workspaceId,
+          agent_id: agent,
+          type: 'text',
+          name: `Note ${n}`,
+          title: `Note ${n}`,
+          content: `Note ${n}: parcel ${n} ships within ${n % 7} days to any country in Europe.`,
+          status: 'ready',
+          size_bytes: 80,
+          generation: 0,
+          queued_at: now,
+          created_at: now,
+        })) as never,
+      )
+      .execute();
+  }
 
   async function pendingCount(agent: string): Promise<number> {
     const row = await sql<{ n: number }>`select count(*)::int as n from sources where agent_id = ${agent} and status = 'pending'`.execute(service.ctx.db);
