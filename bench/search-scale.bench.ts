@@ -19,7 +19,7 @@ import type { Context } from '../src/context.ts';
 import { englishAlternatives, lexicalSearch, searchPassages } from '../src/modules/knowledge/search.ts';
 import { textSearchConfig } from '../src/modules/knowledge/languages.ts';
 import { embedTexts, vectorTable } from '../src/modules/knowledge/embeddings.ts';
-import { addParsedPassages, addPassages, parsePassages, type NewPassage, type PassagePart, type PassageTarget } from '../src/modules/knowledge/indexing.ts';
+import { addPassages } from '../src/modules/knowledge/indexing.ts';
 import { startEmbeddingServer } from '../src/modules/knowledge/test-support.ts';
 import { printTable, ratio } from './support.ts';
 import { seeded, zipfSampler } from './filler.ts';
@@ -34,8 +34,6 @@ const DIMS = 64;
 const HYBRID = process.env.BENCH_SEARCH_SCALE_HYBRID !== '0';
 /** postgres (the issue's case) or embedded (to find the largest agent the embedded store serves within the chat targets). */
 const STORE = (process.env.BENCH_SEARCH_SCALE_STORE ?? 'postgres') as 'postgres' | 'embedded';
-/** Each part parsed on a second connection while the part before it is written (parsePassages); the embedded store has one. */
-const PARSE_AHEAD = process.env.BENCH_SEARCH_SCALE_PARSE_AHEAD !== '0' && STORE === 'postgres';
 
 type Row = Record<string, string | number>;
 
@@ -106,68 +104,30 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: performance.now() - start, value };
 }
 
-/** One call's worth of passages (BATCH) of a source: passages first to first + size - 1 of the load. */
-interface PlannedPart {
-  target: PassageTarget;
-  /** The source's size when this is its first part (the source row is made then), else 0. */
-  newSourceSize: number;
-  first: number;
-  /** The first passage's position in its source. */
-  position: number;
-  size: number;
-}
-
-type LoadPart = PlannedPart & { passages: NewPassage[] };
-
-/** The load's parts in order: SOURCES sources of PASSAGES / SOURCES passages, BATCH a part. */
-function loadPlan(agentId: string): PlannedPart[] {
-  const plan: PlannedPart[] = [];
-  const perSource = Math.ceil(PASSAGES / SOURCES);
-  for (let loaded = 0; loaded < PASSAGES; loaded += perSource) {
-    const target: PassageTarget = { agentId, sourceId: newId('src'), title: 'Bulk', url: null, config: 'english' };
-    const size = Math.min(perSource, PASSAGES - loaded);
-    for (let offset = 0; offset < size; offset += BATCH) {
-      plan.push({ target, newSourceSize: offset === 0 ? size : 0, first: loaded + offset, position: offset, size: Math.min(BATCH, size - offset) });
-    }
-  }
-  return plan;
-}
-
-/**
- * PASSAGES passages in SOURCES sources through the bulk path, BATCH a call; the HNSW index dropped for the load and
- * built after it. Each part is parsed ahead (parsePassages, on a connection of its own) while the part before it is
- * written, unless BENCH_SEARCH_SCALE_PARSE_AHEAD=0; the write's time counts the parse it waits on and the next part's.
- */
+/** PASSAGES passages in SOURCES sources through addPassages, BATCH a call; the HNSW index dropped for the load and built after it. */
 export async function load(ctx: Context, ws: SeededWorkspace, agentId: string): Promise<Load> {
   const table = HYBRID ? await vectorTable(ctx) : undefined;
   if (table) await sql`drop index if exists ${sql.raw(`${table}_hnsw`)}`.execute(ctx.db);
   const figures: Load = { seconds: 0, writeSeconds: 0, embedSeconds: 0, hnswSeconds: 0, vacuumSeconds: 0, postings: 0 };
   const started = performance.now();
-  const plan = loadPlan(agentId);
-  const prepare = async (k: number): Promise<LoadPart> => {
-    const part = plan[k]!;
-    if (part.newSourceSize > 0) await insertSource(ctx, ws, part.target, part.first, part.newSourceSize);
-    const texts = Array.from({ length: part.size }, (_, i) => passageText(part.first + i));
-    const vectors = HYBRID ? await timed(() => embedTexts(ctx, texts)) : { ms: 0, value: [] as number[][] };
-    figures.embedSeconds += vectors.ms / 1000;
-    return { ...part, passages: texts.map((text, i) => ({ position: part.position + i, text, vector: vectors.value[i] })) };
-  };
-  let next = await prepare(0);
-  let parsing: Promise<PassagePart> | undefined;
-  for (let k = 0; k < plan.length; k++) {
-    const current = next;
-    // The next part's texts and vectors are ready before the write starts: nothing but the parse runs beside it.
-    if (k + 1 < plan.length) next = await prepare(k + 1);
-    const written = await timed(async () => {
-      if (!PARSE_AHEAD) return addPassages(ctx, current.target, current.passages);
-      const part = await (parsing ?? parsePassages(ctx, current.target, current.passages));
-      parsing = k + 1 < plan.length ? parsePassages(ctx, next.target, next.passages) : undefined;
-      await Promise.all([addParsedPassages(ctx, part), parsing]);
-    });
-    figures.writeSeconds += written.ms / 1000;
-    if (k + 1 === plan.length || next.newSourceSize > 0) {
-      progress(`${current.first + current.size} passages: ${figures.writeSeconds.toFixed(0)} s writing, ${figures.embedSeconds.toFixed(0)} s embedding`);
+  const perSource = Math.ceil(PASSAGES / SOURCES);
+  for (let loaded = 0; loaded < PASSAGES; ) {
+    const sourceId = newId('src');
+    const size = Math.min(perSource, PASSAGES - loaded);
+    await ctx.db
+      .insertInto('sources')
+      .values({ id: sourceId, workspace_id: ws.id, agent_id: agentId, type: 'text', name: `Bulk ${loaded}`, url: null, title: null, status: 'ready', error: null, turned_away: null, size_bytes: 0, chunk_count: size, content: '', crawl_id: null, generation: 0, job_id: null, queued_at: null, created_at: ctx.clock.now(), processed_at: ctx.clock.now() })
+      .execute();
+    for (let offset = 0; offset < size; offset += BATCH) {
+      const texts = Array.from({ length: Math.min(BATCH, size - offset) }, (_, i) => passageText(loaded + offset + i));
+      const vectors = HYBRID ? await timed(() => embedTexts(ctx, texts)) : { ms: 0, value: [] as number[][] };
+      const passages = texts.map((text, i) => ({ position: offset + i, text, vector: vectors.value[i] }));
+      const written = await timed(() => addPassages(ctx, { agentId, sourceId, title: 'Bulk', url: null, config: 'english' }, passages));
+      figures.embedSeconds += vectors.ms / 1000;
+      figures.writeSeconds += written.ms / 1000;
     }
+    loaded += size;
+    progress(`${loaded} passages: ${figures.writeSeconds.toFixed(0)} s writing, ${figures.embedSeconds.toFixed(0)} s embedding`);
   }
   if (table) {
     progress('building the HNSW index');
@@ -189,13 +149,6 @@ export async function load(ctx: Context, ws: SeededWorkspace, agentId: string): 
   const postings = await sql<{ n: string }>`select count(*)::text as n from passage_postings`.execute(ctx.db);
   figures.postings = Number(postings.rows[0]!.n);
   return figures;
-}
-
-async function insertSource(ctx: Context, ws: SeededWorkspace, target: PassageTarget, first: number, size: number): Promise<void> {
-  await ctx.db
-    .insertInto('sources')
-    .values({ id: target.sourceId, workspace_id: ws.id, agent_id: target.agentId, type: 'text', name: `Bulk ${first}`, url: null, title: null, status: 'ready', error: null, turned_away: null, size_bytes: 0, chunk_count: size, content: '', crawl_id: null, generation: 0, job_id: null, queued_at: null, created_at: ctx.clock.now(), processed_at: ctx.clock.now() })
-    .execute();
 }
 
 // ---------- measuring ----------

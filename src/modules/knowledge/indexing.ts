@@ -7,7 +7,7 @@
  * statistics row; each batch of passages is one set-based statement (docs/knowledge.md,
  * "Search index").
  */
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Context } from '../../context.ts';
 import type { Tables } from '../../platform/db.ts';
 import { newTimeOrderedId } from '../../platform/ids.ts';
@@ -179,45 +179,12 @@ async function passageConfig(text: string, sourceConfig: string): Promise<string
  * source row itself (status, chunk_count) right.
  */
 export async function addPassages(ctx: Context, target: PassageTarget, passages: NewPassage[]): Promise<void> {
-  await addParsedPassages(ctx, { target, passages, lexemes: undefined });
-}
-
-/** A part of passages for addParsedPassages, with their lexemes (tsvectors as text) when parsePassages parsed them ahead. */
-export interface PassagePart {
-  target: PassageTarget;
-  passages: NewPassage[];
-  lexemes: string[] | undefined;
-}
-
-/**
- * Parses passages for addParsedPassages outside its transaction, on a connection of the pool's own: a load can
- * parse its next part while the current one is written (to_tsvector is a fifth to a third of a part's time).
- * The lexemes come back as tsvector text, whose input is exact and far cheaper than the parse.
- */
-export async function parsePassages(ctx: Context, target: PassageTarget, passages: NewPassage[]): Promise<PassagePart> {
-  const result = await sql<{ lexemes: string }>`
-    select ${parsedText(sql`d.config`, sql`d.title`, sql`d.text`)}::text as lexemes
-    from unnest(${passages.map((p) => p.config ?? target.config)}::text[], ${passages.map(() => target.title)}::text[], ${passages.map((p) => p.text)}::text[])
-      with ordinality as d(config, title, text, n)
-    order by d.n`.execute(ctx.db);
-  return { target, passages, lexemes: result.rows.map((row) => row.lexemes) };
-}
-
-/** addPassages for a part, parsed ahead or not. */
-export async function addParsedPassages(ctx: Context, part: PassagePart): Promise<void> {
-  const { target, passages, lexemes } = part;
   const table = passages.some((p) => p.vector) ? await vectorTable(ctx) : undefined;
   const written = await ctx.db.transaction().execute(async (trx) => {
     await lockAgentStats(trx, target.agentId);
-    const placed = passages.map((passage, i) => ({ ...passage, target, lexemes: lexemes?.[i] }));
-    return writePassages(ctx, trx, target.agentId, placed, table, BULK_WRITE_BATCH);
+    return writePassages(ctx, trx, target.agentId, passages.map((passage) => ({ ...passage, target })), table, BULK_WRITE_BATCH);
   });
   await tidyEmbeddedIndex(ctx, written);
-}
-
-/** What a passage is searched by: its title with its text (a passage under "Shipping costs" answers "what does shipping cost?"). */
-function parsedText(config: RawBuilder<unknown>, title: RawBuilder<unknown>, text: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`to_tsvector(${config}::regconfig, ${title} || E'\n' || ${text})`;
 }
 
 /** Takes the agent's statistics row (made when missing) for the rest of the transaction. */
@@ -227,8 +194,8 @@ async function lockAgentStats(trx: Transaction<Tables>, agentId: string): Promis
     on conflict (agent_id) do update set passage_count = agent_stats.passage_count`.execute(trx);
 }
 
-/** A passage with the source it belongs to (and its lexemes, when parsed ahead). */
-type PlacedPassage = NewPassage & { target: PassageTarget; lexemes?: string | undefined };
+/** A passage with the source it belongs to. */
+type PlacedPassage = NewPassage & { target: PassageTarget };
 
 /** Passages of one agent (of one source or several). Returns the postings written. */
 async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined, batchSize = WRITE_BATCH): Promise<number> {
@@ -263,10 +230,10 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
       select pg_get_serial_sequence('passages', 'seq')::regclass as seq_name
     ), docs as materialized (
       select d.id, d.source_id, d.title, d.url, d.position, d.text, d.config, nextval((select seq_name from passage_sequence)) as seq,
-             coalesce(d.lexemes::tsvector, ${parsedText(sql`d.config`, sql`d.title`, sql`d.text`)}) as vec
+             -- The title is searched with each passage: a passage under "Shipping costs" answers "what does shipping cost?".
+             to_tsvector(d.config::regconfig, d.title || E'\n' || d.text) as vec
       from unnest(${ids}::text[], ${batch.map((p) => p.target.sourceId)}::text[], ${batch.map((p) => p.target.title)}::text[], ${batch.map((p) => p.target.url)}::text[],
-                  ${batch.map((p) => p.position)}::int[], ${batch.map((p) => p.text)}::text[], ${configs}::text[], ${batch.map((p) => p.lexemes ?? null)}::text[])
-        as d(id, source_id, title, url, position, text, config, lexemes)
+                  ${batch.map((p) => p.position)}::int[], ${batch.map((p) => p.text)}::text[], ${configs}::text[]) as d(id, source_id, title, url, position, text, config)
     ), lex as (
       select d.seq, l.lexeme as term, coalesce(array_length(l.positions, 1), 1) as tf
       from docs d cross join lateral unnest(d.vec) as l

@@ -5,7 +5,6 @@ import { startService, type Service, type SeededWorkspace } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import type { Context } from '../../context.ts';
 import { openPostgres } from '../../platform/db.ts';
-import { addParsedPassages, addPassages, parsePassages } from './indexing.ts';
 import { ingestWebsitePage } from './ingest.ts';
 import { ABSENT_SHARE, BM25_B, BM25_K1, parseQuestion, topPassages } from './postings.ts';
 import { databaseLexicalSearch, lexicalSearch } from './search.ts';
@@ -222,44 +221,6 @@ test('alternatives at a share of their idf (broader nouns) rank alike in every p
       assert.deepEqual(byDatabase, kept, `database: ${label}`);
     }
   }
-});
-
-/** An agent's index as terms, not ids: its statistics, its passages' lengths and terms, and its postings, by position. */
-async function indexByTerms(agentId: string): Promise<unknown> {
-  const db = service.ctx.db;
-  const terms = await sql`select term, df, max_tf, min_length from agent_term_stats where agent_id = ${agentId} order by term`.execute(db);
-  const totals = await sql`select passage_count, total_length, configs from agent_stats where agent_id = ${agentId}`.execute(db);
-  const passages = await sql`
-    select p.position, p.config, p.length, array(select s.term from unnest(p.term_ids) as t(id) join agent_term_stats s on s.term_id = t.id order by s.term) as terms
-    from passages p where p.agent_id = ${agentId} order by p.position`.execute(db);
-  const postings = await sql`
-    select s.term, p.position, x.tf, x.length from passage_postings x join passages p on p.seq = x.passage_seq join agent_term_stats s on s.term_id = x.term_id
-    where p.agent_id = ${agentId} order by s.term, p.position`.execute(db);
-  return [terms.rows, totals.rows, passages.rows, postings.rows];
-}
-
-test('passages parsed ahead on a connection of their own (parsePassages) are indexed exactly as those parsed in the write', async () => {
-  const texts = [
-    ...Array.from({ length: 30 }, () => page(random)),
-    "Don't mix 'quoted' words, back\\slashes and C:\\paths; don''t either.",
-    'De verzendkosten worden berekend bij het afrekenen van de bestelling.',
-    '',
-  ];
-  const passages = texts.map((text, position) => ({ position, text, config: position === 31 ? 'dutch' : undefined }));
-  const load = async (name: string, parseAhead: boolean) => {
-    const agent = await seedAgent(service, ws, name);
-    const target = { agentId: agent, sourceId: `src_${name}`, title: "Shipping's costs", url: null, config: 'english' };
-    await service.ctx.db
-      .insertInto('sources')
-      .values({ id: target.sourceId, workspace_id: ws.id, agent_id: agent, type: 'text', name, url: null, title: null, status: 'ready', error: null, turned_away: null, size_bytes: 0, chunk_count: passages.length, content: '', crawl_id: null, generation: 0, job_id: null, queued_at: null, created_at: service.ctx.clock.now(), processed_at: service.ctx.clock.now() })
-      .execute();
-    if (parseAhead) await addParsedPassages(service.ctx, await parsePassages(service.ctx, target, passages));
-    else await addPassages(service.ctx, target, passages);
-    return agent;
-  };
-  const inWrite = await indexByTerms(await load('parsed_in_write', false));
-  const ahead = await indexByTerms(await load('parsed_ahead', true));
-  assert.deepEqual(ahead, inWrite);
 });
 
 test('deleting the agent takes its passages, postings and statistics with it', async () => {
