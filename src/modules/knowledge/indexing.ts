@@ -199,6 +199,8 @@ type PlacedPassage = NewPassage & { target: PassageTarget };
 
 /** Passages of one agent (of one source or several). Returns the postings written. */
 async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined, batchSize = WRITE_BATCH): Promise<number> {
+  // A batch's sorts (the postings in key order, the lexemes by passage) spilled to disk at the default 4 MB.
+  await sql`set local work_mem = '64MB'`.execute(trx);
   let postings = 0;
   for (let start = 0; start < passages.length; start += batchSize) {
     const batch = passages.slice(start, start + batchSize);
@@ -223,8 +225,11 @@ async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: st
 async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids: string[], batch: PlacedPassage[]): Promise<number> {
   const configs = batch.map((p) => p.config ?? p.target.config);
   const result = await sql<{ postings: number }>`
-    with docs as materialized (
-      select d.id, d.source_id, d.title, d.url, d.position, d.text, d.config, nextval(pg_get_serial_sequence('passages', 'seq')) as seq,
+    -- Looked up once: pg_get_serial_sequence called a passage cost more than the nextval itself.
+    with passage_sequence as (
+      select pg_get_serial_sequence('passages', 'seq')::regclass as seq_name
+    ), docs as materialized (
+      select d.id, d.source_id, d.title, d.url, d.position, d.text, d.config, nextval((select seq_name from passage_sequence)) as seq,
              -- The title is searched with each passage: a passage under "Shipping costs" answers "what does shipping cost?".
              to_tsvector(d.config::regconfig, d.title || E'\n' || d.text) as vec
       from unnest(${ids}::text[], ${batch.map((p) => p.target.sourceId)}::text[], ${batch.map((p) => p.target.title)}::text[], ${batch.map((p) => p.target.url)}::text[],
@@ -246,7 +251,6 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
       select terms.term_id, lex.seq, lex.tf, lens.length from lex join terms using (term) join lens using (seq)
       -- In the key's order: each term's postings go to its last page together, one page after the other.
       order by terms.term_id, lex.seq
-      returning 1
     ), forward as (
       select lex.seq, array_agg(terms.term_id order by terms.term_id) as term_ids from lex join terms using (term) group by lex.seq
     ), added as (
@@ -260,7 +264,8 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
       total_length = total_length + (select coalesce(sum(length), 0) from added),
       configs = array(select distinct c from unnest(agent_stats.configs || ${[...new Set(configs)]}::text[]) as c order by c)
     where agent_id = ${agentId}
-    returning (select count(*) from postings)::int as postings`.execute(trx);
+    -- A posting a lexeme (the insert runs to completion unread); counting them needs no returning of each.
+    returning (select count(*) from lex)::int as postings`.execute(trx);
   return Number(result.rows[0]?.postings ?? 0);
 }
 
