@@ -199,8 +199,9 @@ type PlacedPassage = NewPassage & { target: PassageTarget };
 
 /** Passages of one agent (of one source or several). Returns the postings written. */
 async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined, batchSize = WRITE_BATCH): Promise<number> {
-  // A batch's sorts (the postings in key order, the lexemes by passage) spilled to disk at the default 4 MB.
-  await sql`set local work_mem = '64MB'`.execute(trx);
+  // A batch's sorts (the postings in key order, the lexemes by passage) spilled to disk at the default 4 MB. Not on
+  // the embedded store: PGlite's memory, once grown, is never given back (its resident size is sized deliberately).
+  if (ctx.database.kind === 'postgres') await sql`set local work_mem = '64MB'`.execute(trx);
   let postings = 0;
   for (let start = 0; start < passages.length; start += batchSize) {
     const batch = passages.slice(start, start + batchSize);
