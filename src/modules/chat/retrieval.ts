@@ -90,49 +90,33 @@ const FACT_PASSAGES = 3;
  */
 export async function siteFactPassages(ctx: Context, agentId: string): Promise<PassageHit[]> {
   // The facts are a source of their own (its address the site's with the fragment): found among the agent's sources, then its passages by source.
-  const { rows } = await prepared(
-    ctx.db,
-    ctx.db
-      .selectFrom('passages as p')
-      .innerJoin('sources as s', 's.id', 'p.source_id')
-      .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
-      .where('s.agent_id', '=', agentId)
-      .where('s.type', '=', 'website')
-      .where('s.status', '=', 'ready')
-      .where('s.url', 'like', `%${SITE_FACTS_FRAGMENT}`)
-      .orderBy('p.position')
-      .limit(FACT_PASSAGES),
-  );
-  return rows.map((row) => ({ passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score: 1 }));
+  const { rows } = await prepared(ctx.db, websitePassages(ctx, agentId).where('s.url', 'like', `%${SITE_FACTS_FRAGMENT}`).limit(FACT_PASSAGES));
+  return rows.map((row) => hitOf(row, 1));
+}
+
+/** The passages of an agent's website sources that are ready, in their page's order (prepared: read every answer). */
+function websitePassages(ctx: Context, agentId: string) {
+  return ctx.db
+    .selectFrom('passages as p')
+    .innerJoin('sources as s', 's.id', 'p.source_id')
+    .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
+    .where('s.agent_id', '=', agentId)
+    .where('s.type', '=', 'website')
+    .where('s.status', '=', 'ready')
+    .orderBy('p.position');
+}
+
+function hitOf(row: { id: string; source_id: string; name: string; url: string | null; title: string; text: string }, score: number): PassageHit {
+  return { passageId: row.id, sourceId: row.source_id, sourceName: row.name, url: row.url, title: row.title, text: row.text, score };
 }
 
 /** The page source's passages that share words with the question, best first (scored by the share of the question they hold). */
 async function pagePassages(ctx: Context, agentId: string, url: string, query: string): Promise<PassageHit[]> {
-  const { rows } = await prepared(
-    ctx.db,
-    ctx.db
-      .selectFrom('passages as p')
-      .innerJoin('sources as s', 's.id', 'p.source_id')
-      .select(['p.id', 'p.source_id', 's.name', 'p.url', 'p.title', 'p.text'])
-      .where('s.agent_id', '=', agentId)
-      .where('s.type', '=', 'website')
-      .where('s.url', '=', url)
-      .where('s.status', '=', 'ready')
-      .orderBy('p.position')
-      .limit(200),
-  );
+  const { rows } = await prepared(ctx.db, websitePassages(ctx, agentId).where('s.url', '=', url).limit(200));
   if (rows.length === 0) return [];
   const terms = new Map(contentTerms(query).map((t) => [t, 1]));
   return rows
-    .map((row) => ({
-      passageId: row.id,
-      sourceId: row.source_id,
-      sourceName: row.name,
-      url: row.url,
-      title: row.title,
-      text: row.text,
-      score: Math.round(coverage(terms, new Set(contentTerms(`${row.title} ${row.text}`))) * 10_000) / 10_000,
-    }))
+    .map((row) => hitOf(row, Math.round(coverage(terms, new Set(contentTerms(`${row.title} ${row.text}`))) * 10_000) / 10_000))
     .filter((hit) => hit.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, PAGE_PASSAGES);
