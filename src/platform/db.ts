@@ -103,12 +103,29 @@ function isCachedPlanChanged(error: unknown): boolean {
 }
 
 /**
+ * A connection's names for the statements of `prepared`: the base name, and after each refusal of a kept plan whose
+ * result columns changed (isCachedPlanChanged) a new one, as the old may not be closed inside a refused transaction.
+ */
+class StatementNames {
+  private readonly renamed = new Map<string, number>();
+
+  of(text: string, base: string): string {
+    const generation = this.renamed.get(text);
+    return generation === undefined ? base : `${base}_${generation}`;
+  }
+
+  giveUp(text: string): void {
+    this.renamed.set(text, (this.renamed.get(text) ?? 0) + 1);
+  }
+}
+
+/**
  * A pg client that sends the statements `prepared` registered as named statements. A name
  * whose result columns changed (isCachedPlanChanged) is given up on this connection for a
  * new one, and the statement sent again at once when it was not in a transaction.
  */
 class PreparingClient extends pg.Client {
-  private readonly renamed = new Map<string, number>();
+  private readonly names = new StatementNames();
 
   constructor(config?: string | pg.ClientConfig) {
     super(config);
@@ -130,18 +147,13 @@ class PreparingClient extends pg.Client {
   private async queryNamed(text: string, base: string, values: unknown[] | undefined): Promise<pg.QueryResult> {
     const idle = this.getTransactionStatus() === 'I';
     try {
-      return await super.query({ name: this.nameOf(text, base), text, values });
+      return await super.query({ name: this.names.of(text, base), text, values });
     } catch (error) {
       if (!isCachedPlanChanged(error)) throw error;
-      this.renamed.set(text, (this.renamed.get(text) ?? 0) + 1);
+      this.names.giveUp(text);
       if (!idle) throw error;
-      return super.query({ name: this.nameOf(text, base), text, values });
+      return super.query({ name: this.names.of(text, base), text, values });
     }
-  }
-
-  private nameOf(text: string, base: string): string {
-    const generation = this.renamed.get(text);
-    return generation === undefined ? base : `${base}_${generation}`;
   }
 }
 
@@ -316,8 +328,7 @@ class PgliteConnection implements DatabaseConnection {
   private readonly wire: Wire;
   /** The statements `prepared` named, parsed once on the one session: each one's name and parameters' types. */
   private readonly parsed = new Map<string, { name: string; parameterTypes: number[] }>();
-  /** How many times a statement's kept plan was given up (its result columns changed): its name's suffix. */
-  private readonly generations = new Map<string, number>();
+  private readonly names = new StatementNames();
 
   constructor(pglite: PGlite, wire: Wire) {
     this.pglite = pglite;
@@ -352,9 +363,7 @@ class PgliteConnection implements DatabaseConnection {
       return await this.runNamed<R>(this.parsed.get(text) ?? (await this.parse(text, base)), values);
     } catch (error) {
       if (!isCachedPlanChanged(error)) throw error;
-      // The old name stays allocated (a statement a schema change): a transaction refused may not close it.
-      const generation = (this.generations.get(text) ?? 0) + 1;
-      this.generations.set(text, generation);
+      this.names.giveUp(text);
       this.parsed.delete(text);
       if (this.pglite.isInTransaction()) throw error;
       return this.runNamed<R>(await this.parse(text, base), values);
@@ -362,8 +371,7 @@ class PgliteConnection implements DatabaseConnection {
   }
 
   private async parse(text: string, base: string): Promise<{ name: string; parameterTypes: number[] }> {
-    const generation = this.generations.get(text);
-    const name = generation === undefined ? base : `${base}_${generation}`;
+    const name = this.names.of(text, base);
     const { messages } = await this.pglite.runExclusive(() =>
       this.pglite.execProtocol(concat(this.wire.serialize.parse({ name, text, types: [] }), this.wire.serialize.describe({ type: 'S', name }), this.wire.serialize.sync())),
     );

@@ -12,6 +12,7 @@ import { englishLexicon, englishStem, synonymsOfOnlyTranslation, type EnglishLex
 import { askedFor, contentTerms, fold, heldKinds, labelAsks, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
 import { translations } from '../knowledge/bilingual.ts';
+import { keptOrMade } from '../../platform/kept.ts';
 
 export const OFFLINE_PROVIDER = 'parley';
 
@@ -415,16 +416,12 @@ function addRelatedThroughEnglish(candidates: Candidate[], question: string, lan
  * language (a question's words recur), bounded.
  */
 function relatedThroughEnglish(word: string, language: Language): Set<string> {
-  const key = `${language} ${word}`;
-  const known = RELATED_THROUGH_ENGLISH.get(key);
-  if (known) return known;
-  if (RELATED_THROUGH_ENGLISH.size >= MAX_RELATED_KEPT) RELATED_THROUGH_ENGLISH.clear();
-  const lexicon = englishLexicon();
-  const english = translations(word, language, 'en').filter((translation) => !lexicon.notNoun(translation));
-  const kin = new Set(english.flatMap((translation) => [...lexicon.narrower(translation), ...lexicon.broader(translation)]).filter((other) => !english.includes(other) && !lexicon.notNoun(other)));
-  const stems = new Set([...kin].flatMap((other) => translations(other, 'en', language).flatMap((back) => contentTerms(back, language))));
-  RELATED_THROUGH_ENGLISH.set(key, stems);
-  return stems;
+  return keptOrMade(RELATED_THROUGH_ENGLISH, `${language} ${word}`, MAX_RELATED_KEPT, () => {
+    const lexicon = englishLexicon();
+    const english = translations(word, language, 'en').filter((translation) => !lexicon.notNoun(translation));
+    const kin = new Set(english.flatMap((translation) => [...lexicon.narrower(translation), ...lexicon.broader(translation)]).filter((other) => !english.includes(other) && !lexicon.notNoun(other)));
+    return new Set([...kin].flatMap((other) => translations(other, 'en', language).flatMap((back) => contentTerms(back, language))));
+  });
 }
 
 const RELATED_THROUGH_ENGLISH = new Map<string, Set<string>>();
@@ -564,12 +561,7 @@ function relatedStems(question: string, kept: Map<string, readonly string[]>, re
  * recur across questions, and a word's related words are many (the profile had their stemming at 1.3%).
  */
 function stemsOfRelated(word: string, kept: Map<string, readonly string[]>, related: (word: string) => readonly string[]): readonly string[] {
-  let stems = kept.get(word);
-  if (stems === undefined) {
-    if (kept.size >= MAX_WORDS_RELATED) kept.clear();
-    kept.set(word, (stems = Object.freeze(related(word).map(englishStem))));
-  }
-  return stems;
+  return keptOrMade(kept, word, MAX_WORDS_RELATED, () => Object.freeze(related(word).map(englishStem)));
 }
 
 /** Kept stems of the words' synonyms and of their other related words (relatedStems); bounded, cleared when full. */

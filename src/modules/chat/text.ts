@@ -9,6 +9,7 @@ import { LANGUAGES, type Language } from '../agents/schemas.ts';
 import { EMAIL, POSTAL_CODES } from '../knowledge/crawl/contact-details.ts';
 import { fold, stem } from '../knowledge/stemming.ts';
 import { englishLexicon } from '../knowledge/english-wordnet.ts';
+import { keptOrMade } from '../../platform/kept.ts';
 
 export { fold, stem };
 
@@ -178,12 +179,7 @@ export function questionTerms(text: string, language?: Language): string[] {
 function termsOf(text: string, language: Language | undefined, dropped: Array<Set<string>>, written?: (text: string) => string): string[] {
   if (text.length < TEXT_KEPT_FROM || text.length > TEXT_KEPT_UP_TO) return termsOfWords(written ? written(text) : text, language, dropped);
   const texts = keptTerms(language, dropped, written ? KEPT_TEXTS_REWRITTEN : KEPT_TEXTS);
-  let terms = texts.get(text);
-  if (terms === undefined) {
-    if (texts.size >= MAX_TEXTS_KEPT) texts.clear();
-    texts.set(text, (terms = Object.freeze(termsOfWords(written ? written(text) : text, language, dropped)) as string[]));
-  }
-  return terms;
+  return keptOrMade(texts, text, MAX_TEXTS_KEPT, () => Object.freeze(termsOfWords(written ? written(text) : text, language, dropped)) as string[]);
 }
 
 function termsOfWords(text: string, language: Language | undefined, dropped: Array<Set<string>>): string[] {

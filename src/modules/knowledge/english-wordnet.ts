@@ -29,6 +29,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stem } from './stemming.ts';
+import { keptOrMade } from '../../platform/kept.ts';
 
 export const ENGLISH_WORDNET_FILE = new URL('./english-wordnet.json', import.meta.url);
 
@@ -402,14 +403,7 @@ export function synonymsOfOnlyTranslation(translations: readonly string[]): read
 const MAX_REMEMBERED = 20_000;
 function remembered(lookup: (word: string) => string[]): (word: string) => readonly string[] {
   const kept = new Map<string, string[]>();
-  return (word) => {
-    let found = kept.get(word);
-    if (found) return found;
-    if (kept.size >= MAX_REMEMBERED) kept.clear();
-    found = lookup(word);
-    kept.set(word, found);
-    return found;
-  };
+  return (word) => keptOrMade(kept, word, MAX_REMEMBERED, () => lookup(word));
 }
 
 /** The singulars a plural may have: "batteries" battery, "boxes" box, "conditions" condition. */
