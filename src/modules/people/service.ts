@@ -447,7 +447,10 @@ export async function changeRole(ctx: Context, caller: PersonCaller, personId: s
     throw await untouchedBecause(ctx.db, caller, personId, ownerKeepsRole);
   }
   await audit(ctx, caller, 'person.role', personId, requestId);
-  return (await listPeople(ctx, caller)).find((person) => person.id === personId)!;
+  // Removed by someone else right after the change: there is no one left to show (was a 500 from the reply's schema).
+  const changed = (await listPeople(ctx, caller)).find((person) => person.id === personId);
+  if (!changed) throw errors.notFound('person');
+  return changed;
 }
 
 /** Removes a person from the workspace; their sessions in it end at once. The owner cannot be removed. */
