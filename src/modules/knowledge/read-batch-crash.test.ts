@@ -1,7 +1,7 @@
 /**
  * A worker killed (SIGKILL) in the middle of a batch of small sources: real processes of
- * src/main.ts. Both batch workers of the process are first kept busy (their embedding
- * requests held), so the sources posted next wait in the queue; then the endpoint holds
+ * src/main.ts. Every row reader of the process (two on PostgreSQL, one on the embedded store) is first
+ * kept busy (its embedding request held), so the sources posted next wait in the queue; then the endpoint holds
  * only requests of several texts, so a worker is surely inside a batch of many (claimed,
  * not yet written) when the kill comes. A new worker on the same store must finish them:
  * every source accepted is there and ready, each with its one passage, none written twice.
@@ -18,8 +18,9 @@ import { openEmbedded } from '../../platform/db.ts';
 import { apiAndWorkerOn, callApi, oneEmbeddedProcess, stopAll, until, type KillableDeployment, type ServiceApi } from '../../../test/support/processes.ts';
 import { freshDatabase, storeUnderTest } from '../../../test/support/stores.ts';
 import { startEmbeddingServer, type EmbeddingServer } from './test-support.ts';
+import { rowReadersOf } from './reading.ts';
 
-/** Sources posted while both workers are busy: the batch the kill comes in. */
+/** Sources posted while the readers are busy: the batch the kill comes in. */
 const QUEUED = 30;
 /** PARLEY_LOST_WORK_AFTER_SECONDS of the processes: a dead worker's reads are taken up after this. */
 const LOST_AFTER_SECONDS = 1;
@@ -35,6 +36,7 @@ afterEach(async () => {
 
 /** One store's deployment: start it, kill the process doing the reads, start one again, and count passages in its store. */
 interface Deployment extends KillableDeployment {
+  store: 'embedded' | 'postgres';
   /**
    * Passages a source, the agent's count in its statistics, and its sources read through a job of the
    * queue rather than their rows (read after the processes ended on the embedded store).
@@ -103,20 +105,25 @@ async function assertReadOnce(deployment: Deployment, agentId: string, settled: 
 async function killMidBatch(deployment: Deployment): Promise<void> {
   const { api, agent, endpoint } = await startWithEmbeddings(deployment, 'Batch crash');
 
-  // Both batch workers of the process held inside a read of one source each.
+  // Every row reader of the process held inside a read of one source each (two on PostgreSQL, one embedded).
   endpoint.holdWhen(() => true);
-  await callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(1000));
-  await until('one worker is held', async () => endpoint.held().length, (held) => held === 1);
-  await callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(1001));
-  await until('both workers are held', async () => endpoint.held().length, (held) => held === 2);
+  const readers = rowReadersOf(deployment.store);
+  for (let n = 0; n < readers; n++) {
+    await callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(1000 + n));
+    await until(`${n + 1} of the ${readers} readers held`, async () => endpoint.held().length, (held) => held === n + 1);
+  }
 
-  // These wait in the queue; once the workers are let go, they take them as batches, held again.
+  // These wait in the queue; once the readers are let go, they take them as batches, held again.
   await Promise.all(Array.from({ length: QUEUED }, (_, n) => callApi(api, 'POST', `/agents/${agent.id}/sources`, qa(n))));
+  // No reader beyond the store's count takes any of them meanwhile (on the embedded store a second reader would
+  // only queue its batch transaction ahead of the requests' statements on the one connection).
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(endpoint.held().length, readers, `the process reads rows with ${readers} reader(s)`);
   endpoint.release();
   endpoint.holdWhen((texts) => texts.length > 1);
   await until('a batch of several sources reaches the embedding endpoint', async () => endpoint.held().map((texts) => texts.length), (held) => held.some((n) => n > 1));
   const accepted = await sources(api, agent.id);
-  assert.equal(accepted.length, QUEUED + 2, 'every source is accepted');
+  assert.equal(accepted.length, QUEUED + readers, 'every source is accepted');
   assert.ok(accepted.some((source) => source.status === 'pending'), 'the batch is unfinished when the kill comes');
 
   const settled = await killAndSettle(deployment, endpoint, agent.id, 'batch');
@@ -125,7 +132,7 @@ async function killMidBatch(deployment: Deployment): Promise<void> {
     [],
     'no source accepted before the kill was lost',
   );
-  await assertReadOnce(deployment, agent.id, settled, QUEUED + 2, 'the dead worker’s rows went back to the row queue, none to a job');
+  await assertReadOnce(deployment, agent.id, settled, QUEUED + readers, 'the dead worker’s rows went back to the row queue, none to a job');
 }
 
 /**
@@ -171,6 +178,7 @@ for (const scenario of SCENARIOS) {
       cleanups.push(() => database.drop(), () => rm(dataDir, { recursive: true, force: true }));
       await scenario.run({
         ...apiAndWorkerOn(database.url!, dataDir),
+        store: 'postgres',
         async passages(agentId) {
           const client = new pg.Client({ connectionString: database.url });
           await client.connect();
@@ -191,6 +199,7 @@ for (const scenario of SCENARIOS) {
       cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
       await scenario.run({
         ...oneEmbeddedProcess(dataDir),
+        store: 'embedded',
         async passages(agentId) {
           // The store is the process's own while it runs: read once it has stopped.
           await stopAll();
