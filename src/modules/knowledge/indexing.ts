@@ -118,8 +118,9 @@ export async function indexSourcesText(ctx: Context, sources: SourceRow[]): Prom
     for (const agentId of agents) {
       const own = fresh.filter((p) => p.source.agent_id === agentId);
       if (own.length === 0) continue;
-      changed += await removePassages(trx, agentId, own.map((p) => p.source.id));
-      changed += await writePassages(ctx, trx, agentId, own.flatMap((p) => p.passages.map((passage) => ({ ...passage, target: p.target }))), table);
+      // The sources' earlier passages (a retrain's, a recovered read's) go in the statement that writes the new ones:
+      // each term's statistics row is written once, by the net of the two.
+      changed += await writePassages(ctx, trx, agentId, own.flatMap((p) => p.passages.map((passage) => ({ ...passage, target: p.target }))), table, WRITE_BATCH, own.map((p) => p.source.id));
     }
     if (fresh.length > 0) {
       await sql`update sources set status = 'ready', error = null, chunk_count = t.chunks, processed_at = ${now}
@@ -197,8 +198,11 @@ async function lockAgentStats(trx: Transaction<Tables>, agentId: string): Promis
 /** A passage with the source it belongs to. */
 type PlacedPassage = NewPassage & { target: PassageTarget };
 
-/** Passages of one agent (of one source or several). Returns the postings written. */
-async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined, batchSize = WRITE_BATCH): Promise<number> {
+/**
+ * Passages of one agent (of one source or several), in place of the passages the `replacing` sources had (taken out
+ * by the first batch's statement). Returns the postings written and removed.
+ */
+async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined, batchSize = WRITE_BATCH, replacing: string[] = []): Promise<number> {
   // A batch's sorts (the postings in key order, the lexemes by passage) spilled to disk at the default 4 MB. Not on
   // the embedded store: PGlite's memory, once grown, is never given back (its resident size is sized deliberately).
   if (ctx.database.kind === 'postgres') await sql`set local work_mem = '64MB'`.execute(trx);
@@ -206,7 +210,7 @@ async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: st
   for (let start = 0; start < passages.length; start += batchSize) {
     const batch = passages.slice(start, start + batchSize);
     const ids = batch.map(() => newTimeOrderedId('chk'));
-    postings += await insertPassageBatch(trx, agentId, ids, batch);
+    postings += await insertPassageBatch(trx, agentId, ids, batch, start === 0 ? replacing : []);
     if (table) {
       await sql`insert into ${sql.table(table)} (passage_id, agent_id, model, embedding)
         select id, ${agentId}, ${ctx.config.embeddingModel}, v::vector
@@ -217,18 +221,29 @@ async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: st
 }
 
 /**
- * One statement for a batch: the lexemes of every passage (to_tsvector once each, in the
- * passage's configuration), the terms' document frequencies and bounds (upserted, which
- * also gives each term its id), the postings, the passages with their lengths and term ids,
- * and the agent's totals with the configurations its passages use (a question is parsed
- * with each of them: search.ts).
+ * One statement for a batch: the passages of the `replacing` sources taken out (a retrain's or a recovered read's
+ * earlier ones; their postings go by the trigger), the lexemes of every new passage (to_tsvector once each, in the
+ * passage's configuration), the terms' document frequencies and bounds, the postings, the passages with their
+ * lengths and term ids, and the agent's totals with the configurations its passages use (a question is parsed with
+ * each of them: search.ts).
+ *
+ * Each term's statistics row is written once, by the net of what the gone passages held and what the new ones
+ * hold (a retrain of the same text rewrites about as many terms as it adds; written twice, once down and once up,
+ * the rows were half a retrain batch's cost on the embedded store). A term the gone passages held alone is as if
+ * removed and added again: its bounds are the new passages' own, as they would be in a fresh index. A term whose
+ * passages are all gone and none added goes; a term not held before is inserted (with a new term id).
  */
-async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids: string[], batch: PlacedPassage[]): Promise<number> {
+async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids: string[], batch: PlacedPassage[], replacing: string[] = []): Promise<number> {
   const configs = batch.map((p) => p.config ?? p.target.config);
   const result = await sql<{ postings: number }>`
     -- Looked up once: pg_get_serial_sequence called a passage cost more than the nextval itself.
     with passage_sequence as (
       select pg_get_serial_sequence('passages', 'seq')::regclass as seq_name
+    ), gone as materialized (
+      -- All sub-statements see one snapshot: this takes only the passages there before the statement.
+      delete from passages where source_id = any(${replacing}::text[]) and agent_id = ${agentId} returning length, term_ids
+    ), removed as (
+      select g.term_id, count(*)::int as n from gone cross join lateral unnest(gone.term_ids) as g(term_id) group by g.term_id
     ), docs as materialized (
       select d.id, d.source_id, d.title, d.url, d.position, d.text, d.config, nextval((select seq_name from passage_sequence)) as seq,
              -- The title is searched with each passage: a passage under "Shipping costs" answers "what does shipping cost?".
@@ -240,13 +255,35 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
       from docs d cross join lateral unnest(d.vec) as l
     ), lens as (
       select seq, sum(tf)::int as length from lex group by seq
-    ), terms as (
+    ), fresh as materialized (
+      select lex.term, count(*)::int as df, max(lex.tf) as max_tf, min(lens.length) as min_length
+      from lex join lens using (seq) group by lex.term
+    ), held as materialized (
+      -- The batch's terms the agent already has, with what the gone passages took of each.
+      select s.term_id, s.term, s.df as old_df, coalesce(r.n, 0) as n, f.df, f.max_tf, f.min_length
+      from fresh f join agent_term_stats s on s.agent_id = ${agentId} and s.term = f.term left join removed r on r.term_id = s.term_id
+    ), raised as (
+      update agent_term_stats s set df = h.old_df - h.n + h.df,
+        max_tf = case when h.old_df <= h.n then h.max_tf else greatest(s.max_tf, h.max_tf) end,
+        min_length = case when h.old_df <= h.n then h.min_length else least(s.min_length, h.min_length) end
+      from held h where s.term_id = h.term_id
+    ), inserted as (
       insert into agent_term_stats as s (agent_id, term, df, max_tf, min_length)
-      select ${agentId}, lex.term, count(*), max(lex.tf), min(lens.length)
-      from lex join lens using (seq) group by lex.term order by lex.term
+      select ${agentId}, f.term, f.df, f.max_tf, f.min_length from fresh f where not exists (select 1 from held h where h.term = f.term)
+      order by f.term
+      -- Writers of an agent's index hold its statistics row (lockAgentStats): a conflict would be a writer without it.
       on conflict (agent_id, term) do update
         set df = s.df + excluded.df, max_tf = greatest(s.max_tf, excluded.max_tf), min_length = least(s.min_length, excluded.min_length)
       returning s.term, s.term_id
+    ), terms as (
+      select term, term_id from held union all select term, term_id from inserted
+    ), left_behind as (
+      -- Terms of the gone passages that no new passage holds: down by what went, or gone with the last.
+      select r.term_id, r.n from removed r where not exists (select 1 from held h where h.term_id = r.term_id)
+    ), lowered as (
+      update agent_term_stats s set df = s.df - b.n from left_behind b where s.term_id = b.term_id and s.df > b.n
+    ), dropped as (
+      delete from agent_term_stats s using left_behind b where s.term_id = b.term_id and s.df <= b.n
     ), postings as (
       insert into passage_postings (term_id, passage_seq, tf, length)
       select terms.term_id, lex.seq, lex.tf, lens.length from lex join terms using (term) join lens using (seq)
@@ -261,12 +298,14 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
       returning length
     )
     update agent_stats set
-      passage_count = passage_count + (select count(*) from added),
-      total_length = total_length + (select coalesce(sum(length), 0) from added),
-      configs = array(select distinct c from unnest(agent_stats.configs || ${[...new Set(configs)]}::text[]) as c order by c)
+      passage_count = passage_count - (select count(*) from gone) + (select count(*) from added),
+      total_length = total_length - (select coalesce(sum(length), 0) from gone) + (select coalesce(sum(length), 0) from added),
+      -- An index the gone passages left empty starts its list of configurations again.
+      configs = array(select distinct c from unnest(case when agent_stats.passage_count = (select count(*) from gone) then '{}'::text[] else agent_stats.configs end
+                                                    || ${[...new Set(configs)]}::text[]) as c order by c)
     where agent_id = ${agentId}
-    -- A posting a lexeme (the insert runs to completion unread); counting them needs no returning of each.
-    returning (select count(*) from lex)::int as postings`.execute(trx);
+    -- A posting a lexeme added and one a term id of a gone passage (the inserts run to completion unread).
+    returning ((select count(*) from lex) + (select coalesce(sum(cardinality(term_ids)), 0) from gone))::int as postings`.execute(trx);
   return Number(result.rows[0]?.postings ?? 0);
 }
 

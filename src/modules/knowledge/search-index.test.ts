@@ -164,6 +164,45 @@ test('after a retrain (every source read and indexed again) the statistics and r
   await assertIndexMatchesRecount();
 });
 
+test('a retrain leaves the statistics a fresh index of the same texts has: each term counted, bounded and totalled alike (its row written once a batch, by the net change)', async () => {
+  // A workspace of its own (the plan's agents), texts of their own: several of the readers' batches of 50.
+  const own = await service.seedWorkspace({ plan: 'studio' });
+  const retrained = await seedAgent(service, own, 'Retrained');
+  const fresh = await seedAgent(service, own, 'Fresh');
+  const texts = ((random) => Array.from({ length: 120 }, () => page(random)))(seeded(11));
+  const ingest = (agent: string, url: string, text: string) => ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: 'crawl_net', url, title: 'Net', text });
+  for (const agent of [retrained, fresh]) for (const [n, text] of texts.entries()) await ingest(agent, `https://net.example/${n}`, text);
+  // A page whose words no other page has, replaced: the terms it alone held are bounded by its new text alone, as
+  // in an index that never had the old one (its "qorvex" four times in a short passage, now once in a long one).
+  await ingest(retrained, 'https://net.example/solo', 'Qorvex qorvex qorvex qorvex plimbat.');
+  const replacement = 'Qorvex plimbat plimbat stands beside the quiet harbour wall where the boats of the village wait for the tide.';
+  await ingest(retrained, 'https://net.example/solo', replacement);
+  await ingest(fresh, 'https://net.example/solo', replacement);
+
+  const reply = await service.api('POST', `/agents/${retrained}/retrain`, { key: own.keys.manage });
+  assert.equal(reply.status, 202, JSON.stringify(reply.body));
+  assert.equal(reply.body.data.sourceCount, texts.length + 1);
+  const until = Date.now() + 120_000;
+  const pending = async () => Number((await sql<{ n: number }>`select count(*) as n from sources where agent_id = ${retrained} and status <> 'ready'`.execute(service.ctx.db)).rows[0].n);
+  while ((await pending()) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(await pending(), 0, 'the retrain is read');
+
+  const statistics = async (agent: string) => ({
+    terms: (await sql<{ term: string; df: number; max_tf: number; min_length: number }>`
+      select term, df::int as df, max_tf, min_length from agent_term_stats where agent_id = ${agent} order by term`.execute(service.ctx.db)).rows.map((row) => ({ ...row })),
+    totals: (await sql<{ n: number; total: number; configs: string[] }>`
+      select passage_count::int as n, total_length::int as total, configs from agent_stats where agent_id = ${agent}`.execute(service.ctx.db)).rows.map((row) => ({ ...row })),
+  });
+  const [after, expected] = [await statistics(retrained), await statistics(fresh)];
+  assert.ok(expected.terms.length > 50);
+  assert.deepEqual(after.totals.map(({ n, total }) => ({ n, total })), expected.totals.map(({ n, total }) => ({ n, total })), 'passages and their total length');
+  // The configurations a question is parsed with are kept while the index holds passages (the replaced page's
+  // first text may have read as another language): the fresh index's are among them.
+  assert.deepEqual(expected.totals[0].configs.filter((config) => !after.totals[0].configs.includes(config)), [], 'configurations');
+  assert.deepEqual(after.terms.find((row) => row.term === 'qorvex'), { term: 'qorvex', df: 1, max_tf: 1, min_length: expected.terms.find((row) => row.term === 'qorvex')!.min_length });
+  assert.deepEqual(after.terms, expected.terms, 'every term’s df, max_tf and min_length');
+});
+
 test('a page added or deleted after a search is seen by the very next search (the lists kept in the process follow the index version)', async () => {
   const search = () => lexicalSearch(service.ctx, agentId, 'zuxtorbel kalodor', ['english'], 5, 0.5);
   assert.deepEqual(await search(), []);
