@@ -155,6 +155,25 @@ test('answers recorded at once through the process\'s group writer are written i
   assert.deepEqual(await searchWords(agentId), await wordsOfMessages(agentId));
 });
 
+test('answers whose requests one event-loop turn reads are recorded together, though each runs to its recording before the next is read (the embedded store\'s synchronous statements)', async () => {
+  const agentId = await seedAgent(service, ws);
+  const before = await analyticsTables(agentId);
+  const at = new Date('2026-04-07T12:00:00Z');
+  const conversations = Array.from({ length: 12 }, () => newConversation(agentId, at));
+  // Each "request" its own callback of one turn, as each socket's data is: a read, then its recording.
+  await Promise.all(conversations.map((c, i) => new Promise<void>((resolve, reject) => setImmediate(() => {
+    (async () => {
+      await sql`select 1`.execute(service.ctx.db);
+      await recordMessages(service.ctx.db, { id: c.id, create: c }, turn(agentId, `Question ${i} about trains?`, at, 60 + i));
+    })().then(resolve, reject);
+  }))));
+  const { rows: [written] } = await sql<{ transactions: number }>`
+    select count(distinct xmin::text)::integer as transactions from messages where agent_id = ${agentId}`.execute(service.ctx.db);
+  assert.ok(written!.transactions <= 3, `12 recordings in ${written!.transactions} transactions`);
+  assert.deepEqual(subtract(await analyticsTables(agentId), before), await expectedFromMessages(agentId));
+  assert.deepEqual(await searchWords(agentId), await wordsOfMessages(agentId));
+});
+
 test('a group of recordings the database refuses is written again one by one: only the recording at fault fails', async () => {
   const agentId = await seedAgent(service, ws);
   const at = new Date('2026-04-06T12:00:00Z');
