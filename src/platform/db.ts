@@ -24,6 +24,12 @@ export interface Tables {}
 
 export type Db = Kysely<Tables>;
 
+/** The embedded store's query handles (one process, one connection: platform/group-writes.ts gathers its writes by turn). */
+const embeddedHandles = new WeakSet<object>();
+export function isEmbeddedHandle(handle: object): boolean {
+  return embeddedHandles.has(handle);
+}
+
 /** The narrow interface the rest of the service needs from a database. */
 export interface Database {
   readonly kind: 'embedded' | 'postgres';
@@ -288,6 +294,7 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
   });
+  embeddedHandles.add(db);
   const withLock = async <T>(work: () => Promise<T>): Promise<T> => {
     await lock.acquire();
     try {

@@ -35,3 +35,21 @@ test('a batch that failed otherwise (the connection lost, perhaps after its comm
   assert.deepEqual(settled.map((result) => result.status), ['fulfilled', 'rejected', 'rejected', 'rejected']);
   assert.deepEqual(batches, [['a'], ['b', 'bad', 'c']]);
 });
+
+test('gatherTurn (the embedded store): writes whose callers one event-loop turn runs go as one batch, though each caller runs to its write before the next', async () => {
+  const batches: { gathered: string[][]; alone: string[][] } = { gathered: [], alone: [] };
+  // A synchronous store, as PGlite is: the batch is written before the writer's promise chain yields to the event loop.
+  const writer = (into: string[][], gatherTurn: boolean) =>
+    new GroupWriter<string, string>(async (items) => (into.push(items), items.map((item) => `${item} written`)), 64, { gatherTurn });
+  const gathered = writer(batches.gathered, true);
+  const alone = writer(batches.alone, false);
+  // Four requests read in one turn: each its own callback, as each socket's data is.
+  const inOneTurn = (w: GroupWriter<string, string>) =>
+    Promise.all(['a', 'b', 'c', 'd'].map((item) => new Promise<string>((resolve) => setImmediate(() => resolve(w.write(item))))));
+  assert.deepEqual(await inOneTurn(gathered), ['a written', 'b written', 'c written', 'd written']);
+  assert.deepEqual(await inOneTurn(alone), ['a written', 'b written', 'c written', 'd written']);
+  assert.deepEqual(batches.gathered, [['a', 'b', 'c', 'd']]);
+  assert.deepEqual(batches.alone, [['a'], ['b'], ['c'], ['d']], 'without gathering, each caller of the turn wrote alone');
+  assert.equal(await gathered.write('e'), 'e written', 'an idle writer writes at the end of the turn');
+  assert.deepEqual(batches.gathered.at(-1), ['e']);
+});

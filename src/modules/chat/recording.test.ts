@@ -5,7 +5,7 @@ import { startService, type SeededWorkspace, type Service } from '../../../test/
 import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { storeUnderTest } from '../../../test/support/stores.ts';
 import { newId } from '../../platform/ids.ts';
-import { appendMessages, recordMessages, type NewMessage } from './store.ts';
+import { appendMessages, findConversationWithRecent, recordMessages, type NewMessage } from './store.ts';
 
 /**
  * Migrations 038 and 045: the analytics and search-text triggers of messages run once per
@@ -153,6 +153,52 @@ test('answers recorded at once through the process\'s group writer are written i
   }
   assert.deepEqual(subtract(await analyticsTables(agentId), before), await expectedFromMessages(agentId));
   assert.deepEqual(await searchWords(agentId), await wordsOfMessages(agentId));
+});
+
+test('answers whose requests one event-loop turn reads are recorded together, though each runs to its recording before the next is read (the embedded store\'s synchronous statements)', async () => {
+  const agentId = await seedAgent(service, ws);
+  const before = await analyticsTables(agentId);
+  const at = new Date('2026-04-07T12:00:00Z');
+  const conversations = Array.from({ length: 12 }, () => newConversation(agentId, at));
+  // Each "request" its own callback of one turn, as each socket's data is: a read, then its recording.
+  await Promise.all(conversations.map((c, i) => new Promise<void>((resolve, reject) => setImmediate(() => {
+    (async () => {
+      await sql`select 1`.execute(service.ctx.db);
+      await recordMessages(service.ctx.db, { id: c.id, create: c }, turn(agentId, `Question ${i} about trains?`, at, 60 + i));
+    })().then(resolve, reject);
+  }))));
+  const { rows: [written] } = await sql<{ transactions: number }>`
+    select count(distinct xmin::text)::integer as transactions from messages where agent_id = ${agentId}`.execute(service.ctx.db);
+  assert.ok(written!.transactions <= 3, `12 recordings in ${written!.transactions} transactions`);
+  assert.deepEqual(subtract(await analyticsTables(agentId), before), await expectedFromMessages(agentId));
+  assert.deepEqual(await searchWords(agentId), await wordsOfMessages(agentId));
+});
+
+test('conversations read in one event-loop turn (one statement on the embedded store) give each reader its own: its agent\'s conversation only, test conversations only when seen, its own number of recent messages', async () => {
+  const agentId = await seedAgent(service, ws);
+  const otherAgent = await seedAgent(service, ws, 'Other');
+  const at = new Date('2026-04-08T12:00:00Z');
+  const asked = newConversation(agentId, at);
+  await recordMessages(service.ctx.db, { id: asked.id, create: asked }, turn(agentId, 'First?', at, 70));
+  for (const n of [1, 2]) await recordMessages(service.ctx.db, { id: asked.id }, turn(agentId, `Next ${n}?`, new Date(at.getTime() + n * 1000), 70));
+  const playground = { ...newConversation(agentId, at), channel: 'playground' as const };
+  await recordMessages(service.ctx.db, { id: playground.id, create: playground }, turn(agentId, 'Testing?', at, 70));
+  const asks: Array<[string, string, boolean, number]> = [
+    [agentId, asked.id, false, 2], [agentId, asked.id, false, 5], [agentId, asked.id, true, 0], [otherAgent, asked.id, true, 5],
+    [agentId, playground.id, false, 5], [agentId, playground.id, true, 5], [agentId, 'conv_missing', true, 5],
+  ];
+  const read = await Promise.all(asks.map(([agent, id, tests, limit]) => new Promise<Awaited<ReturnType<typeof findConversationWithRecent>>>((resolve, reject) =>
+    setImmediate(() => findConversationWithRecent(service.ctx.db, agent, id, tests, limit).then(resolve, reject)))));
+  const contents = (found: (typeof read)[number]) => found && { id: found.conversation.id, count: found.conversation.message_count, recent: found.recent.map((m) => `${m.role}: ${m.content}`) };
+  assert.deepEqual(read.map(contents), [
+    { id: asked.id, count: 6, recent: ['user: Next 2?', 'assistant: Answer to Next 2?'] },
+    { id: asked.id, count: 6, recent: ['assistant: Answer to First?', 'user: Next 1?', 'assistant: Answer to Next 1?', 'user: Next 2?', 'assistant: Answer to Next 2?'] },
+    { id: asked.id, count: 6, recent: [] },
+    undefined,
+    undefined,
+    { id: playground.id, count: 2, recent: ['user: Testing?', 'assistant: Answer to Testing?'] },
+    undefined,
+  ]);
 });
 
 test('a group of recordings the database refuses is written again one by one: only the recording at fault fails', async () => {

@@ -1,5 +1,5 @@
 import { sql, type Generated, type RawBuilder, type Selectable } from 'kysely';
-import { prepared, type Db } from '../../platform/db.ts';
+import { isEmbeddedHandle, prepared, type Db } from '../../platform/db.ts';
 import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
 import type { Position } from '../../domain/paging.ts';
 
@@ -98,6 +98,7 @@ export async function findConversationWithRecent(
   includeTests: boolean,
   limit: number,
 ): Promise<{ conversation: Conversation; recent: Array<Pick<Message, 'role' | 'content'>> } | undefined> {
+  if (isEmbeddedHandle(db)) return groupWriterOf(conversationReaders, db, (asked: ConversationAsked[]) => readConversations(db, asked)).write({ agentId, conversationId, includeTests, limit });
   let query = db
     .selectFrom('conversations as c')
     .selectAll('c')
@@ -112,6 +113,46 @@ export async function findConversationWithRecent(
   if (!row) return undefined;
   const { recent, ...conversation } = row;
   return { conversation, recent: typeof recent === 'string' ? JSON.parse(recent) : (recent ?? []) };
+}
+
+interface ConversationAsked {
+  agentId: string;
+  conversationId: string;
+  includeTests: boolean;
+  limit: number;
+}
+
+type FoundConversation = Awaited<ReturnType<typeof findConversationWithRecent>>;
+
+/** The embedded store's conversation reads, each event-loop turn's in one statement (platform/group-writes.ts, gatherTurn). */
+const conversationReaders = new WeakMap<Db, GroupWriter<ConversationAsked, FoundConversation>>();
+
+/**
+ * The conversations asked for, read by id in one statement with the most recent messages the largest limit
+ * asked keeps; each answer then applies its own conditions (its agent, test conversations seen or not) and its
+ * own limit (the last `limit` of the messages in order), as findConversationWithRecent's statement does.
+ */
+async function readConversations(db: Db, asked: ConversationAsked[]): Promise<FoundConversation[]> {
+  const limit = Math.max(...asked.map((a) => a.limit));
+  const { rows } = await prepared(
+    db,
+    db
+      .selectFrom('conversations as c')
+      .selectAll('c')
+      .select(
+        sql<Array<Pick<Message, 'role' | 'content'>> | null>`(select json_agg(json_build_object('role', m.role, 'content', m.content) order by m.position)
+        from (select role, content, position from messages where conversation_id = c.id order by position desc limit ${limit}::integer) m)`.as('recent'),
+      )
+      .where('c.id', '=', sql<string>`any(cast((select ${[...new Set(asked.map((a) => a.conversationId))]}::text[]) as text[]))`),
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return asked.map((a) => {
+    const row = byId.get(a.conversationId);
+    if (!row || row.agent_id !== a.agentId || (!a.includeTests && row.channel === TEST_CHANNEL)) return undefined;
+    const { recent, ...conversation } = row;
+    const messages: Array<Pick<Message, 'role' | 'content'>> = typeof recent === 'string' ? JSON.parse(recent) : (recent ?? []);
+    return { conversation, recent: messages.slice(Math.max(0, messages.length - a.limit)) };
+  });
 }
 
 export type NewMessage = Omit<MessageRow, 'conversation_id' | 'position' | 'feedback' | 'held' | 'correction_source_id'> & { held?: boolean };

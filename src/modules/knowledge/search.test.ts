@@ -83,6 +83,16 @@ describe('lexical search (no embedding provider)', () => {
     assert.ok(hits.every((hit) => hit.url?.startsWith('https://northwind.example/')));
   });
 
+  test('searches of one event-loop turn (their passages read together on the embedded store) each give the passages they give alone, in their order', async () => {
+    const queries = ['descale the kettle with vinegar', 'gift voucher valid years', 'quantum chromodynamics lattice', ...QUALITY_QUESTIONS.slice(0, 5).map((q) => q.question)];
+    const search = (query: string) => searchPassages(service.ctx, { agentId, query, topK: 5, minSimilarity: 0, language: 'en' });
+    const alone = [];
+    for (const query of queries) alone.push(await new Promise((resolve, reject) => setImmediate(() => search(query).then(resolve, reject))));
+    const together = await Promise.all(queries.map((query) => new Promise((resolve, reject) => setImmediate(() => search(query).then(resolve, reject)))));
+    assert.deepEqual(together, alone);
+    assert.ok(alone.filter((hits) => (hits as unknown[]).length > 0).length >= 5);
+  });
+
   test('ingestWebsitePage replaces the source for the same agent and url, and its passages with it', async () => {
     const agent = await seedAgent(service, ws, 'Pages');
     const first = await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId: agent, crawlId: CRAWL, url: 'https://site.example/p', title: 'Old', text: 'The old text speaks of walruses.' });

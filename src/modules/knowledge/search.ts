@@ -19,7 +19,8 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { prepared } from '../../platform/db.ts';
+import { isEmbeddedHandle, prepared, type Db } from '../../platform/db.ts';
+import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { isLanguage, textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type Alternative, type ParsedQuestion } from './postings.ts';
@@ -209,19 +210,36 @@ export async function lexicalSearch(
   const top = await topPassages(ctx, agentId, question, limit, minScore);
   if (!top) return databaseLexicalSearch(ctx, agentId, question, limit, minScore);
   if (top.length === 0) return [];
-  const { rows } = await prepared(
-    ctx.db,
-    sql<PassageRowOut & { seq: number }>`
-    select p.seq::float8 as seq, ${passageColumns}
-    from passages p join sources s on s.id = p.source_id
-    where p.seq = any(cast((select ${top.map((hit) => hit.seq)}::bigint[]) as bigint[]))`, // one plan kept, as parseQuestion's (postings.ts)
-  );
-  const bySeq = new Map(rows.map((row) => [Number(row.seq), row]));
+  const seqs = top.map((hit) => hit.seq);
+  const bySeq = isEmbeddedHandle(ctx.db)
+    ? await groupWriterOf(passageReaders, ctx.db, async (asked: number[][]) => {
+        const read = await passagesBySeq(ctx.db, [...new Set(asked.flat())]);
+        return asked.map(() => read);
+      }).write(seqs)
+    : await passagesBySeq(ctx.db, seqs);
   return top.flatMap((hit) => {
     const row = bySeq.get(hit.seq);
     return row ? [hitOf(row, hit.score)] : [];
   });
 }
+
+/** The passages' rows with their sources', by the passages' seq, in one statement. */
+async function passagesBySeq(db: Db, seqs: number[]): Promise<Map<number, PassageRowOut>> {
+  const { rows } = await prepared(
+    db,
+    sql<PassageRowOut & { seq: number }>`
+    select p.seq::float8 as seq, ${passageColumns}
+    from passages p join sources s on s.id = p.source_id
+    where p.seq = any(cast((select ${seqs}::bigint[]) as bigint[]))`, // one plan kept, as parseQuestion's (postings.ts)
+  );
+  return new Map(rows.map((row) => [Number(row.seq), row]));
+}
+
+/**
+ * The embedded store's passage reads, each event-loop turn's answers' in one statement (platform/group-writes.ts,
+ * gatherTurn): each answer takes its own passages from the rows read.
+ */
+const passageReaders = new WeakMap<Db, GroupWriter<number[], Map<number, PassageRowOut>>>();
 
 interface PassageRowOut {
   id: string;
