@@ -85,9 +85,12 @@ async function killMidCrawlAndMidRead(deployment: KillableDeployment): Promise<v
   const after = await deployment.restartWorker();
 
   const ended = await until('the crawl ends', () => callApi(after, 'GET', `/agents/${agent.id}/crawl`), (c) => c.status !== 'queued' && c.status !== 'running');
+  // A failed page's reason goes with the failure: "never_finished" (taken back too often) or the fetch's own error.
+  const failedPages = ended.failed > 0 ? await callApi(after, 'GET', `/agents/${agent.id}/crawl/pages?status=failed&limit=100`) : [];
   assert.deepEqual(
     { status: ended.status, processed: ended.processed, discovered: ended.discovered, pending: ended.pending, failed: ended.failed },
     { status: 'completed', processed: PAGES, discovered: PAGES, pending: 0, failed: 0 },
+    `failed pages: ${JSON.stringify(failedPages)}`,
   );
   const pendingSources = async () => (await sources(after, agent.id)).filter((source) => source.status === 'pending').map((source) => source.url);
   await until('no source is pending', pendingSources, (pending) => pending.length === 0);
