@@ -98,21 +98,9 @@ export async function findConversationWithRecent(
   includeTests: boolean,
   limit: number,
 ): Promise<{ conversation: Conversation; recent: Array<Pick<Message, 'role' | 'content'>> } | undefined> {
-  if (isEmbeddedHandle(db)) return groupWriterOf(conversationReaders, db, (asked: ConversationAsked[]) => readConversations(db, asked)).write({ agentId, conversationId, includeTests, limit });
-  let query = db
-    .selectFrom('conversations as c')
-    .selectAll('c')
-    .select(
-      sql<Array<Pick<Message, 'role' | 'content'>> | null>`(select json_agg(json_build_object('role', m.role, 'content', m.content) order by m.position)
-        from (select role, content, position from messages where conversation_id = c.id order by position desc limit ${limit}::integer) m)`.as('recent'),
-    )
-    .where('c.id', '=', conversationId)
-    .where('c.agent_id', '=', agentId);
-  if (!includeTests) query = query.where('c.channel', '!=', TEST_CHANNEL);
-  const [row] = (await prepared(db, query)).rows;
-  if (!row) return undefined;
-  const { recent, ...conversation } = row;
-  return { conversation, recent: typeof recent === 'string' ? JSON.parse(recent) : (recent ?? []) };
+  const asked = { agentId, conversationId, includeTests, limit };
+  if (isEmbeddedHandle(db)) return groupWriterOf(conversationReaders, db, (turn: ConversationAsked[]) => readConversations(db, turn)).write(asked);
+  return (await readConversations(db, [asked]))[0];
 }
 
 interface ConversationAsked {
@@ -130,7 +118,8 @@ const conversationReaders = new WeakMap<Db, GroupWriter<ConversationAsked, Found
 /**
  * The conversations asked for, read by id in one statement with the most recent messages the largest limit
  * asked keeps; each answer then applies its own conditions (its agent, test conversations seen or not) and its
- * own limit (the last `limit` of the messages in order), as findConversationWithRecent's statement does.
+ * own limit (the last `limit` of the messages in order). One conversation on PostgreSQL, a turn's on the
+ * embedded store.
  */
 async function readConversations(db: Db, asked: ConversationAsked[]): Promise<FoundConversation[]> {
   const limit = Math.max(...asked.map((a) => a.limit));
