@@ -72,7 +72,7 @@ export interface TermList {
 }
 
 /** An agent's passages in passage number order: a slot is a passage's rank, with its length beside it. */
-interface PassageTable {
+export interface PassageTable {
   seqs: Float64Array;
   lengths: Uint16Array | Uint32Array;
 }
@@ -113,6 +113,8 @@ interface AgentLists {
   table?: PassageTable;
   /** What the table and the kept terms cost, in bytes. */
   bytes: number;
+  /** The table's lengths' norms at the version's average length (lengthNorms), made at the first sum. */
+  norms?: { avgdl: number; values: Float64Array | undefined; bytes: number };
 }
 
 /**
@@ -220,12 +222,28 @@ let windowTouched: Int32Array | undefined;
  * total adds its terms in the question's order, as before.
  */
 function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<TermEntry & { list: TermList }>, limit: number, minScore: number, idfSum: number): ScoredPassage[] {
-  const table = agent.table!;
+  const lists = terms.map((term, i) => ({ list: term.list, idf: weightedIdf(question, i, term) }));
+  return scoreLists(agent.table!, lists, question.avgdl, limit, minScore, idfSum, normsOf(agent, question.avgdl));
+}
+
+/**
+ * sumOfLists' sum over a table (exported for its test, which checks it against contribution() summed posting by
+ * posting): the top `limit` by score, then passage number. `norms`, when given, is each length's part of the
+ * divisor (lengthNorms), so that a posting costs one division, with the same bits as contribution().
+ */
+export function scoreLists(
+  table: PassageTable,
+  lists: Array<{ list: TermList; idf: number }>,
+  avgdl: number,
+  limit: number,
+  minScore: number,
+  idfSum: number,
+  norms?: Float64Array,
+): ScoredPassage[] {
   const { seqs, lengths } = table;
-  const avgdl = question.avgdl;
   const sums = (windowSums ??= new Float64Array(WINDOW));
   const touched = (windowTouched ??= new Int32Array(WINDOW));
-  const cursors = terms.map((term, i) => ({ list: term.list, idf: weightedIdf(question, i, term), i: 0, at: 0, slot: -1 }));
+  const cursors = lists.map(({ list, idf }) => ({ list, idf, i: 0, at: 0, slot: -1 }));
   const floor = minScore * idfSum * (1 - 1e-9);
   const best = new TopK(limit);
   for (let start = 0; start < seqs.length; start += WINDOW) {
@@ -235,6 +253,8 @@ function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<Te
     for (const cursor of cursors) {
       const { gaps, tfs, count, bigTfs } = cursor.list;
       const idf = cursor.idf;
+      // contribution()'s dividend at tf 1 (idf * 1 is idf, to the bit): most postings have tf 1.
+      const once = idf * (BM25_K1 + 1);
       let { i, at, slot } = cursor;
       while (i < count) {
         let next = at;
@@ -250,7 +270,9 @@ function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<Te
         const tf = tfs[i] === 255 ? bigTfs!.get(i)! : tfs[i];
         const local = slot - start;
         if (sums[local] === 0) touched[touchedCount++] = local;
-        sums[local] += contribution(idf, tf, lengths[slot], avgdl);
+        // contribution(idf, tf, length, avgdl), its divisor's length part looked up by length when norms are kept.
+        const norm = norms !== undefined ? norms[lengths[slot]] : lengthNorm(lengths[slot], avgdl);
+        sums[local] += (tf === 1 ? once : idf * tf * (BM25_K1 + 1)) / (tf + norm);
         i++;
       }
       cursor.i = i;
@@ -267,6 +289,38 @@ function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<Te
     if (left === 0) break;
   }
   return best.ranked().map((hit) => ({ seq: hit.seq, score: Math.min(1, hit.score / idfSum) }));
+}
+
+/** The part of contribution()'s divisor that depends on the passage's length, computed as contribution() computes it. */
+function lengthNorm(length: number, avgdl: number): number {
+  return BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgdl);
+}
+
+/** A table's longest passage up to which its lengths' norms are kept (an array by length: 512 KB at most). */
+const MAX_NORMED_LENGTH = 65_535;
+
+/**
+ * lengthNorm of every length from 0 to the table's longest, for an average length (one per index version, so kept
+ * with the agent's table): sumOfLists then divides once a posting instead of twice. Undefined for a table with a
+ * passage longer than MAX_NORMED_LENGTH (computed posting by posting then).
+ */
+export function lengthNorms(table: PassageTable, avgdl: number): Float64Array | undefined {
+  let longest = 0;
+  for (let i = 0; i < table.lengths.length; i++) if (table.lengths[i] > longest) longest = table.lengths[i];
+  if (longest > MAX_NORMED_LENGTH) return undefined;
+  const norms = new Float64Array(longest + 1);
+  for (let length = 0; length <= longest; length++) norms[length] = lengthNorm(length, avgdl);
+  return norms;
+}
+
+function normsOf(agent: AgentLists, avgdl: number): Float64Array | undefined {
+  if (agent.norms?.avgdl !== avgdl) {
+    if (agent.norms) account(agent, -agent.norms.bytes);
+    const values = lengthNorms(agent.table!, avgdl);
+    agent.norms = { avgdl, values, bytes: values?.byteLength ?? 0 };
+    account(agent, agent.norms.bytes);
+  }
+  return agent.norms.values;
 }
 
 /**
