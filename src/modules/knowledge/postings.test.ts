@@ -26,16 +26,18 @@ test('a compressed posting list decodes to the slots and tfs it was made of (gap
 test('the kept lists are summed to the same scores, to the bit, as each posting\'s BM25 contribution added term by term (random lists, one division a posting)', () => {
   let seed = 27;
   const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  for (const [n, longest] of [[50, 40], [5_000, 900], [70_000, 3_000], [3_000, 70_000]]) {
-    // More passages than one window of the sum (2^15 slots), and lengths past the norms kept by length (2^16).
+  // [passages, longest passage, the most of the passages a list holds, an idf below 0]
+  for (const [n, longest, most, below] of [[50, 40, 0.6, 0], [5_000, 900, 0.6, 0], [70_000, 3_000, 0.6, 0], [3_000, 70_000, 0.6, 0], [70_000, 500, 0.01, 0], [5_000, 900, 0.6, 1]]) {
+    // More passages than one window of the sum (2^15 slots), lengths past the norms kept by length (2^16), lists dense
+    // (each window's sums read whole) and sparse (each first add noted), and an idf below 0 (each first add noted).
     const lengths = Array.from({ length: n }, () => 1 + Math.floor(random() * longest));
     const table: PassageTable = { seqs: Float64Array.from({ length: n }, (_, i) => 10 + i * 3), lengths: longest < 2 ** 16 ? Uint16Array.from(lengths) : Uint32Array.from(lengths) };
     const avgdl = lengths.reduce((a, b) => a + b, 0) / n;
-    const lists = Array.from({ length: 4 }, () => {
-      const share = random() * 0.6;
+    const lists = Array.from({ length: 4 }, (_, k) => {
+      const share = random() * most;
       const slots = Array.from({ length: n }, (_, i) => i).filter(() => random() < share);
       const tfs = slots.map(() => (random() < 0.7 ? 1 : random() < 0.95 ? 2 + Math.floor(random() * 6) : 250 + Math.floor(random() * 20)));
-      return { slots, tfs, list: encodePostings(slots, tfs), idf: random() * 5 };
+      return { slots, tfs, list: encodePostings(slots, tfs), idf: k === 0 && below ? -0.3 : 0.01 + random() * 5 };
     });
     // The reference: contribution() as bm25_top_passages computes it, summed by passage in the question's order.
     const totals = new Map<number, number>();
