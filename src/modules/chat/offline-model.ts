@@ -139,7 +139,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const material = detectLanguageNow(materialSample(input.passages));
   const crossing = material !== undefined && material !== input.language;
   const common = commonWords(input.passages, crossing ? material : input.language);
-  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds, common));
+  const readings = input.passages.map((passage) => readingOf(passage, crossing ? material : input.language));
+  const candidates = input.passages.flatMap((passage, index) => quotable(passage, readings[index], index, kinds, common));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   // Only English has a lexicon: in the other languages no word has related words (and none is kept).
@@ -150,7 +151,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
-  const every = everyTerm(candidates, asks);
+  const every = everyTerm(readings, asks);
   const forms = formsOfAsked(every, asks, synonyms);
   const holders = kindHolders(every, asks, narrower);
   for (const candidate of candidates) addForms(candidate, asks, forms, holders);
@@ -233,9 +234,9 @@ const HEADING_CHARS = 120;
  * A passage's candidates for this answer: its sentences as read once (readingOf), each with the kinds of fact it holds
  * among those asked, and sets of its own, as the answer adds to them (addForms, addShared).
  */
-function quotable(passage: OfflineContext['passages'][number], index: number, language: Language, kinds: string[], common: (word: string) => boolean): Candidate[] {
+function quotable(passage: OfflineContext['passages'][number], reading: PassageReading, index: number, kinds: string[], common: (word: string) => boolean): Candidate[] {
   const out: Candidate[] = [];
-  for (const sentence of readingOf(passage, language)) {
+  for (const sentence of reading.sentences) {
     const ownTerms = new Set(sentence.own);
     for (const kind of heldKinds(sentence.text, kinds, common)) ownTerms.add(`#${kind}`);
     const terms = new Set(ownTerms);
@@ -264,18 +265,29 @@ interface SentenceReading {
  * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's text, title and
  * language; bounded, cleared when full, like text.ts's kept terms. Frozen: every answer shares them.
  */
-function readingOf(passage: OfflineContext['passages'][number], language: Language): readonly SentenceReading[] {
+function readingOf(passage: OfflineContext['passages'][number], language: Language): PassageReading {
   let kept = READINGS.get(passage.text);
   const found = kept?.find((reading) => reading.title === passage.title && reading.language === language);
-  if (found) return found.sentences;
+  if (found) return found;
   if (READINGS.size >= MAX_READINGS) READINGS.clear();
   if (!READINGS.has(passage.text)) READINGS.set(passage.text, (kept = []));
   const sentences = Object.freeze(readPassage(passage, language));
-  kept!.push({ title: passage.title, language, sentences });
-  return sentences;
+  const distinct = new Set<string>();
+  for (const sentence of sentences) for (const terms of [sentence.own, sentence.around]) for (const term of terms) distinct.add(term);
+  const reading: PassageReading = Object.freeze({ title: passage.title, language, sentences, distinct: Object.freeze([...distinct]) });
+  kept!.push(reading);
+  return reading;
 }
 
-const READINGS = new Map<string, Array<{ title: string; language: Language; sentences: readonly SentenceReading[] }>>();
+interface PassageReading {
+  title: string;
+  language: Language;
+  sentences: readonly SentenceReading[];
+  /** Every term its sentences hold, with what they are about (their own and around terms), once each. */
+  distinct: readonly string[];
+}
+
+const READINGS = new Map<string, PassageReading[]>();
 const MAX_READINGS = 2_000;
 
 /**
@@ -359,20 +371,30 @@ function addForms(candidate: Candidate, asks: string[], forms: Map<string, strin
   }
 }
 
-/** Every term a sentence holds or addForms may add (the asked terms). */
-function everyTerm(candidates: Candidate[], asks: string[]): Set<string> {
+/**
+ * Every term a sentence holds or addForms may add: the asked terms and each passage's terms (its reading's, gathered
+ * once a reading, where gathering them from every sentence's sets was most of the cost). A term an answer dropped
+ * from a sentence (dropFalseFriends) may be among them, which is no matter: what formsOfAsked and kindHolders find is
+ * only looked up in the sentences' sets. The kinds of fact ("#money") are not: no form or related stem is one.
+ */
+function everyTerm(readings: PassageReading[], asks: string[]): string[] {
   const every = new Set(asks);
-  for (const candidate of candidates) for (const set of [candidate.ownTerms, candidate.terms]) for (const term of set) every.add(term);
-  return every;
+  const seen = new Set<PassageReading>();
+  for (const reading of readings) {
+    if (seen.has(reading)) continue;
+    seen.add(reading);
+    for (const term of reading.distinct) every.add(term);
+  }
+  return [...every];
 }
 
 /**
  * Each asked term's forms (isLongerOrShorter, or the stem of a synonym) among every term a sentence holds or
- * addForms may add (the asked terms), found once an answer: addForms then looks up a term's few forms in each
+ * addForms may add (everyTerm), found once an answer: addForms then looks up a term's few forms in each
  * sentence's sets, where testing each sentence's every term against each asked term was a third of the offline
  * model's time (docs/performance.md, Capacity, eighth round).
  */
-function formsOfAsked(every: Set<string>, asks: string[], synonyms: Map<string, Set<string>>): Map<string, string[]> {
+function formsOfAsked(every: string[], asks: string[], synonyms: Map<string, Set<string>>): Map<string, string[]> {
   const forms = new Map<string, string[]>();
   for (const term of asks) {
     if (forms.has(term)) continue;
@@ -387,18 +409,37 @@ function formsOfAsked(every: Set<string>, asks: string[], synonyms: Map<string, 
 
 /**
  * For each asked term with related stems (a narrower or broader word, a translation), the terms among every term a
- * sentence may hold that are one of them or a longer or shorter form of one (isLongerOrShorter): a sentence holds the
- * term by a related word when its terms hold one of these. Found once an answer, where testing each sentence's every
- * term against each related stem was a fifth of addForms' time (docs/performance.md, Capacity, tenth round).
+ * sentence may hold (everyTerm) that are one of them or a longer or shorter form of one (isLongerOrShorter): a
+ * sentence holds the term by a related word when its terms hold one of these. Found once an answer, where testing
+ * each sentence's every term against each related stem was a fifth of addForms' time (docs/performance.md, Capacity,
+ * tenth round); the related stems are looked up by their first letter (one stem starting the other, both start alike).
  */
-function kindHolders(every: Set<string>, asks: string[], narrower: Map<string, Set<string>>): Map<string, string[]> {
+function kindHolders(every: string[], asks: string[], narrower: Map<string, Set<string>>): Map<string, string[]> {
   const holders = new Map<string, string[]>();
   for (const term of asks) {
     const kinds = narrower.get(term);
     if (!kinds || holders.has(term)) continue;
-    const long = [...kinds].filter((kind) => kind.length >= FORM_MIN_LENGTH);
+    const long = new Map<number, string[]>();
+    for (const kind of kinds) {
+      if (kind.length < FORM_MIN_LENGTH) continue;
+      const first = kind.charCodeAt(0);
+      (long.get(first) ?? long.set(first, []).get(first)!).push(kind);
+    }
     const found: string[] = [];
-    for (const other of every) if (kinds.has(other) || long.some((kind) => isLongerOrShorter(kind, other))) found.push(other);
+    for (const other of every) {
+      if (kinds.has(other)) {
+        found.push(other);
+        continue;
+      }
+      const sameStart = other.length >= FORM_MIN_LENGTH ? long.get(other.charCodeAt(0)) : undefined;
+      if (sameStart === undefined) continue;
+      for (const kind of sameStart) {
+        if (isLongerOrShorter(kind, other)) {
+          found.push(other);
+          break;
+        }
+      }
+    }
     holders.set(term, found);
   }
   return holders;
