@@ -93,6 +93,8 @@ interface TermEntry {
   list?: TermList;
   /** Its layers' postings (MaxScore), once read. */
   layers?: Partial<Record<'high' | 'low', TermList>>;
+  /** Its key and value in Kept.recent (touch). */
+  recency?: { key: string; place: { agent: AgentLists; term: string } };
 }
 
 /** A part of a term's postings that MaxScore reads whole or looks up on its own: all of them, or a layer (LOW_LAYER_LENGTH_SHARE). */
@@ -885,9 +887,10 @@ function forget(kept: Kept, agent: AgentLists): void {
 /** The term was used now: it is let go after the ones used before it. */
 function touch(kept: Kept, agent: AgentLists, entry: TermEntry): void {
   if (agent.terms.get(entry.term) !== entry) return;
-  const key = `${agent.agentId}\u0000${entry.term}`;
-  kept.recent.delete(key);
-  kept.recent.set(key, { agent, term: entry.term });
+  // Its key and place made once (every question touches each of its terms: making them each time was most of this).
+  if (entry.recency?.place.agent !== agent) entry.recency = { key: `${agent.agentId}\u0000${entry.term}`, place: { agent, term: entry.term } };
+  kept.recent.delete(entry.recency.key);
+  kept.recent.set(entry.recency.key, entry.recency.place);
 }
 
 /**
