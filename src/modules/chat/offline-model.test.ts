@@ -7,6 +7,7 @@ import { answerLanguage, detectLanguage, PHRASES } from './language.ts';
 import { ANSWER_THRESHOLD, composeOfflineAnswer, offlineLanguageModel, withLanguageLine, type OfflineContext } from './offline-model.ts';
 import { askedFor, contentTerms, heldKinds, questionTerms, questionVerbs, sentences, stem, weekdaysNamed } from './text.ts';
 import { withDaysNamed } from './retrieval.ts';
+import { UNCOVERED_QUESTIONS, WORKSHOP_CORPUS, WORKSHOP_QUESTIONS } from './quality-corpus.ts';
 
 const passage = (title: string, text: string, score = 0.8) => ({ sourceName: title, title, text, score });
 const ask = (question: string, passages: OfflineContext['passages'], extra: Partial<OfflineContext> = {}) =>
@@ -181,6 +182,20 @@ describe('composeOfflineAnswer', () => {
     assert.equal(answer.text, 'A full service costs 129 euros and includes new cables.\n\nSource: Prices');
     assert.equal(answer.declined, false);
     assert.ok(answer.coverage >= ANSWER_THRESHOLD);
+  });
+
+  test('a passage read once answers every later question as when it was read first: what one answer adds to its sentences (forms, related words, asked kinds) stays with that answer', () => {
+    // Each question over passages read for it alone (their titles differ by trailing spaces, which no word holds), then
+    // all of them again, in the other order, over passages that every answer before has read.
+    const material = (spaces = 0) => WORKSHOP_CORPUS.map((p, i) => ({ sourceName: i % 2 ? 'FAQ' : 'Site', title: `${p.title}${' '.repeat(spaces)}`, text: p.text, score: 0.9 - i * 0.02 }));
+    const questions = [...WORKSHOP_QUESTIONS.map((q) => q.question), ...UNCOVERED_QUESTIONS, 'Who founded the shop?', 'Which mechanic repairs e-bikes?', 'How long does a repair take?'];
+    const fresh = questions.map((question, i) => JSON.stringify(ask(question, material(i + 1))));
+    const shared = material();
+    for (const question of questions) ask(question, shared, { followsUp: 'How much does a service cost?' });
+    assert.deepEqual(
+      [...questions].reverse().map((question) => JSON.stringify(ask(question, shared))),
+      [...fresh].reverse(),
+    );
   });
 
   test('a question asking for a time is answered by the sentence with the time; the next one joins when it goes on about the question', () => {

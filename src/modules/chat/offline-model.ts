@@ -98,6 +98,8 @@ interface Candidate {
   /** The words it is read with: its passage's title and heading, the heading or question over it. */
   context: string;
   passageScore: number;
+  /** lengthPenalty of its text. */
+  penalty: number;
 }
 
 export interface OfflineAnswer {
@@ -134,10 +136,11 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const followed = input.followsUp ? askedFor(input.followsUp, input.language) : undefined;
   const kinds = [...new Set([...asked.kinds, ...(followed?.kinds ?? [])])];
   // Material in another language than the question's is read in its own; the question finds in it what the languages share.
-  const material = detectLanguageNow(input.passages.map((p) => p.text).join('\n').slice(0, MATERIAL_SAMPLE_CHARS));
+  const material = detectLanguageNow(materialSample(input.passages));
   const crossing = material !== undefined && material !== input.language;
   const common = commonWords(input.passages, crossing ? material : input.language);
-  const candidates = input.passages.flatMap((passage, index) => quotable(passage, index, crossing ? material : input.language, kinds, common));
+  const readings = input.passages.map((passage) => readingOf(passage, crossing ? material : input.language));
+  const candidates = input.passages.flatMap((passage, index) => quotable(passage, readings[index], index, kinds, common));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   // Only English has a lexicon: in the other languages no word has related words (and none is kept).
@@ -148,8 +151,10 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
-  const forms = formsOfAsked(candidates, asks, synonyms);
-  for (const candidate of candidates) addForms(candidate, asks, forms, narrower);
+  const every = everyTerm(readings, asks);
+  const forms = formsOfAsked(every, asks, synonyms);
+  const holders = kindHolders(every, asks, narrower);
+  for (const candidate of candidates) addForms(candidate, asks, forms, holders);
   if (!crossing && input.language !== 'en') addRelatedThroughEnglish(candidates, asking, input.language);
   if (crossing) addShared(candidates, asking, input.language, translated);
   const heldByTranslation = new Set(candidates.flatMap((c) => [...c.narrower]));
@@ -186,9 +191,17 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
  */
 function commonWords(passages: OfflineContext['passages'], language: Language): (word: string) => boolean {
   if (!passages.some((passage) => NAME_CAPITALS.test(passage.text))) return () => false;
-  const lower = new Set(passages.flatMap((passage) => words(passage.text).filter((word) => /^\p{Ll}/u.test(word))));
+  // Made at the first name read (a question asking who): most answers read none.
+  let lower: Set<string> | undefined;
   const lexicon = language === 'en' ? englishLexicon() : undefined;
-  return (word) => lower.has(word) || (lexicon?.known(word) ?? false);
+  return (word) => (lower ??= new Set(passages.flatMap((passage) => words(passage.text).filter((word) => /^\p{Ll}/u.test(word))))).has(word) || (lexicon?.known(word) ?? false);
+}
+
+/** The passages' texts joined by line breaks, their first MATERIAL_SAMPLE_CHARS characters (without joining them all). */
+function materialSample(passages: OfflineContext['passages']): string {
+  let sample = '';
+  for (let i = 0; i < passages.length && sample.length < MATERIAL_SAMPLE_CHARS; i++) sample = i === 0 ? passages[i].text : `${sample}\n${passages[i].text}`;
+  return sample.slice(0, MATERIAL_SAMPLE_CHARS);
 }
 
 /** Two capitalised words in a row: a name may be there. */
@@ -218,13 +231,73 @@ function withPersonAsked(asked: ReturnType<typeof askedFor>, question: string, p
 const HEADING_CHARS = 120;
 
 /**
+ * A passage's candidates for this answer: its sentences as read once (readingOf), each with the kinds of fact it holds
+ * among those asked, and sets of its own, as the answer adds to them (addForms, addShared).
+ */
+function quotable(passage: OfflineContext['passages'][number], reading: PassageReading, index: number, kinds: string[], common: (word: string) => boolean): Candidate[] {
+  const out: Candidate[] = [];
+  for (const sentence of reading.sentences) {
+    const ownTerms = new Set(sentence.own);
+    for (const kind of heldKinds(sentence.text, kinds, common)) ownTerms.add(`#${kind}`);
+    const terms = new Set(ownTerms);
+    for (const term of sentence.around) terms.add(term);
+    out.push({ text: sentence.text, sourceName: passage.sourceName, passage: index, position: sentence.position, ownTerms, terms, narrower: new Set(), formed: new Set(), context: sentence.context, passageScore: passage.score, penalty: sentence.penalty });
+  }
+  return out;
+}
+
+/** A quotable sentence as its passage gives it, whatever the question: what quotable makes a candidate of. */
+interface SentenceReading {
+  text: string;
+  position: number;
+  /** contentTerms of the sentence. */
+  own: readonly string[];
+  /** The terms of its title and heading, section heading and the question over it, in that order (shared by the sentences under them). */
+  around: readonly string[];
+  context: string;
+  /** lengthPenalty of its text. */
+  penalty: number;
+}
+
+/**
+ * A passage's quotable sentences as read once: every answer that finds a passage read its sentences and their terms
+ * again (splitting, the sentences' and headings' terms looked up by their texts: a third of the offline model's time
+ * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's text, title and
+ * language; bounded, cleared when full, like text.ts's kept terms. Frozen: every answer shares them.
+ */
+function readingOf(passage: OfflineContext['passages'][number], language: Language): PassageReading {
+  let kept = READINGS.get(passage.text);
+  const found = kept?.find((reading) => reading.title === passage.title && reading.language === language);
+  if (found) return found;
+  if (READINGS.size >= MAX_READINGS) READINGS.clear();
+  if (!READINGS.has(passage.text)) READINGS.set(passage.text, (kept = []));
+  const sentences = Object.freeze(readPassage(passage, language));
+  const distinct = new Set<string>();
+  for (const sentence of sentences) for (const terms of [sentence.own, sentence.around]) for (const term of terms) distinct.add(term);
+  const reading: PassageReading = Object.freeze({ title: passage.title, language, sentences, distinct: Object.freeze([...distinct]) });
+  kept!.push(reading);
+  return reading;
+}
+
+interface PassageReading {
+  title: string;
+  language: Language;
+  sentences: readonly SentenceReading[];
+  /** Every term its sentences hold, with what they are about (their own and around terms), once each. */
+  distinct: readonly string[];
+}
+
+const READINGS = new Map<string, PassageReading[]>();
+const MAX_READINGS = 2_000;
+
+/**
  * A passage's sentences that may be quoted, each with what it is about: the passage's
  * title, its heading (the first line, when it is a heading: "Opening hours", "Do you
  * treat children?") and the question the site asked just before it (an FAQ's "Can I
  * pay cash?" over its answer). Headings and questions are context, never quoted: the
  * answer is the sentence under them.
  */
-function quotable(passage: OfflineContext['passages'][number], index: number, language: Language, kinds: string[], common: (word: string) => boolean): Candidate[] {
+function readPassage(passage: OfflineContext['passages'][number], language: Language): SentenceReading[] {
   const titleTerms = contentTerms(passage.title, language);
   const [first = '', ...rest] = passage.text.split(/\n\s*\n/);
   // A table row read as "Solo — Price: 9 €; Users: 1" is no heading: it has a label's colon or a semicolon.
@@ -233,16 +306,18 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
   const contextText = hasHeading ? `${passage.title}\n${first}` : passage.title;
   let sectionText = '';
   let askedText = '';
-  let asked: string[] = [];
-  let section: string[] = [];
+  let asked: readonly string[] = [];
+  let section: readonly string[] = [];
+  let around: readonly string[] | undefined;
   let position = 0;
-  const out: Candidate[] = [];
+  const out: SentenceReading[] = [];
   for (const block of (hasHeading ? rest : [passage.text]).join('\n\n').split(/\n\s*\n/)) {
     // A heading inside the passage ("Openingstijden winkel" over "Zaterdag: 09:00 – 17:00") is what the lines under it are about.
     if (isSectionHeading(block)) {
       section = contentTerms(block, language);
       asked = [];
       [sectionText, askedText] = [block, ''];
+      around = undefined;
       position++;
       continue;
     }
@@ -251,13 +326,11 @@ function quotable(passage: OfflineContext['passages'][number], index: number, la
       if (/[?¿]["')\]]?$/.test(text)) {
         asked = contentTerms(text, language);
         askedText = text;
+        around = undefined;
         continue;
       }
-      const ownTerms = new Set(contentTerms(text, language));
-      for (const kind of heldKinds(text, kinds, common)) ownTerms.add(`#${kind}`);
-      const terms = new Set(ownTerms);
-      for (const around of [context, section, asked]) for (const term of around) terms.add(term);
-      out.push({ text, sourceName: passage.sourceName, passage: index, position, ownTerms, terms, narrower: new Set(), formed: new Set(), context: `${contextText}\n${sectionText}\n${askedText}`, passageScore: passage.score });
+      around ??= Object.freeze([...context, ...section, ...asked]);
+      out.push(Object.freeze({ text, position, own: Object.freeze(contentTerms(text, language)), around, context: `${contextText}\n${sectionText}\n${askedText}`, penalty: lengthPenalty(text) }));
     }
   }
   return out;
@@ -284,7 +357,7 @@ const FORM_MIN_LENGTH = 5;
  * "cancelled", "refer" and "referral", "compost" and "composteerbaar"). The light stem
  * cuts common endings only; the search index's stemmer found the passage by such forms.
  */
-function addForms(candidate: Candidate, asks: string[], forms: Map<string, string[]>, narrower: Map<string, Set<string>>): void {
+function addForms(candidate: Candidate, asks: string[], forms: Map<string, string[]>, holders: Map<string, string[]>): void {
   for (const term of asks) {
     if (candidate.terms.has(term)) continue;
     const formsOfTerm = forms.get(term)!;
@@ -293,20 +366,35 @@ function addForms(candidate: Candidate, asks: string[], forms: Map<string, strin
       candidate.terms.add(term);
       candidate.formed.add(term);
     }
-    const kinds = narrower.get(term);
-    if (!candidate.terms.has(term) && kinds && heldByKind(candidate.terms, kinds)) candidate.narrower.add(term);
+    const held = holders.get(term);
+    if (!candidate.terms.has(term) && held && held.some((other) => candidate.terms.has(other))) candidate.narrower.add(term);
   }
 }
 
 /**
+ * Every term a sentence holds or addForms may add: the asked terms and each passage's terms (its reading's, gathered
+ * once a reading, where gathering them from every sentence's sets was most of the cost). A term an answer dropped
+ * from a sentence (dropFalseFriends) may be among them, which is no matter: what formsOfAsked and kindHolders find is
+ * only looked up in the sentences' sets. The kinds of fact ("#money") are not: no form or related stem is one.
+ */
+function everyTerm(readings: PassageReading[], asks: string[]): string[] {
+  const every = new Set(asks);
+  const seen = new Set<PassageReading>();
+  for (const reading of readings) {
+    if (seen.has(reading)) continue;
+    seen.add(reading);
+    for (const term of reading.distinct) every.add(term);
+  }
+  return [...every];
+}
+
+/**
  * Each asked term's forms (isLongerOrShorter, or the stem of a synonym) among every term a sentence holds or
- * addForms may add (the asked terms), found once an answer: addForms then looks up a term's few forms in each
+ * addForms may add (everyTerm), found once an answer: addForms then looks up a term's few forms in each
  * sentence's sets, where testing each sentence's every term against each asked term was a third of the offline
  * model's time (docs/performance.md, Capacity, eighth round).
  */
-function formsOfAsked(candidates: Candidate[], asks: string[], synonyms: Map<string, Set<string>>): Map<string, string[]> {
-  const every = new Set(asks);
-  for (const candidate of candidates) for (const set of [candidate.ownTerms, candidate.terms]) for (const term of set) every.add(term);
+function formsOfAsked(every: string[], asks: string[], synonyms: Map<string, Set<string>>): Map<string, string[]> {
   const forms = new Map<string, string[]>();
   for (const term of asks) {
     if (forms.has(term)) continue;
@@ -319,15 +407,42 @@ function formsOfAsked(candidates: Candidate[], asks: string[], synonyms: Map<str
   return forms;
 }
 
-/** Each set of related stems' stems long enough to have longer or shorter forms (isLongerOrShorter), listed once per answer. */
-const LONG_STEMS = new WeakMap<Set<string>, string[]>();
-
-/** Whether a sentence's terms hold one of a term's related stems ("child") or a longer or shorter form of one ("children"). */
-function heldByKind(terms: Set<string>, kinds: Set<string>): boolean {
-  let long = LONG_STEMS.get(kinds);
-  if (!long) LONG_STEMS.set(kinds, (long = [...kinds].filter((kind) => kind.length >= FORM_MIN_LENGTH)));
-  for (const other of terms) if (kinds.has(other) || long.some((kind) => isLongerOrShorter(kind, other))) return true;
-  return false;
+/**
+ * For each asked term with related stems (a narrower or broader word, a translation), the terms among every term a
+ * sentence may hold (everyTerm) that are one of them or a longer or shorter form of one (isLongerOrShorter): a
+ * sentence holds the term by a related word when its terms hold one of these. Found once an answer, where testing
+ * each sentence's every term against each related stem was a fifth of addForms' time (docs/performance.md, Capacity,
+ * tenth round); the related stems are looked up by their first letter (one stem starting the other, both start alike).
+ */
+function kindHolders(every: string[], asks: string[], narrower: Map<string, Set<string>>): Map<string, string[]> {
+  const holders = new Map<string, string[]>();
+  for (const term of asks) {
+    const kinds = narrower.get(term);
+    if (!kinds || holders.has(term)) continue;
+    const long = new Map<number, string[]>();
+    for (const kind of kinds) {
+      if (kind.length < FORM_MIN_LENGTH) continue;
+      const first = kind.charCodeAt(0);
+      (long.get(first) ?? long.set(first, []).get(first)!).push(kind);
+    }
+    const found: string[] = [];
+    for (const other of every) {
+      if (kinds.has(other)) {
+        found.push(other);
+        continue;
+      }
+      const sameStart = other.length >= FORM_MIN_LENGTH ? long.get(other.charCodeAt(0)) : undefined;
+      if (sameStart === undefined) continue;
+      for (const kind of sameStart) {
+        if (isLongerOrShorter(kind, other)) {
+          found.push(other);
+          break;
+        }
+      }
+    }
+    holders.set(term, found);
+  }
+  return holders;
 }
 
 /** Two stems of FORM_MIN_LENGTH letters at least, one starting the other: a longer or shorter form of one word ("child" and "children"). */
@@ -641,7 +756,7 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
       const gain = gainOf(candidate);
       if (gain <= 0 || (chosen.length > 0 && gain < LATER_GAIN)) continue;
       // Near-ties go to the sentence that says the words itself, not by its title or heading (its own terms are among its terms: own gain <= gain).
-      const base = gain + 0.05 * candidate.passageScore - lengthPenalty(candidate.text);
+      const base = gain + 0.05 * candidate.passageScore - candidate.penalty;
       if (base + 0.1 * gain + DENSITY_TIE <= bestValue) continue;
       const value = base + 0.1 * gainOf(candidate, true);
       if (value > bestValue + DENSITY_TIE || (value > bestValue - DENSITY_TIE && densityWins(candidate, best, value, bestValue, weights))) [best, bestValue] = [candidate, value];

@@ -5,7 +5,7 @@ import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { ingestWebsitePage } from './ingest.ts';
-import { decodePostings, encodePostings, keptLists, parseQuestion, topPassages } from './postings.ts';
+import { BM25_B, BM25_K1, decodePostings, encodePostings, keptLists, lengthNorms, parseQuestion, scoreLists, topPassages, type PassageTable } from './postings.ts';
 import { databaseLexicalSearch, lexicalSearch } from './search.ts';
 
 test('a compressed posting list decodes to the slots and tfs it was made of (gaps of one to five bytes, tf of 255 and over)', () => {
@@ -21,6 +21,47 @@ test('a compressed posting list decodes to the slots and tfs it was made of (gap
   assert.equal(dense.gaps.byteLength + dense.tfs.byteLength, 2_000);
   assert.deepEqual(decodePostings(encodePostings([], [])), { slots: [], tfs: [] });
   assert.throws(() => encodePostings([3, 3], [1, 1]));
+});
+
+test('the kept lists are summed to the same scores, to the bit, as each posting\'s BM25 contribution added term by term (random lists, one division a posting)', () => {
+  let seed = 27;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  // [passages, longest passage, the most of the passages a list holds, an idf below 0]
+  for (const [n, longest, most, below] of [[50, 40, 0.6, 0], [5_000, 900, 0.6, 0], [70_000, 3_000, 0.6, 0], [3_000, 70_000, 0.6, 0], [70_000, 500, 0.01, 0], [5_000, 900, 0.6, 1]]) {
+    // More passages than one window of the sum (2^15 slots), lengths past the norms kept by length (2^16), lists dense
+    // (each window's sums read whole) and sparse (each first add noted), and an idf below 0 (each first add noted).
+    const lengths = Array.from({ length: n }, () => 1 + Math.floor(random() * longest));
+    const table: PassageTable = { seqs: Float64Array.from({ length: n }, (_, i) => 10 + i * 3), lengths: longest < 2 ** 16 ? Uint16Array.from(lengths) : Uint32Array.from(lengths) };
+    const avgdl = lengths.reduce((a, b) => a + b, 0) / n;
+    const lists = Array.from({ length: 4 }, (_, k) => {
+      const share = random() * most;
+      const slots = Array.from({ length: n }, (_, i) => i).filter(() => random() < share);
+      const tfs = slots.map(() => (random() < 0.7 ? 1 : random() < 0.95 ? 2 + Math.floor(random() * 6) : 250 + Math.floor(random() * 20)));
+      return { slots, tfs, list: encodePostings(slots, tfs), idf: k === 0 && below ? -0.3 : 0.01 + random() * 5 };
+    });
+    // The reference: contribution() as bm25_top_passages computes it, summed by passage in the question's order.
+    const totals = new Map<number, number>();
+    for (const { slots, tfs, idf } of lists) {
+      slots.forEach((slot, i) => {
+        const tf = tfs[i];
+        const add = (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * table.lengths[slot]) / avgdl));
+        totals.set(slot, (totals.get(slot) ?? 0) + add);
+      });
+    }
+    const idfSum = lists.reduce((sum, list) => sum + list.idf, 0);
+    for (const minScore of [0, 0.3]) {
+      const expected = [...totals]
+        .filter(([, total]) => total >= minScore * idfSum * (1 - 1e-9) && Math.min(1, total / idfSum) >= minScore)
+        .map(([slot, total]) => ({ seq: table.seqs[slot], score: total }))
+        .sort((a, b) => b.score - a.score || a.seq - b.seq)
+        .slice(0, 20)
+        .map((hit) => ({ seq: hit.seq, score: Math.min(1, hit.score / idfSum) }));
+      const norms = lengthNorms(table, avgdl);
+      assert.equal(norms === undefined, longest > 65_535);
+      assert.deepEqual(scoreLists(table, lists, avgdl, 20, minScore, idfSum, norms), expected);
+      assert.deepEqual(scoreLists(table, lists, avgdl, 20, minScore, idfSum), expected);
+    }
+  }
 });
 
 // Six made-up words in shrinking shares of the pages, so each question's lists have known relative sizes.

@@ -69,10 +69,12 @@ export interface TermList {
   gaps: Uint8Array;
   tfs: Uint8Array;
   bigTfs?: Map<number, number>;
+  /** Set when a posting has a tf of 0 (which adds nothing to a score: scoreLists then notes each first add). */
+  zeroTf?: true;
 }
 
 /** An agent's passages in passage number order: a slot is a passage's rank, with its length beside it. */
-interface PassageTable {
+export interface PassageTable {
   seqs: Float64Array;
   lengths: Uint16Array | Uint32Array;
 }
@@ -91,6 +93,8 @@ interface TermEntry {
   list?: TermList;
   /** Its layers' postings (MaxScore), once read. */
   layers?: Partial<Record<'high' | 'low', TermList>>;
+  /** Its key and value in Kept.recent (touch). */
+  recency?: { key: string; place: { agent: AgentLists; term: string } };
 }
 
 /** A part of a term's postings that MaxScore reads whole or looks up on its own: all of them, or a layer (LOW_LAYER_LENGTH_SHARE). */
@@ -113,6 +117,8 @@ interface AgentLists {
   table?: PassageTable;
   /** What the table and the kept terms cost, in bytes. */
   bytes: number;
+  /** The table's lengths' norms at the version's average length (lengthNorms), made at the first sum. */
+  norms?: { avgdl: number; values: Float64Array | undefined; bytes: number };
 }
 
 /**
@@ -220,14 +226,42 @@ let windowTouched: Int32Array | undefined;
  * total adds its terms in the question's order, as before.
  */
 function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<TermEntry & { list: TermList }>, limit: number, minScore: number, idfSum: number): ScoredPassage[] {
-  const table = agent.table!;
+  const lists = terms.map((term, i) => ({ list: term.list, idf: weightedIdf(question, i, term) }));
+  return scoreLists(agent.table!, lists, question.avgdl, limit, minScore, idfSum, normsOf(agent, question.avgdl));
+}
+
+/**
+ * sumOfLists' sum over a table (exported for its test, which checks it against contribution() summed posting by
+ * posting): the top `limit` by score, then passage number. `norms`, when given, is each length's part of the
+ * divisor (lengthNorms), so that a posting costs one division, with the same bits as contribution().
+ */
+export function scoreLists(
+  table: PassageTable,
+  lists: Array<{ list: TermList; idf: number }>,
+  avgdl: number,
+  limit: number,
+  minScore: number,
+  idfSum: number,
+  norms?: Float64Array,
+): ScoredPassage[] {
   const { seqs, lengths } = table;
-  const avgdl = question.avgdl;
   const sums = (windowSums ??= new Float64Array(WINDOW));
   const touched = (windowTouched ??= new Int32Array(WINDOW));
-  const cursors = terms.map((term, i) => ({ list: term.list, idf: weightedIdf(question, i, term), i: 0, at: 0, slot: -1 }));
+  const cursors = lists.map(({ list, idf }) => ({ list, idf, i: 0, at: 0, slot: -1 }));
   const floor = minScore * idfSum * (1 - 1e-9);
+  // Lists dense in the table are summed without noting each passage's first add (a test and a branch the processor
+  // cannot foresee, about half the sum's time): each window's sums are read whole instead. Only when every posting
+  // adds more than 0 (an idf above 0, no tf of 0), so that a passage's sum is 0 exactly when nothing was added.
+  let postings = 0;
+  let positive = true;
+  for (const { list, idf } of lists) {
+    postings += list.count;
+    if (!(idf > 0) || list.zeroTf) positive = false;
+  }
+  // (One window only: over several, reading them whole measured no better, and at times worse, than noting first adds.)
+  const scan = positive && seqs.length <= WINDOW && postings * SCAN_DENSITY >= seqs.length;
   const best = new TopK(limit);
+  let bar = best.bar();
   for (let start = 0; start < seqs.length; start += WINDOW) {
     const end = start + WINDOW;
     let touchedCount = 0;
@@ -235,6 +269,8 @@ function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<Te
     for (const cursor of cursors) {
       const { gaps, tfs, count, bigTfs } = cursor.list;
       const idf = cursor.idf;
+      // contribution()'s dividend at tf 1 (idf * 1 is idf, to the bit): most postings have tf 1.
+      const once = idf * (BM25_K1 + 1);
       let { i, at, slot } = cursor;
       while (i < count) {
         let next = at;
@@ -249,8 +285,10 @@ function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<Te
         at = next;
         const tf = tfs[i] === 255 ? bigTfs!.get(i)! : tfs[i];
         const local = slot - start;
-        if (sums[local] === 0) touched[touchedCount++] = local;
-        sums[local] += contribution(idf, tf, lengths[slot], avgdl);
+        if (!scan && sums[local] === 0) touched[touchedCount++] = local;
+        // contribution(idf, tf, length, avgdl), its divisor's length part looked up by length when norms are kept.
+        const norm = norms !== undefined ? norms[lengths[slot]] : lengthNorm(lengths[slot], avgdl);
+        sums[local] += (tf === 1 ? once : idf * tf * (BM25_K1 + 1)) / (tf + norm);
         i++;
       }
       cursor.i = i;
@@ -258,15 +296,70 @@ function sumOfLists(agent: AgentLists, question: ParsedQuestion, terms: Array<Te
       cursor.slot = slot;
       left += count - i;
     }
+    // A total below the k-th kept so far cannot enter the top (TopK.offer would refuse it): refused here, unweighed.
+    if (scan) {
+      for (let local = 0, stop = Math.min(WINDOW, seqs.length - start); local < stop; local++) {
+        const total = sums[local];
+        if (total === 0) continue;
+        sums[local] = 0;
+        if (total < bar) continue;
+        if (total >= floor && Math.min(1, total / idfSum) >= minScore) {
+          best.offer(seqs[start + local], total);
+          bar = best.bar();
+        }
+      }
+    }
     for (let k = 0; k < touchedCount; k++) {
       const local = touched[k];
       const total = sums[local];
       sums[local] = 0;
-      if (total >= floor && Math.min(1, total / idfSum) >= minScore) best.offer(seqs[start + local], total);
+      if (total < bar) continue;
+      if (total >= floor && Math.min(1, total / idfSum) >= minScore) {
+        best.offer(seqs[start + local], total);
+        bar = best.bar();
+      }
     }
     if (left === 0) break;
   }
   return best.ranked().map((hit) => ({ seq: hit.seq, score: Math.min(1, hit.score / idfSum) }));
+}
+
+/**
+ * Lists holding together at least a quarter as many postings as the table has passages are summed by reading each
+ * window's sums whole (scoreLists): reading a slot costs less than a quarter of noting a posting's first add.
+ */
+const SCAN_DENSITY = 4;
+
+/** The part of contribution()'s divisor that depends on the passage's length, computed as contribution() computes it. */
+function lengthNorm(length: number, avgdl: number): number {
+  return BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgdl);
+}
+
+/** A table's longest passage up to which its lengths' norms are kept (an array by length: 512 KB at most). */
+const MAX_NORMED_LENGTH = 65_535;
+
+/**
+ * lengthNorm of every length from 0 to the table's longest, for an average length (one per index version, so kept
+ * with the agent's table): sumOfLists then divides once a posting instead of twice. Undefined for a table with a
+ * passage longer than MAX_NORMED_LENGTH (computed posting by posting then).
+ */
+export function lengthNorms(table: PassageTable, avgdl: number): Float64Array | undefined {
+  let longest = 0;
+  for (let i = 0; i < table.lengths.length; i++) if (table.lengths[i] > longest) longest = table.lengths[i];
+  if (longest > MAX_NORMED_LENGTH) return undefined;
+  const norms = new Float64Array(longest + 1);
+  for (let length = 0; length <= longest; length++) norms[length] = lengthNorm(length, avgdl);
+  return norms;
+}
+
+function normsOf(agent: AgentLists, avgdl: number): Float64Array | undefined {
+  if (agent.norms?.avgdl !== avgdl) {
+    if (agent.norms) account(agent, -agent.norms.bytes);
+    const values = lengthNorms(agent.table!, avgdl);
+    agent.norms = { avgdl, values, bytes: values?.byteLength ?? 0 };
+    account(agent, agent.norms.bytes);
+  }
+  return agent.norms.values;
 }
 
 /**
@@ -298,6 +391,7 @@ export function encodePostings(slots: ArrayLike<number>, tfs: ArrayLike<number>)
   const bytes = new Uint8Array(count * 5);
   const small = new Uint8Array(count);
   let bigTfs: Map<number, number> | undefined;
+  let zeroTf = false;
   let at = 0;
   let previous = -1;
   for (let i = 0; i < count; i++) {
@@ -311,9 +405,10 @@ export function encodePostings(slots: ArrayLike<number>, tfs: ArrayLike<number>)
     bytes[at++] = gap;
     const tf = tfs[i];
     if (tf >= 255) (bigTfs ??= new Map()).set(i, tf);
+    if (!(tf > 0)) zeroTf = true;
     small[i] = Math.min(tf, 255);
   }
-  return { count, gaps: bytes.slice(0, at), tfs: small, ...(bigTfs ? { bigTfs } : {}) };
+  return { count, gaps: bytes.slice(0, at), tfs: small, ...(bigTfs ? { bigTfs } : {}), ...(zeroTf ? { zeroTf: true as const } : {}) };
 }
 
 /** A compressed list's slots and tfs (the tests' round trip). */
@@ -544,6 +639,11 @@ class TopK {
 
   ranked(): ScoredPassage[] {
     return this.hits;
+  }
+
+  /** The score below which an offer is refused: the last one kept once there are `size`, else none. */
+  bar(): number {
+    return this.hits.length === this.size ? this.hits[this.size - 1].score : -Infinity;
   }
 }
 
@@ -787,9 +887,10 @@ function forget(kept: Kept, agent: AgentLists): void {
 /** The term was used now: it is let go after the ones used before it. */
 function touch(kept: Kept, agent: AgentLists, entry: TermEntry): void {
   if (agent.terms.get(entry.term) !== entry) return;
-  const key = `${agent.agentId}\u0000${entry.term}`;
-  kept.recent.delete(key);
-  kept.recent.set(key, { agent, term: entry.term });
+  // Its key and place made once (every question touches each of its terms: making them each time was most of this).
+  if (entry.recency?.place.agent !== agent) entry.recency = { key: `${agent.agentId}\u0000${entry.term}`, place: { agent, term: entry.term } };
+  kept.recent.delete(entry.recency.key);
+  kept.recent.set(entry.recency.key, entry.recency.place);
 }
 
 /**
