@@ -602,6 +602,8 @@ export async function parseQuestion(
     else if (!missing.some(([c, t]) => c === config && t === text)) missing.push([config, text]);
   };
   const alternativeConfigs = configs.slice(0, 2);
+  // No configuration, no alternative (the statement parsed them with a null configuration: no lexeme).
+  if (configs.length === 0) alternatives = [];
   for (const [word, alternative] of alternatives) {
     want(configs[0], word);
     for (const config of alternativeConfigs) want(config, alternative);
