@@ -19,6 +19,28 @@ test('executeSql of several statements without parameters returns the rows of al
   }
 });
 
+test('on the embedded store a statement without parameters or \';\' (the job queue\'s polls) runs as a named statement, parsed once, and answers as before', async (t) => {
+  const { database, url, drop } = await freshDatabase();
+  try {
+    if (url !== undefined) return t.skip('the embedded store only: on PostgreSQL pg-boss sends its statements through the pool as they are');
+    const poll = `select count(*)::int as n from (values (1), (2)) as v(x) where x > 0 -- a poll ${Date.now()}`;
+    for (let i = 0; i < 3; i++) assert.deepEqual((await database.executeSql(poll)).rows, [{ n: 2 }]);
+    const kept = await database.executeSql(`select count(*)::int as n from pg_prepared_statements where statement = '${poll}'`);
+    assert.deepEqual(kept.rows, [{ n: 1 }], 'one named statement for the three polls');
+    // A statement that changes rows, and several in one text (which the extended protocol refuses): as before.
+    await database.executeSql('create table queue_probe (id int primary key, state text)');
+    assert.deepEqual((await database.executeSql(`insert into queue_probe values (1, 'created'), (2, 'created') returning id`)).rows, [{ id: 1 }, { id: 2 }]);
+    const claim = `update queue_probe set state = 'active' where id = (select min(id) from queue_probe where state = 'created') returning id`;
+    assert.deepEqual((await database.executeSql(claim)).rows, [{ id: 1 }]);
+    assert.deepEqual((await database.executeSql(claim)).rows, [{ id: 2 }]);
+    assert.deepEqual((await database.executeSql(claim)).rows, []);
+    assert.deepEqual((await database.executeSql('begin; select 1 as n; select 2 as n; commit;')).rows.map((row) => row.n), [1, 2]);
+  } finally {
+    await database.close();
+    await drop();
+  }
+});
+
 test('listen hears a NOTIFY on its channel (the job queue wakes its workers so), and nothing after it is closed', async () => {
   const { database, drop } = await freshDatabase();
   try {

@@ -87,6 +87,23 @@ const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 200;
 
 /**
+ * The embedded store's names for the job queue's statements without parameters that are one statement (no ';'
+ * anywhere in the text, so none holds several): pg-boss sends its polls so, each queue's with a constant text, a few
+ * times a second whatever the load (about 1 ms of PGlite's time each when parsed and planned every time). Bounded
+ * apart from `prepared`'s names: a text with varying parts takes no more than this budget.
+ */
+const queueStatementNames = new Map<string, string>();
+const MAX_QUEUE_STATEMENTS = 64;
+
+function queueStatementName(text: string): string | undefined {
+  const known = queueStatementNames.get(text);
+  if (known !== undefined || text.includes(';') || queueStatementNames.size >= MAX_QUEUE_STATEMENTS) return known;
+  const name = `parley_q_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+  queueStatementNames.set(text, name);
+  return name;
+}
+
+/**
  * Runs a statement that is sent often as a named statement, parsed and planned once per
  * connection (the plan kept while the server finds it no worse than one made for the
  * values): on PostgreSQL by PreparingClient, on the embedded store by PgliteConnection.
@@ -306,6 +323,10 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
   const executeSql: Database['executeSql'] = (text, values) =>
     withLock(async () => {
       if (values && values.length > 0) return { rows: (await pglite.query(text, values as any[])).rows as any[] };
+      // The job queue's polls (a few a second per queue, idle or not; constant texts, one statement without ';'):
+      // named statements, parsed and planned once (docs/performance.md, "Capacity", tenth round).
+      const name = queueStatementName(text);
+      if (name) return { rows: (await connection.executeNamed(text, name, [])).rows as any[] };
       // Without parameters the text may hold several statements, which the extended protocol refuses.
       return { rows: rowsOf(await pglite.exec(text)) };
     });
@@ -340,6 +361,11 @@ class PgliteConnection implements DatabaseConnection {
   constructor(pglite: PGlite, wire: Wire) {
     this.pglite = pglite;
     this.wire = wire;
+  }
+
+  /** A statement without parameters (`executeSql`'s) as a named statement. */
+  executeNamed<R>(text: string, name: string, values: readonly unknown[]): Promise<Results<R>> {
+    return this.queryNamed<R>(text, name, values);
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {

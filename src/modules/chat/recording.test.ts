@@ -66,14 +66,21 @@ test('messages of several conversations, channels and days recorded in one state
   assert.deepEqual(await searchWords(agentId), await wordsOfMessages(agentId), 'a later statement adds its words to the conversation\'s document');
 });
 
-test('the search folding of migration 045 gives what migration 036\'s gave, for every character of the basic multilingual plane', async () => {
+test('the search folding of migrations 045 and 054 gives what migration 036\'s gave, for every character of the basic multilingual plane and for texts all in ASCII', async () => {
   // Migration 036's conversation_search_fold, as it was; 045 translates only a text that holds a character it maps
-  // (each block of 256 characters alone, and with some of those characters).
+  // (each block of 256 characters alone, and with some of those characters); 054 gives an ASCII text's lower case
+  // (the first 128 characters alone, each block of 32 of them, and ASCII words).
   const { rows } = await sql<{ block: number }>`
     select block from (
       select c / 256 as block, string_agg(chr(c), '' order by c) || tail as text
       from generate_series(1, 65535) c, (values (''), (' Ø x ΣΟΦΊΑ')) as extra(tail)
-      where c not between 55296 and 57343 group by c / 256, tail) b
+      where c not between 55296 and 57343 group by c / 256, tail
+      union all
+      select -1 - c / 32, string_agg(chr(c), '' order by c) from generate_series(1, 127) c group by c / 32
+      union all
+      select -10, string_agg(chr(c), '' order by c) from generate_series(1, 127) c
+      union all
+      select -11, text from (values ('Open on SATURDAY, the Shop? 9-17 h.'), (''), ('It''s  "QUOTED" \\ back_slash@example.COM')) as words(text)) b
     where conversation_search_fold(text) is distinct from translate(
       replace(replace(replace(replace(replace(replace(
         regexp_replace(normalize(lower(text), NFD), '[\u0300-\u036f]', '', 'g'),

@@ -5,7 +5,8 @@ import { seedAgent } from '../../../test/support/seed-agent.ts';
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { ingestWebsitePage } from './ingest.ts';
-import { BM25_B, BM25_K1, decodePostings, encodePostings, keptLists, lengthNorms, parseQuestion, scoreLists, topPassages, type PassageTable } from './postings.ts';
+import { BM25_B, BM25_K1, decodePostings, encodePostings, keptLists, lengthNorms, parseQuestion, scoreLists, topPassages, type Alternative, type ParsedQuestion, type PassageTable } from './postings.ts';
+import { storeUnderTest } from '../../../test/support/stores.ts';
 import { databaseLexicalSearch, lexicalSearch } from './search.ts';
 
 test('a compressed posting list decodes to the slots and tfs it was made of (gaps of one to five bytes, tf of 255 and over)', () => {
@@ -182,6 +183,64 @@ test('the statistics of terms whose lists are not read whole are read once per i
   await ask(`${WORDS[0]} ${WORDS[1]}`);
   assert.equal(reads(), 3, 'read again at the new version');
   assert.equal((await service.api('DELETE', `/agents/${agentId}/sources/${sourceId}`, { key: ws.keys.manage })).status, 200);
+});
+
+/** Counts the statements run on the service's own handle (the embedded store's turns are gathered on it), with their parameters. */
+async function withStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: unknown[][] }> {
+  const db = service.ctx.db;
+  const statements: unknown[][] = [];
+  const executeQuery = db.executeQuery;
+  db.executeQuery = ((query: { parameters: readonly unknown[] }, ...rest: unknown[]) => {
+    statements.push([...query.parameters]);
+    return (executeQuery as (...args: unknown[]) => unknown).call(db, query, ...rest);
+  }) as typeof db.executeQuery;
+  try {
+    return { result: await work(), statements };
+  } finally {
+    delete (db as { executeQuery?: unknown }).executeQuery;
+  }
+}
+
+type ParseAsked = [agent: string, configs: string[], query: string, alternatives: Alternative[]];
+
+test('questions parsed in one event-loop turn each give what they give alone (their own agent, configurations, question and alternatives), in one statement on the embedded store', async () => {
+  const other = await seedAgent(service, ws, 'Parsed together');
+  await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId: other, crawlId: 'crawl_parse', url: 'https://parse.example/1', title: 'Tuin', text: 'De tuin ligt bij de rivier, achter de stenen muur.' });
+  const asks: ParseAsked[] = [
+    [agentId, ['english'], `${WORDS[0]} ${WORDS[1]} lanterns`, []],
+    [agentId, ['english', 'dutch'], 'Where are the gardens by the river?', [['gardens', 'yards'], ['river', 'stream'], ['river', 'creek', 0.5]]],
+    [other, ['dutch', 'english'], 'Waar is de tuin bij de rivier?', [['tuin', 'garden'], ['rivier', 'river', 0.5], ['waar', 'where']]],
+    [other, ['english', 'english'], 'river stones and walls', [['stones', 'rocks'], ['walls', 'partition']]],
+    [agentId, ['french', 'german', 'english'], 'Où est le jardin? Wo ist der Garten?', [['jardin', 'garden']]],
+    ['agt_missing', ['english'], 'river', [['river', 'stream']]],
+    [agentId, ['english'], 'the of and', [['the', 'a']]],
+  ];
+  // Each in a context of its own: none knows the others' words (wordParses), so each parses its own alternatives.
+  const fresh = (): Context => ({ ...service.ctx });
+  const together = await withStatements(() => Promise.all(asks.map(([agent, configs, query, alternatives]) => new Promise<ParsedQuestion | undefined>((resolve, reject) =>
+    setImmediate(() => parseQuestion(fresh(), agent, configs, query, alternatives).then(resolve, reject))))));
+  const ctx = fresh();
+  const alone: Array<ParsedQuestion | undefined> = [];
+  for (const [agent, configs, query, alternatives] of asks) alone.push(await parseQuestion(ctx, agent, configs, query, alternatives));
+  assert.deepEqual(together.result, alone);
+  assert.equal(together.result[5], undefined, 'an agent without passages');
+  assert.ok(together.result[2]!.terms.includes('garden') && together.result[2]!.terms.includes('tuin'));
+  if (storeUnderTest() === 'embedded') assert.ok(together.statements.length <= 2, `${asks.length} parses in ${together.statements.length} statements`);
+  else assert.equal(together.statements.length, asks.length, 'one statement a question on PostgreSQL');
+  // Again in the same context, the words known: the same questions.
+  for (const [i, [agent, configs, query, alternatives]] of asks.entries()) assert.deepEqual(await parseQuestion(ctx, agent, configs, query, alternatives), alone[i]);
+});
+
+test('the alternatives\' lexemes are parsed once a process: a later question with the same alternatives sends none of them to the database, and parses the same', async () => {
+  const ctx: Context = { ...service.ctx };
+  const alternatives: Alternative[] = [['gardens', 'shrubbery'], ['river', 'watercourse', 0.5]];
+  const first = await withStatements(() => parseQuestion(ctx, agentId, ['english', 'dutch'], 'Gardens by the river?', alternatives));
+  assert.ok(JSON.stringify(first.statements).includes('watercourse'), 'parsed at the first question');
+  const again = await withStatements(() => parseQuestion(ctx, agentId, ['english', 'dutch'], 'Which river has gardens?', alternatives));
+  assert.equal(again.statements.length, 1);
+  assert.ok(!JSON.stringify(again.statements).includes('watercourse') && !JSON.stringify(again.statements).includes('shrubbery'), JSON.stringify(again.statements));
+  assert.deepEqual(again.result, await parseQuestion({ ...service.ctx }, agentId, ['english', 'dutch'], 'Which river has gardens?', alternatives));
+  assert.ok(again.result!.terms.includes('watercours'));
 });
 
 // Last in the file: it moves the passages' sequence by 2^31 for every agent of this database.

@@ -14,7 +14,8 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { prepared } from '../../platform/db.ts';
+import { isEmbeddedHandle, prepared, type Db } from '../../platform/db.ts';
+import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
 
 /** BM25's parameters, as bm25_top_passages (migrations/026) has them. */
 export const BM25_K1 = 1.2;
@@ -678,7 +679,10 @@ function questionWeight(question: ParsedQuestion, terms: TermEntry[]): number {
  * decides its words (what it stops is no word); the others add the lexemes they give at the
  * same place of the question as further forms of those words, and the agent's passages'
  * own configurations (agent_stats.configs) are always among them. One statement, that also
- * reads the index's version and statistics. Undefined when the agent has no passages.
+ * reads the index's version and statistics (readParses: on the embedded store one statement
+ * for an event-loop turn's questions). A word's and an alternative's lexemes are kept in the
+ * process (wordParses), so only those not yet known are parsed with it. Undefined when the
+ * agent has no passages.
  */
 export async function parseQuestion(
   ctx: Context,
@@ -687,32 +691,135 @@ export async function parseQuestion(
   query: string,
   alternatives: Alternative[] = [],
 ): Promise<ParsedQuestion | undefined> {
+  const known = wordParsesOf(ctx);
+  const lexemes = new Map<string, string[]>();
+  const missing: WordParse[] = [];
+  const want = (config: string, text: string) => {
+    const key = wordKey(config, text);
+    if (lexemes.has(key)) return;
+    const kept = known.get(key);
+    if (kept) lexemes.set(key, kept);
+    else if (!missing.some(([c, t]) => c === config && t === text)) missing.push([config, text]);
+  };
+  const alternativeConfigs = configs.slice(0, 2);
+  // No configuration, no alternative (the statement parsed them with a null configuration: no lexeme).
+  if (configs.length === 0) alternatives = [];
+  for (const [word, alternative] of alternatives) {
+    want(configs[0], word);
+    for (const config of alternativeConfigs) want(config, alternative);
+  }
+  const asked: ParseAsked = { agentId, configs, query, words: missing };
+  const read = isEmbeddedHandle(ctx.db)
+    ? await groupWriterOf(parseReaders, ctx.db, (turn: ParseAsked[]) => readParses(ctx.db, turn)).write(asked)
+    : (await readParses(ctx.db, [asked]))[0];
+  for (const [config, text] of missing) {
+    const key = wordKey(config, text);
+    const parsed = read.words.get(key)!;
+    lexemes.set(key, parsed);
+    if (known.size >= MAX_WORD_PARSES) known.clear();
+    known.set(key, parsed);
+  }
+  if (!read.stats || read.stats.n <= 0) return undefined;
+  const { version, n, total, parsed } = read.stats;
+  // The alternatives' lexemes in the order the statement gave them when it parsed them itself (by configuration, then the
+  // alternatives in order, then the word's lexemes, then the alternative's, each tsvector's in its own order): the
+  // order of the terms follows it.
+  const alternative: Array<[string, string, number]> = [];
+  for (const config of alternativeConfigs) {
+    for (const [word, form, share] of alternatives) {
+      for (const wordLexeme of lexemes.get(wordKey(configs[0], word))!) {
+        for (const formLexeme of lexemes.get(wordKey(config, form))!) alternative.push([wordLexeme, formLexeme, share ?? 1]);
+      }
+    }
+  }
+  return { version, n, avgdl: Math.max(total / n, 1), ...questionWords(parsed, alternative) };
+}
+
+/** A word or an alternative to parse with a configuration: [configuration, text]. */
+type WordParse = [config: string, text: string];
+
+interface ParseAsked {
+  agentId: string;
+  configs: string[];
+  query: string;
+  /** Words and alternatives whose lexemes the process does not know yet. */
+  words: WordParse[];
+}
+
+interface ParseRead {
+  /** The agent's index version and statistics with the question's lexemes; undefined without a statistics row. */
+  stats?: { version: string; n: number; total: number; parsed: Array<[number, string, number[] | null]> };
+  /** The lexemes of the words asked, by wordKey (of the whole turn's: each answer takes its own). */
+  words: Map<string, string[]>;
+}
+
+/** The embedded store's parses, each event-loop turn's questions in one statement (platform/group-writes.ts, gatherTurn). */
+const parseReaders = new WeakMap<Db, GroupWriter<ParseAsked, ParseRead>>();
+
+/**
+ * The lexemes of words and alternatives by configuration, kept by context (as the lists are:
+ * its database's configurations are its own, and PostgreSQL's and PGlite's versions may stem
+ * a word differently). to_tsvector is immutable, so a kept parse is what the statement would
+ * give. The alternatives come from the process's lexicons: a few tens an English question,
+ * two thirds of its parse's work when the statement parsed them at every question. Cleared
+ * when full (20,000 parses: about 4 MB).
+ */
+const wordParses = new WeakMap<Context, Map<string, string[]>>();
+const MAX_WORD_PARSES = 20_000;
+
+function wordParsesOf(ctx: Context): Map<string, string[]> {
+  return wordParses.get(ctx) ?? wordParses.set(ctx, new Map()).get(ctx)!;
+}
+
+function wordKey(config: string, text: string): string {
+  return `${config}\u0000${text}`;
+}
+
+/**
+ * The questions asked, each with its agent's index version and statistics and its lexemes in
+ * every configuration, and the lexemes of the words asked (the union of the questions'), in
+ * one statement: one question on PostgreSQL (its pool runs the answers' statements side by
+ * side), a turn's on the embedded store.
+ */
+async function readParses(db: Db, asked: ParseAsked[]): Promise<ParseRead[]> {
+  const words = new Map<string, WordParse>();
+  for (const each of asked) for (const [config, text] of each.words) words.set(wordKey(config, text), [config, text]);
+  const pairs = [...words.values()];
+  for (const each of asked) {
+    if (each.configs.some((config) => config.includes(','))) throw new Error(`a text search configuration's name with a comma: ${each.configs.join(' ')}`);
+  }
   // The question's values are each read through a scalar subquery, so that the plan cannot depend on them: PostgreSQL
   // then keeps one plan for the prepared statement (generic) instead of planning it anew for every question, which
-  // took about four times its execution (docs/performance.md, "Capacity", fourth round). The alternatives come in an
-  // order of their own (configuration by configuration, then the question's words in order), where before it was the
-  // plan's (either way round, by database): the order of the terms follows it.
+  // took about four times its execution (docs/performance.md, "Capacity", fourth round). A question's configurations
+  // go as one text (a name has no comma), as arrays of arrays must be rectangular.
   const { rows } = await prepared(
-    ctx.db,
-    sql<{ version: string; n: number; total: number; parsed: unknown; alternatives: unknown }>`
-    select a.version::text as version, a.passage_count::float8 as n, a.total_length::float8 as total,
+    db,
+    sql<{ i: number; version: string | null; n: number | null; total: number | null; parsed: unknown; lexemes: string[] | null }>`
+    select q.i::int as i, a.version::text as version, a.passage_count::float8 as n, a.total_length::float8 as total,
       (select coalesce(json_agg(json_build_array(c.i, l.lexeme, l.positions)), '[]')
-        from (select name, min(i) as i from unnest((select ${configs}::text[]) || a.configs) with ordinality as c(name, i) group by name) c
-        cross join lateral unnest(to_tsvector(c.name::regconfig, (select ${query}::text))) as l) as parsed,
-      (select coalesce(json_agg(json_build_array(w.lexeme, o.lexeme, x.share) order by c.ci, x.xi, w.wi, o.oi), '[]')
-        from unnest((select ${alternatives.map(([word]) => word)}::text[]), (select ${alternatives.map(([, alternative]) => alternative)}::text[]),
-          (select ${alternatives.map(([, , share]) => share ?? 1)}::float8[])) with ordinality as x(word, alternative, share, xi)
-        cross join lateral unnest(to_tsvector((select ${configs[0]}::regconfig), x.word)) with ordinality as w(lexeme, positions, weights, wi)
-        cross join lateral unnest((select ${configs.slice(0, 2)}::text[])) with ordinality as c(name, ci)
-        cross join lateral unnest(to_tsvector(c.name::regconfig, x.alternative)) with ordinality as o(lexeme, positions, weights, oi)) as alternatives
-    from agent_stats a where a.agent_id = ${agentId}`,
+        from (select name, min(i) as i from unnest(string_to_array(q.configs, ',') || a.configs) with ordinality as c(name, i) group by name) c
+        cross join lateral unnest(to_tsvector(c.name::regconfig, q.query)) as l) as parsed,
+      null::text[] as lexemes
+    from unnest((select ${asked.map((a) => a.agentId)}::text[]), (select ${asked.map((a) => a.configs.join(','))}::text[]),
+      (select ${asked.map((a) => a.query)}::text[])) with ordinality as q(agent_id, configs, query, i)
+    join agent_stats a on a.agent_id = q.agent_id
+    union all
+    select -w.i::int, null, null, null, null, tsvector_to_array(to_tsvector(w.config::regconfig, w.text))
+    from unnest((select ${pairs.map(([config]) => config)}::text[]), (select ${pairs.map(([, text]) => text)}::text[])) with ordinality as w(config, text, i)`,
   );
-  const row = rows[0];
-  if (!row || Number(row.n) <= 0) return undefined;
-  const n = Number(row.n);
-  const parsed = (typeof row.parsed === 'string' ? JSON.parse(row.parsed) : row.parsed) as Array<[number, string, number[] | null]>;
-  const alternative = (typeof row.alternatives === 'string' ? JSON.parse(row.alternatives) : row.alternatives) as Array<[string, string, number]>;
-  return { version: row.version, n, avgdl: Math.max(Number(row.total) / n, 1), ...questionWords(parsed, alternative) };
+  const byQuestion = new Map<number, ParseRead['stats']>();
+  const lexemes = new Map<string, string[]>();
+  for (const row of rows) {
+    const i = Number(row.i);
+    if (i < 0) {
+      const [config, text] = pairs[-i - 1];
+      lexemes.set(wordKey(config, text), row.lexemes ?? []);
+      continue;
+    }
+    const parsed = (typeof row.parsed === 'string' ? JSON.parse(row.parsed) : row.parsed) as Array<[number, string, number[] | null]>;
+    byQuestion.set(i, { version: row.version!, n: Number(row.n), total: Number(row.total), parsed });
+  }
+  return asked.map((_, i) => ({ stats: byQuestion.get(i + 1), words: lexemes }));
 }
 
 /**

@@ -226,7 +226,7 @@ test("on PostgreSQL, the question's parse and the passages' read keep one plan o
     }
     const plans = await sql<{ statement: string; generic_plans: number; custom_plans: number }>`
       select statement, generic_plans, custom_plans from pg_prepared_statements
-      where statement like '%from agent_stats a where a.agent_id%' or statement like '%from passages p join sources s on s.id = p.source_id%'`.execute(single.db);
+      where statement like '%join agent_stats a on a.agent_id = q.agent_id%' or statement like '%from passages p join sources s on s.id = p.source_id%'`.execute(single.db);
     assert.equal(plans.rows.length, 2, 'both statements prepared on the connection');
     // PostgreSQL tries a plan made for the values five times first, then keeps the generic one when it costs no more.
     for (const plan of plans.rows) assert.ok(Number(plan.generic_plans) >= 5, `${plan.statement.trim().slice(0, 60)}: ${plan.generic_plans} generic, ${plan.custom_plans} custom`);
