@@ -1,5 +1,5 @@
 import { sql, type Generated, type RawBuilder, type Selectable } from 'kysely';
-import { isEmbeddedHandle, prepared, type Db } from '../../platform/db.ts';
+import { prepared, type Db } from '../../platform/db.ts';
 import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
 import type { Position } from '../../domain/paging.ts';
 
@@ -99,8 +99,7 @@ export async function findConversationWithRecent(
   limit: number,
 ): Promise<{ conversation: Conversation; recent: Array<Pick<Message, 'role' | 'content'>> } | undefined> {
   const asked = { agentId, conversationId, includeTests, limit };
-  if (isEmbeddedHandle(db)) return groupWriterOf(conversationReaders, db, (turn: ConversationAsked[]) => readConversations(db, turn)).write(asked);
-  return (await readConversations(db, [asked]))[0];
+  return groupWriterOf(conversationReaders, db, (group: ConversationAsked[]) => readConversations(db, group)).write(asked);
 }
 
 interface ConversationAsked {
@@ -112,14 +111,16 @@ interface ConversationAsked {
 
 type FoundConversation = Awaited<ReturnType<typeof findConversationWithRecent>>;
 
-/** The embedded store's conversation reads, each event-loop turn's in one statement (platform/group-writes.ts, gatherTurn). */
+/**
+ * The conversation reads in groups, one statement a group (platform/group-writes.ts): on PostgreSQL the reads that
+ * arrive while a group is in flight, on the embedded store each event-loop turn's (gatherTurn).
+ */
 const conversationReaders = new WeakMap<Db, GroupWriter<ConversationAsked, FoundConversation>>();
 
 /**
  * The conversations asked for, read by id in one statement with the most recent messages the largest limit
  * asked keeps; each answer then applies its own conditions (its agent, test conversations seen or not) and its
- * own limit (the last `limit` of the messages in order). One conversation on PostgreSQL, a turn's on the
- * embedded store.
+ * own limit (the last `limit` of the messages in order). A group's (conversationReaders).
  */
 async function readConversations(db: Db, asked: ConversationAsked[]): Promise<FoundConversation[]> {
   const limit = Math.max(...asked.map((a) => a.limit));

@@ -14,7 +14,7 @@
  */
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
-import { isEmbeddedHandle, prepared, type Db } from '../../platform/db.ts';
+import { prepared, type Db } from '../../platform/db.ts';
 import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
 
 /** BM25's parameters, as bm25_top_passages (migrations/026) has them. */
@@ -709,9 +709,7 @@ export async function parseQuestion(
     for (const config of alternativeConfigs) want(config, alternative);
   }
   const asked: ParseAsked = { agentId, configs, query, words: missing };
-  const read = isEmbeddedHandle(ctx.db)
-    ? await groupWriterOf(parseReaders, ctx.db, (turn: ParseAsked[]) => readParses(ctx.db, turn)).write(asked)
-    : (await readParses(ctx.db, [asked]))[0];
+  const read = await groupWriterOf(parseReaders, ctx.db, (group: ParseAsked[]) => readParses(ctx.db, group)).write(asked);
   for (const [config, text] of missing) {
     const key = wordKey(config, text);
     const parsed = read.words.get(key)!;
@@ -753,7 +751,11 @@ interface ParseRead {
   words: Map<string, string[]>;
 }
 
-/** The embedded store's parses, each event-loop turn's questions in one statement (platform/group-writes.ts, gatherTurn). */
+/**
+ * The parses in groups, one statement a group (platform/group-writes.ts): on PostgreSQL the questions that arrive while
+ * a group is in flight go together as the next (none waits longer than one statement), on the embedded store each
+ * event-loop turn's (gatherTurn).
+ */
 const parseReaders = new WeakMap<Db, GroupWriter<ParseAsked, ParseRead>>();
 
 /**
@@ -778,8 +780,7 @@ function wordKey(config: string, text: string): string {
 /**
  * The questions asked, each with its agent's index version and statistics and its lexemes in
  * every configuration, and the lexemes of the words asked (the union of the questions'), in
- * one statement: one question on PostgreSQL (its pool runs the answers' statements side by
- * side), a turn's on the embedded store.
+ * one statement: a group's (parseReaders).
  */
 async function readParses(db: Db, asked: ParseAsked[]): Promise<ParseRead[]> {
   const words = new Map<string, WordParse>();

@@ -83,14 +83,30 @@ describe('lexical search (no embedding provider)', () => {
     assert.ok(hits.every((hit) => hit.url?.startsWith('https://northwind.example/')));
   });
 
-  test('searches of one event-loop turn (their passages read together on the embedded store) each give the passages they give alone, in their order', async () => {
+  test('searches at once (their passages read together: on PostgreSQL those that arrive while a read is in flight, on the embedded store one turn\'s) each give the passages they give alone, in their order', async () => {
     const queries = ['descale the kettle with vinegar', 'gift voucher valid years', 'quantum chromodynamics lattice', ...QUALITY_QUESTIONS.slice(0, 5).map((q) => q.question)];
     const search = (query: string) => searchPassages(service.ctx, { agentId, query, topK: 5, minSimilarity: 0, language: 'en' });
     const alone = [];
     for (const query of queries) alone.push(await new Promise((resolve, reject) => setImmediate(() => search(query).then(resolve, reject))));
-    const together = await Promise.all(queries.map((query) => new Promise((resolve, reject) => setImmediate(() => search(query).then(resolve, reject)))));
+    // The statements that read passages' texts, counted on the service's handle.
+    const db = service.ctx.db;
+    let passageReads = 0;
+    const executeQuery = db.executeQuery;
+    db.executeQuery = ((query: { sql: string }, ...rest: unknown[]) => {
+      if (/from passages p join sources s/.test(query.sql)) passageReads++;
+      return (executeQuery as (...args: unknown[]) => unknown).call(db, query, ...rest);
+    }) as typeof db.executeQuery;
+    let together;
+    try {
+      together = await Promise.all(queries.map((query) => new Promise((resolve, reject) => setImmediate(() => search(query).then(resolve, reject)))));
+    } finally {
+      delete (db as { executeQuery?: unknown }).executeQuery;
+    }
     assert.deepEqual(together, alone);
     assert.ok(alone.filter((hits) => (hits as unknown[]).length > 0).length >= 5);
+    // The first parse goes alone and the seven others together (postings.ts), so the texts are read in at most three
+    // statements (one a search, 8, on the base's PostgreSQL).
+    assert.ok(passageReads >= 1 && passageReads <= 3, `${queries.length} searches read their passages in ${passageReads} statements`);
   });
 
   test('ingestWebsitePage replaces the source for the same agent and url, and its passages with it', async () => {
