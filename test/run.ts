@@ -45,7 +45,7 @@ export const STORE_INDEPENDENT = [
   'src/modules/widget/handoff.test.ts',
   'src/platform/crypto.test.ts',
   'src/platform/file-reader.test.ts',
-  'src/platform/group-writes.test.ts',
+  'src/platform/grouped-statements.test.ts',
   'src/platform/limiter.test.ts',
   'src/platform/redis.test.ts',
   'src/platform/safe-fetch.test.ts',

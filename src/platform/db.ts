@@ -24,7 +24,7 @@ export interface Tables {}
 
 export type Db = Kysely<Tables>;
 
-/** The embedded store's query handles (one process, one connection: platform/group-writes.ts gathers its writes by turn). */
+/** The embedded store's query handles (one process, one connection: platform/grouped-statements.ts gathers its writes by turn). */
 const embeddedHandles = new WeakSet<object>();
 export function isEmbeddedHandle(handle: object): boolean {
   return embeddedHandles.has(handle);

@@ -1,5 +1,5 @@
 /**
- * An API process killed (SIGKILL) while answers are being charged and recorded in groups (platform/group-writes.ts):
+ * An API process killed (SIGKILL) while answers are being charged and recorded in groups (platform/grouped-statements.ts):
  * every answer it replied with is in the database, with its question and its credit; nothing acknowledged is lost.
  */
 import { after, before, describe, test } from 'node:test';

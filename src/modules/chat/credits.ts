@@ -10,7 +10,7 @@ import type { Context } from '../../context.ts';
 import { ApiError, errors } from '../../domain/errors.ts';
 import { utcMonth } from '../../platform/clock.ts';
 import { prepared, type Db } from '../../platform/db.ts';
-import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
+import { StatementGroups, statementGroupsOf } from '../../platform/grouped-statements.ts';
 import { versionNames } from '../../platform/versions.ts';
 import type { Plan } from '../../domain/plans.ts';
 import '../workspace/store.ts'; // declares credit_usage and workspaces
@@ -39,7 +39,7 @@ export async function chargeCredits(ctx: Context, workspaceId: string, plan: Pla
   const now = ctx.clock.now();
   const month = utcMonth(now);
   const agentDay = agent && agent.dailyCredits !== null && credits > 0 ? await countInAgentDay(ctx, agent.id, agent.dailyCredits, credits, now) : undefined;
-  const fromPacks = await groupWriterOf(charges, ctx.db, (batch: ChargeAsked[]) => takeCharges(ctx, batch)).write({ workspaceId, month, credits, included: plan.creditsPerMonth });
+  const fromPacks = await statementGroupsOf(charges, ctx.db, (batch: ChargeAsked[]) => takeCharges(ctx, batch)).submit({ workspaceId, month, credits, included: plan.creditsPerMonth });
   if (fromPacks === null) {
     if (agentDay) await uncountInAgentDay(ctx, agentDay, credits);
     throw errors.creditsExhausted();
@@ -54,8 +54,8 @@ interface ChargeAsked {
   included: number;
 }
 
-/** The charges of the process's answers that overlap, taken together (platform/group-writes.ts). */
-const charges = new WeakMap<Db, GroupWriter<ChargeAsked, number | null>>();
+/** The charges of the process's answers that overlap, taken together (platform/grouped-statements.ts). */
+const charges = new WeakMap<Db, StatementGroups<ChargeAsked, number | null>>();
 
 /**
  * Takes the charges in one statement (charge_credits_each, migration 053), in the order asked

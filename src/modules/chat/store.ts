@@ -1,6 +1,6 @@
 import { sql, type Generated, type RawBuilder, type Selectable } from 'kysely';
 import { prepared, type Db } from '../../platform/db.ts';
-import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
+import { StatementGroups, statementGroupsOf } from '../../platform/grouped-statements.ts';
 import type { Position } from '../../domain/paging.ts';
 
 export type Channel = 'widget' | 'iframe' | 'api' | 'playground' | 'email';
@@ -99,7 +99,7 @@ export async function findConversationWithRecent(
   limit: number,
 ): Promise<{ conversation: Conversation; recent: Array<Pick<Message, 'role' | 'content'>> } | undefined> {
   const asked = { agentId, conversationId, includeTests, limit };
-  return groupWriterOf(conversationReaders, db, (group: ConversationAsked[]) => readConversations(db, group)).write(asked);
+  return statementGroupsOf(conversationReaders, db, (group: ConversationAsked[]) => readConversations(db, group)).submit(asked);
 }
 
 interface ConversationAsked {
@@ -112,10 +112,10 @@ interface ConversationAsked {
 type FoundConversation = Awaited<ReturnType<typeof findConversationWithRecent>>;
 
 /**
- * The conversation reads in groups, one statement a group (platform/group-writes.ts): on PostgreSQL the reads that
+ * The conversation reads in groups, one statement a group (platform/grouped-statements.ts): on PostgreSQL the reads that
  * arrive while a group is in flight, on the embedded store each event-loop turn's (gatherTurn).
  */
-const conversationReaders = new WeakMap<Db, GroupWriter<ConversationAsked, FoundConversation>>();
+const conversationReaders = new WeakMap<Db, StatementGroups<ConversationAsked, FoundConversation>>();
 
 /**
  * The conversations asked for, read by id in one statement with the most recent messages the largest limit
@@ -163,19 +163,19 @@ export async function appendMessages(db: Db, conversation: Append['conversation'
   await writeAppends(db, [{ conversation, messages }]);
 }
 
-const recorders = new WeakMap<Db, GroupWriter<Append, void>>();
+const recorders = new WeakMap<Db, StatementGroups<Append, void>>();
 
 /**
  * appendMessages for the answering path: the appends of the process's answers that arrive while
  * another group is being written go together in the next group, one statement and one commit
- * (platform/group-writes.ts); each returns once its group has committed. Not for a transaction's
+ * (platform/grouped-statements.ts); each returns once its group has committed. Not for a transaction's
  * handle: the group is written on a connection of its own.
  */
 export async function recordMessages(db: Db, conversation: Append['conversation'], messages: NewMessage[]): Promise<void> {
-  await groupWriterOf(recorders, db, async (appends: Append[]) => {
+  await statementGroupsOf(recorders, db, async (appends: Append[]) => {
     await writeAppends(db, appends);
     return appends.map(() => undefined);
-  }).write({ conversation, messages });
+  }).submit({ conversation, messages });
 }
 
 /**

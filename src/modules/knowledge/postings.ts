@@ -15,7 +15,7 @@
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { prepared, type Db } from '../../platform/db.ts';
-import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
+import { StatementGroups, statementGroupsOf } from '../../platform/grouped-statements.ts';
 
 /** BM25's parameters, as bm25_top_passages (migrations/026) has them. */
 export const BM25_K1 = 1.2;
@@ -709,7 +709,7 @@ export async function parseQuestion(
     for (const config of alternativeConfigs) want(config, alternative);
   }
   const asked: ParseAsked = { agentId, configs, query, words: missing };
-  const read = await groupWriterOf(parseReaders, ctx.db, (group: ParseAsked[]) => readParses(ctx.db, group)).write(asked);
+  const read = await statementGroupsOf(parseReaders, ctx.db, (group: ParseAsked[]) => readParses(ctx.db, group)).submit(asked);
   for (const [config, text] of missing) {
     const key = wordKey(config, text);
     const parsed = read.words.get(key)!;
@@ -752,11 +752,11 @@ interface ParseRead {
 }
 
 /**
- * The parses in groups, one statement a group (platform/group-writes.ts): on PostgreSQL the questions that arrive while
+ * The parses in groups, one statement a group (platform/grouped-statements.ts): on PostgreSQL the questions that arrive while
  * a group is in flight go together as the next (none waits longer than one statement), on the embedded store each
  * event-loop turn's (gatherTurn).
  */
-const parseReaders = new WeakMap<Db, GroupWriter<ParseAsked, ParseRead>>();
+const parseReaders = new WeakMap<Db, StatementGroups<ParseAsked, ParseRead>>();
 
 /**
  * The lexemes of words and alternatives by configuration, kept by context (as the lists are:

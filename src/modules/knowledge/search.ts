@@ -20,7 +20,7 @@
 import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { prepared, type Db } from '../../platform/db.ts';
-import { GroupWriter, groupWriterOf } from '../../platform/group-writes.ts';
+import { StatementGroups, statementGroupsOf } from '../../platform/grouped-statements.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { isLanguage, textSearchConfig } from './languages.ts';
 import { parseQuestion, topPassages, type Alternative, type ParsedQuestion } from './postings.ts';
@@ -211,10 +211,10 @@ export async function lexicalSearch(
   if (!top) return databaseLexicalSearch(ctx, agentId, question, limit, minScore);
   if (top.length === 0) return [];
   const seqs = top.map((hit) => hit.seq);
-  const bySeq = await groupWriterOf(passageReaders, ctx.db, async (asked: number[][]) => {
+  const bySeq = await statementGroupsOf(passageReaders, ctx.db, async (asked: number[][]) => {
     const read = await passagesBySeq(ctx.db, asked.length === 1 ? asked[0] : [...new Set(asked.flat())]);
     return asked.map(() => read);
-  }).write(seqs);
+  }).submit(seqs);
   return top.flatMap((hit) => {
     const row = bySeq.get(hit.seq);
     return row ? [hitOf(row, hit.score)] : [];
@@ -234,11 +234,11 @@ async function passagesBySeq(db: Db, seqs: number[]): Promise<Map<number, Passag
 }
 
 /**
- * The passage reads in groups, one statement a group (platform/group-writes.ts: on PostgreSQL the answers' that arrive
+ * The passage reads in groups, one statement a group (platform/grouped-statements.ts: on PostgreSQL the answers' that arrive
  * while a group is in flight, on the embedded store each event-loop turn's): each answer takes its own passages from
  * the rows read.
  */
-const passageReaders = new WeakMap<Db, GroupWriter<number[], Map<number, PassageRowOut>>>();
+const passageReaders = new WeakMap<Db, StatementGroups<number[], Map<number, PassageRowOut>>>();
 
 interface PassageRowOut {
   id: string;
