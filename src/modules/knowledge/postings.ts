@@ -41,7 +41,7 @@ const TERM_BYTES = 200;
  */
 export const FULL_READ_POSTINGS = 20_000;
 /** Postings MaxScore reads whole at first: the rarest lists, whose best passages set the first k-th score. */
-const FIRST_READ = 20_000;
+export const FIRST_READ = 20_000;
 /** Candidates whose other terms are looked up in one statement (maxScoreTop). */
 const PROBE_BATCH = 500;
 /** Candidates looked up at most before the next term's list is read whole instead. */
