@@ -87,19 +87,20 @@ const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 200;
 
 /**
- * The embedded store's names for the job queue's statements without parameters that are one statement (no ';'
- * anywhere in the text, so none holds several): pg-boss sends its polls so, each queue's with a constant text, a few
- * times a second whatever the load (about 1 ms of PGlite's time each when parsed and planned every time). Bounded
- * apart from `prepared`'s names: a text with varying parts takes no more than this budget.
+ * The embedded store's names for the statements sent through `executeSql` without parameters that are one statement
+ * (no ';' anywhere in the text, so none holds several). The job queue's polls are the reason: pg-boss sends each
+ * queue's with a constant text, a few times a second whatever the load (about 1 ms of PGlite's time each when parsed
+ * and planned every time); a few other constant reads (the index's row estimate) are named too. Bounded apart from
+ * `prepared`'s names: texts with varying parts take no more than this budget, and the rest run unnamed.
  */
-const queueStatementNames = new Map<string, string>();
-const MAX_QUEUE_STATEMENTS = 64;
+const parameterlessStatementNames = new Map<string, string>();
+const MAX_PARAMETERLESS_STATEMENTS = 64;
 
-function queueStatementName(text: string): string | undefined {
-  const known = queueStatementNames.get(text);
-  if (known !== undefined || text.includes(';') || queueStatementNames.size >= MAX_QUEUE_STATEMENTS) return known;
+function parameterlessStatementName(text: string): string | undefined {
+  const known = parameterlessStatementNames.get(text);
+  if (known !== undefined || text.includes(';') || parameterlessStatementNames.size >= MAX_PARAMETERLESS_STATEMENTS) return known;
   const name = `parley_q_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-  queueStatementNames.set(text, name);
+  parameterlessStatementNames.set(text, name);
   return name;
 }
 
@@ -325,7 +326,7 @@ export async function openEmbedded(dataDir: string | undefined, options: { loadD
       if (values && values.length > 0) return { rows: (await pglite.query(text, values as any[])).rows as any[] };
       // The job queue's polls (a few a second per queue, idle or not; constant texts, one statement without ';'):
       // named statements, parsed and planned once (docs/performance.md, "Capacity", tenth round).
-      const name = queueStatementName(text);
+      const name = parameterlessStatementName(text);
       if (name) return { rows: (await connection.executeNamed(text, name, [])).rows as any[] };
       // Without parameters the text may hold several statements, which the extended protocol refuses.
       return { rows: rowsOf(await pglite.exec(text)) };

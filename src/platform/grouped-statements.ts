@@ -21,12 +21,12 @@ export class StatementGroups<Item, Result> {
   private readonly waiting: Array<{ item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
   private running = false;
   private readonly runGroup: (items: Item[]) => Promise<Result[]>;
-  private readonly maxBatch: number;
+  private readonly maxGroup: number;
   private readonly gatherTurn: boolean;
 
-  constructor(runGroup: (items: Item[]) => Promise<Result[]>, maxBatch = 64, options: { gatherTurn?: boolean } = {}) {
+  constructor(runGroup: (items: Item[]) => Promise<Result[]>, maxGroup = 64, options: { gatherTurn?: boolean } = {}) {
     this.runGroup = runGroup;
-    this.maxBatch = maxBatch;
+    this.maxGroup = maxGroup;
     this.gatherTurn = options.gatherTurn ?? false;
   }
 
@@ -43,22 +43,22 @@ export class StatementGroups<Item, Result> {
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      while (this.waiting.length > 0) await this.settle(this.waiting.splice(0, this.maxBatch));
+      while (this.waiting.length > 0) await this.settle(this.waiting.splice(0, this.maxGroup));
     } finally {
       this.running = false;
     }
   }
 
-  private async settle(batch: typeof this.waiting): Promise<void> {
+  private async settle(group: typeof this.waiting): Promise<void> {
     try {
-      const results = await this.runGroup(batch.map((waiting) => waiting.item));
-      batch.forEach((waiting, i) => waiting.resolve(results[i]));
+      const results = await this.runGroup(group.map((waiting) => waiting.item));
+      group.forEach((waiting, i) => waiting.resolve(results[i]));
     } catch (error) {
-      if (batch.length === 1 || !refusedByDatabase(error)) {
-        for (const waiting of batch) waiting.reject(error);
+      if (group.length === 1 || !refusedByDatabase(error)) {
+        for (const waiting of group) waiting.reject(error);
         return;
       }
-      for (const waiting of batch) await this.settle([waiting]);
+      for (const waiting of group) await this.settle([waiting]);
     }
   }
 }

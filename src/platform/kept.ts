@@ -6,8 +6,12 @@
 export function keptOrMade<K, V>(kept: Map<K, V>, key: K, bound: number, make: () => V): V {
   const found = kept.get(key);
   if (found !== undefined) return found;
+  return keepBounded(kept, key, bound, make());
+}
+
+/** Keeps `value` under `key` in a map bounded as `keptOrMade`'s are (emptied whole at `bound` values); returns it. */
+export function keepBounded<K, V>(kept: Map<K, V>, key: K, bound: number, value: V): V {
   if (kept.size >= bound) kept.clear();
-  const made = make();
-  kept.set(key, made);
-  return made;
+  kept.set(key, value);
+  return value;
 }

@@ -266,16 +266,14 @@ interface SentenceReading {
  * language; bounded, cleared when full, like text.ts's kept terms. Frozen: every answer shares them.
  */
 function readingOf(passage: OfflineContext['passages'][number], language: Language): PassageReading {
-  let kept = READINGS.get(passage.text);
-  const found = kept?.find((reading) => reading.title === passage.title && reading.language === language);
+  const kept = keptOrMade(READINGS, passage.text, MAX_READINGS, (): PassageReading[] => []);
+  const found = kept.find((reading) => reading.title === passage.title && reading.language === language);
   if (found) return found;
-  if (READINGS.size >= MAX_READINGS) READINGS.clear();
-  if (!READINGS.has(passage.text)) READINGS.set(passage.text, (kept = []));
   const sentences = Object.freeze(readPassage(passage, language));
   const distinct = new Set<string>();
   for (const sentence of sentences) for (const terms of [sentence.own, sentence.around]) for (const term of terms) distinct.add(term);
   const reading: PassageReading = Object.freeze({ title: passage.title, language, sentences, distinct: Object.freeze([...distinct]) });
-  kept!.push(reading);
+  kept.push(reading);
   return reading;
 }
 

@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import type { Context } from '../../context.ts';
 import { prepared, type Db } from '../../platform/db.ts';
 import { StatementGroups, statementGroupsOf } from '../../platform/grouped-statements.ts';
+import { keepBounded } from '../../platform/kept.ts';
 
 /** BM25's parameters, as bm25_top_passages (migrations/026) has them. */
 export const BM25_K1 = 1.2;
@@ -713,9 +714,7 @@ export async function parseQuestion(
   for (const [config, text] of missing) {
     const key = wordKey(config, text);
     const parsed = read.words.get(key)!;
-    lexemes.set(key, parsed);
-    if (known.size >= MAX_WORD_PARSES) known.clear();
-    known.set(key, parsed);
+    lexemes.set(key, keepBounded(known, key, MAX_WORD_PARSES, parsed));
   }
   if (!read.stats || read.stats.n <= 0) return undefined;
   const { version, n, total, parsed } = read.stats;

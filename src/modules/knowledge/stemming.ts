@@ -5,6 +5,7 @@
  * share one stem without the lower area importing the higher one.
  */
 import type { Language } from '../agents/schemas.ts';
+import { keptOrMade } from '../../platform/kept.ts';
 
 /** Lower case without accents: "Öffnungszeiten" and "offnungszeiten" are one word. */
 export function fold(text: string): string {
@@ -29,13 +30,7 @@ const SPANISH_ENDINGS = ['iendo', 'ieron', 'ando', 'amos', 'emos', 'imos', 'aron
  * instead, when three letters stay.
  */
 export function stem(word: string, language?: Language): string {
-  const cache = STEMS[language ?? 'none'];
-  const known = cache.get(word);
-  if (known !== undefined) return known;
-  if (cache.size >= MAX_STEMS_KEPT) cache.clear();
-  const stemmed = stemOf(word, language);
-  cache.set(word, stemmed);
-  return stemmed;
+  return keptOrMade(STEMS[language ?? 'none'], word, MAX_STEMS_KEPT, () => stemOf(word, language));
 }
 
 /**
