@@ -299,3 +299,15 @@ test('an agent whose passage numbers lie close together finds its postings\' slo
   const far = await pages('Far numbers', skip);
   assert.equal((await ask(far)).slotsByOffset, false);
 });
+
+test('an agent\'s passage table (numbers and lengths in number order) is read from an index alone, not the passages\' heap with their texts', async () => {
+  const plan = await service.ctx.db.transaction().execute(async (trx) => {
+    // The test's agents are small enough for a scan of the table to cost less: the plan is asked for as at a million passages.
+    await sql`set local enable_seqscan = off`.execute(trx);
+    await sql`set local enable_bitmapscan = off`.execute(trx);
+    const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select seq, length from passages where agent_id = ${agentId} order by seq`.execute(trx);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
+  assert.match(plan, /Index Only Scan using passages_agent_seq/);
+  assert.doesNotMatch(plan, /Sort/);
+});
