@@ -272,3 +272,42 @@ test('lists are read as offsets from the agent\'s first passage: exact up to 2^3
   assert.equal(found.length, 4);
   assert.equal(found[0]?.url, 'https://wide.example/3');
 });
+
+test('an agent whose passage numbers lie close together finds its postings\' slots by offset, one whose numbers lie far apart (other agents\' passages between) by searching its table: both rank exactly', async () => {
+  const ask = async (agent: string) => {
+    const ctx = contextWithCap(2 ** 30);
+    const parsed = (await parseQuestion(ctx, agent, ['english'], `${WORDS[0]} ${WORDS[1]} lantern`))!;
+    const kept = await topPassages(ctx, agent, parsed, 5, 0);
+    const expected = await databaseLexicalSearch(ctx, agent, parsed, 5, 0);
+    assert.deepEqual(kept?.map((hit) => hit.score.toFixed(9)), expected.map((hit) => hit.score.toFixed(9)));
+    assert.equal(expected.length, 4);
+    return keptLists(ctx, agent)!;
+  };
+  const texts = [`${WORDS[0]} ${WORDS[1]} river.`, `${WORDS[0]} lantern garden.`, `${WORDS[1]} ${WORDS[1]} stone.`, `lantern ${WORDS[0]} ${WORDS[0]} ${WORDS[1]}.`];
+  const pages = async (name: string, between: () => Promise<void>) => {
+    const agent = await seedAgent(service, ws, name);
+    for (const [n, text] of texts.entries()) {
+      await ingestWebsitePage(service.ctx, { workspaceId: ws.id, agentId: agent, crawlId: `crawl_${n}`, url: `https://${name.replace(/ /g, '-')}.example/${n}`, title: `${name} ${n}`, text });
+      await between();
+    }
+    return agent;
+  };
+  const close = await pages('Close numbers', async () => {});
+  assert.equal((await ask(close)).slotsByOffset, true);
+  // A thousand numbers taken between its pages: the span is far more than twice its passages.
+  const skip = async () => void (await sql`select setval(pg_get_serial_sequence('passages', 'seq'), nextval(pg_get_serial_sequence('passages', 'seq')) + 1000)`.execute(service.ctx.db));
+  const far = await pages('Far numbers', skip);
+  assert.equal((await ask(far)).slotsByOffset, false);
+});
+
+test('an agent\'s passage table (numbers and lengths in number order) is read from an index alone, not the passages\' heap with their texts', async () => {
+  const plan = await service.ctx.db.transaction().execute(async (trx) => {
+    // The test's agents are small enough for a scan of the table to cost less: the plan is asked for as at a million passages.
+    await sql`set local enable_seqscan = off`.execute(trx);
+    await sql`set local enable_bitmapscan = off`.execute(trx);
+    const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select seq, length from passages where agent_id = ${agentId} order by seq`.execute(trx);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
+  assert.match(plan, /Index Only Scan using passages_agent_seq/);
+  assert.doesNotMatch(plan, /Sort/);
+});

@@ -79,6 +79,12 @@ export interface TermList {
 export interface PassageTable {
   seqs: Float64Array;
   lengths: Uint16Array | Uint32Array;
+  /**
+   * Each passage's slot by its offset from the first passage's number (-1: no passage of the
+   * agent), when the agent's numbers are close together (slotsByOffset): a list's posting then
+   * finds its slot in one read instead of a search of the table.
+   */
+  slotByOffset?: Int32Array;
 }
 
 /** What the index holds of a question's term: its statistics, and its postings once read. */
@@ -170,8 +176,11 @@ function keptFor(ctx: Context): Kept {
   return keptByContext.get(ctx) ?? keptByContext.set(ctx, { agents: new Map(), recent: new Map() }).get(ctx)!;
 }
 
-/** What the process keeps for an agent (the tests' view): its version, its terms with whole lists and with layers, its bytes. */
-export function keptLists(ctx: Context, agentId: string): { version: string; whole: string[]; layered: string[]; bytes: number; totalBytes: number } | undefined {
+/**
+ * What the process keeps for an agent (the tests' view): its version, its terms with whole lists and with layers, its
+ * bytes, and whether its table finds slots by offset (PassageTable.slotByOffset).
+ */
+export function keptLists(ctx: Context, agentId: string): { version: string; whole: string[]; layered: string[]; bytes: number; totalBytes: number; slotsByOffset: boolean } | undefined {
   const kept = keptByContext.get(ctx);
   const agent = kept?.agents.get(agentId);
   if (!kept || !agent) return undefined;
@@ -182,6 +191,7 @@ export function keptLists(ctx: Context, agentId: string): { version: string; who
     layered: terms.filter((term) => term.layers).map((term) => term.term).sort(),
     bytes: agent.bytes,
     totalBytes: [...kept.agents.values()].reduce((sum, other) => sum + other.bytes, 0),
+    slotsByOffset: agent.table?.slotByOffset !== undefined,
   };
 }
 
@@ -976,7 +986,7 @@ function entryBytes(entry: TermEntry): number {
 }
 
 function tableBytes(table: PassageTable): number {
-  return table.seqs.byteLength + table.lengths.byteLength;
+  return table.seqs.byteLength + table.lengths.byteLength + (table.slotByOffset?.byteLength ?? 0);
 }
 
 /**
@@ -1062,7 +1072,27 @@ async function readTable(ctx: Context, agentId: string, question: ParsedQuestion
     seqs = Float64Array.from(order, (i) => seqs[i]);
     lengths = Uint32Array.from(order, (i) => lengths[i]);
   }
-  return { seqs, lengths: longest < 2 ** 16 ? Uint16Array.from(lengths) : lengths };
+  const table: PassageTable = { seqs, lengths: longest < 2 ** 16 ? Uint16Array.from(lengths) : lengths };
+  const slotByOffset = slotsByOffset(seqs);
+  return slotByOffset ? { ...table, slotByOffset } : table;
+}
+
+/** At most this many offsets a passage in slotsByOffset's array (4 bytes each, beside the table's 10 a passage). */
+const SPARSE_OFFSETS = 2;
+
+/**
+ * The slots by offset from the first number, when the agent's numbers span at most
+ * SPARSE_OFFSETS times as many as it has passages (an agent whose passages were written
+ * together, less what was deleted since); otherwise (many agents writing at once) none, and
+ * termList searches the table.
+ */
+function slotsByOffset(seqs: Float64Array): Int32Array | undefined {
+  if (seqs.length === 0) return undefined;
+  const span = seqs[seqs.length - 1] - seqs[0] + 1;
+  if (span > SPARSE_OFFSETS * seqs.length) return undefined;
+  const slots = new Int32Array(span).fill(-1);
+  for (let slot = 0; slot < seqs.length; slot++) slots[seqs[slot] - seqs[0]] = slot;
+  return slots;
 }
 
 /**
@@ -1142,7 +1172,9 @@ async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion
  * The passage's length is the table's. Aggregated in the index's order: no sort.
  */
 function postingsBytes(table: PassageTable) {
-  return sql`encode(string_agg(int4send((p.passage_seq - ${firstSeq(table)}::bigint)::int4) || int4send(p.tf), ''::bytea), 'base64')`;
+  // One int8send of offset * 2^32 + tf: the same 8 bytes as int4send(offset) || int4send(tf), one value made a
+  // posting instead of three (the aggregate's work is most of the read on the server: about 15% less).
+  return sql`encode(string_agg(int8send((p.passage_seq - ${firstSeq(table)}::bigint) * 4294967296 + p.tf), ''::bytea), 'base64')`;
 }
 const POSTING_BYTES = 8;
 
@@ -1176,6 +1208,7 @@ function termList(table: PassageTable, postings: Uint8Array | null): TermList | 
   const tfs = new Int32Array(count);
   if (!postings) return encodePostings(slots, tfs);
   const bytes = new DataView(postings.buffer, postings.byteOffset, postings.byteLength);
+  if (table.slotByOffset) return listBySlotOffsets(table.slotByOffset, bytes, slots, tfs);
   const seqs = table.seqs;
   const n = seqs.length;
   const first = firstSeq(table);
@@ -1205,12 +1238,28 @@ function termList(table: PassageTable, postings: Uint8Array | null): TermList | 
     tfs[i] = bytes.getInt32(at + 4);
     from = left + 1;
   }
-  if (!ascending) {
-    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => slots[a] - slots[b]);
-    return encodePostings(
-      order.map((i) => slots[i]),
-      order.map((i) => tfs[i]),
-    );
+  return ascending ? encodePostings(slots, tfs) : sortedList(slots, tfs);
+}
+
+/** termList with the table's slots by offset: a read a posting. */
+function listBySlotOffsets(slotByOffset: Int32Array, bytes: DataView, slots: Int32Array, tfs: Int32Array): TermList | null {
+  let ascending = true;
+  for (let i = 0, at = 0; i < slots.length; i++, at += POSTING_BYTES) {
+    const offset = bytes.getInt32(at);
+    const slot = offset >= 0 && offset < slotByOffset.length ? slotByOffset[offset] : -1;
+    if (slot < 0) return null;
+    if (i > 0 && slot <= slots[i - 1]) ascending = false;
+    slots[i] = slot;
+    tfs[i] = bytes.getInt32(at + 4);
   }
-  return encodePostings(slots, tfs);
+  return ascending ? encodePostings(slots, tfs) : sortedList(slots, tfs);
+}
+
+/** A list read out of passage order (a plan that does not follow the index), sorted by slot. */
+function sortedList(slots: Int32Array, tfs: Int32Array): TermList {
+  const order = Array.from({ length: slots.length }, (_, i) => i).sort((a, b) => slots[a] - slots[b]);
+  return encodePostings(
+    order.map((i) => slots[i]),
+    order.map((i) => tfs[i]),
+  );
 }
