@@ -22,7 +22,8 @@ export interface OfflineContext {
   /** The question it follows up, when the question is a short follow-up ("and on Sundays?"). */
   followsUp: string | null;
   language: Language;
-  passages: Array<{ sourceName: string; title: string; text: string; score: number }>;
+  /** A passage's id, when it has one (a file read for the question has none), is what its reading is kept by (readingOf). */
+  passages: Array<{ id?: string; sourceName: string; title: string; text: string; score: number }>;
   /** What a decline offers the visitor instead (see nextSteps). */
   nextSteps?: NextSteps;
   /** The answer, when the answering service composed it already (for its sources): the model then gives it as is. */
@@ -88,13 +89,13 @@ interface Candidate {
   passage: number;
   position: number;
   /** The sentence's own terms, with the kinds of fact it holds ("#money"). */
-  ownTerms: Set<string>;
+  ownTerms: TermSet;
   /** With its passage's title terms: "Shipping costs" is what a sentence under it is about. */
-  terms: Set<string>;
+  terms: TermSet;
   /** Question terms it holds only by a word one sense more specific ("GP" for "doctor"): each counts NARROWER_SHARE. */
-  narrower: Set<string>;
+  narrower: TermSet;
   /** Question terms it holds by a synonym or a longer or shorter form (addForms, addShared), not by its words' stems. */
-  formed: Set<string>;
+  formed: TermSet;
   /** The words it is read with: its passage's title and heading, the heading or question over it. */
   context: string;
   passageScore: number;
@@ -232,28 +233,75 @@ const HEADING_CHARS = 120;
 
 /**
  * A passage's candidates for this answer: its sentences as read once (readingOf), each with the kinds of fact it holds
- * among those asked, and sets of its own, as the answer adds to them (addForms, addShared).
+ * among those asked; their sets are the reading's until the answer adds to them (addForms, addShared: TermSet).
  */
 function quotable(passage: OfflineContext['passages'][number], reading: PassageReading, index: number, kinds: string[], common: (word: string) => boolean): Candidate[] {
   const out: Candidate[] = [];
   for (const sentence of reading.sentences) {
-    const ownTerms = new Set(sentence.own);
-    for (const kind of heldKinds(sentence.text, kinds, common)) ownTerms.add(`#${kind}`);
-    const terms = new Set(ownTerms);
-    for (const term of sentence.around) terms.add(term);
-    out.push({ text: sentence.text, sourceName: passage.sourceName, passage: index, position: sentence.position, ownTerms, terms, narrower: new Set(), formed: new Set(), context: sentence.context, passageScore: passage.score, penalty: sentence.penalty });
+    const ownTerms = new TermSet(sentence.own);
+    const terms = new TermSet(sentence.own, sentence.around);
+    for (const kind of heldKinds(sentence.text, kinds, common)) {
+      ownTerms.add(`#${kind}`);
+      terms.add(`#${kind}`);
+    }
+    out.push({ text: sentence.text, sourceName: passage.sourceName, passage: index, position: sentence.position, ownTerms, terms, narrower: new TermSet(NO_TERMS), formed: new TermSet(NO_TERMS), context: sentence.context, passageScore: passage.score, penalty: sentence.penalty });
   }
   return out;
+}
+
+const NO_TERMS: ReadonlySet<string> = new Set();
+
+/**
+ * A candidate's terms: the kept reading's sets (its sentence's own, and what it is about) until this answer adds a term
+ * or drops one, when it takes a copy of its own. Every candidate made four sets of its own before, most of what an
+ * answer allocated (docs/performance.md, Capacity, eleventh round). Its order of iteration is not the sets' order of
+ * old (the added kinds come after what the sentence is about): no caller depends on it.
+ */
+class TermSet {
+  private readonly first: ReadonlySet<string>;
+  private readonly second: ReadonlySet<string>;
+  private own: Set<string> | undefined;
+
+  constructor(first: ReadonlySet<string>, second: ReadonlySet<string> = NO_TERMS) {
+    this.first = first;
+    this.second = second;
+  }
+
+  has(term: string): boolean {
+    return this.own !== undefined ? this.own.has(term) : this.first.has(term) || this.second.has(term);
+  }
+
+  add(term: string): void {
+    if (!this.has(term)) this.owned().add(term);
+  }
+
+  delete(term: string): void {
+    if (this.has(term)) this.owned().delete(term);
+  }
+
+  *[Symbol.iterator](): IterableIterator<string> {
+    if (this.own !== undefined) return yield* this.own;
+    yield* this.first;
+    for (const term of this.second) if (!this.first.has(term)) yield term;
+  }
+
+  private owned(): Set<string> {
+    if (this.own === undefined) {
+      this.own = new Set(this.first);
+      for (const term of this.second) this.own.add(term);
+    }
+    return this.own;
+  }
 }
 
 /** A quotable sentence as its passage gives it, whatever the question: what quotable makes a candidate of. */
 interface SentenceReading {
   text: string;
   position: number;
-  /** contentTerms of the sentence. */
-  own: readonly string[];
-  /** The terms of its title and heading, section heading and the question over it, in that order (shared by the sentences under them). */
-  around: readonly string[];
+  /** contentTerms of the sentence, as a set. */
+  own: ReadonlySet<string>;
+  /** The terms of its title and heading, section heading and the question over it (one set shared by the sentences under them). */
+  around: ReadonlySet<string>;
   context: string;
   /** lengthPenalty of its text. */
   penalty: number;
@@ -262,22 +310,28 @@ interface SentenceReading {
 /**
  * A passage's quotable sentences as read once: every answer that finds a passage read its sentences and their terms
  * again (splitting, the sentences' and headings' terms looked up by their texts: a third of the offline model's time
- * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's text, title and
- * language; bounded, cleared when full, like text.ts's kept terms. Frozen: every answer shares them.
+ * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's id (its text
+ * when it has none: hashing a passage's text at every lookup cost more than reading it did, eleventh round) and taken
+ * only for the same text, title and language; bounded, cleared when full, like text.ts's kept terms. Frozen: every
+ * answer shares them (their sets are only read: TermSet copies before it writes).
  */
 function readingOf(passage: OfflineContext['passages'][number], language: Language): PassageReading {
-  const kept = keptOrMade(READINGS, passage.text, MAX_READINGS, (): PassageReading[] => []);
-  const found = kept.find((reading) => reading.title === passage.title && reading.language === language);
+  const kept = keptOrMade(READINGS, passage.id ?? passage.text, MAX_READINGS, (): PassageReading[] => []);
+  const found = kept.find((reading) => reading.text === passage.text && reading.title === passage.title && reading.language === language);
   if (found) return found;
   const sentences = Object.freeze(readPassage(passage, language));
   const distinct = new Set<string>();
   for (const sentence of sentences) for (const terms of [sentence.own, sentence.around]) for (const term of terms) distinct.add(term);
-  const reading: PassageReading = Object.freeze({ title: passage.title, language, sentences, distinct: Object.freeze([...distinct]) });
-  kept.push(reading);
+  const reading: PassageReading = Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: Object.freeze([...distinct]) });
+  // A passage's text does not change under its id; were it to, its older readings would not be kept beside the new.
+  const current = kept.filter((other) => other.text === passage.text);
+  current.push(reading);
+  READINGS.set(passage.id ?? passage.text, current);
   return reading;
 }
 
 interface PassageReading {
+  text: string;
   title: string;
   language: Language;
   sentences: readonly SentenceReading[];
@@ -306,7 +360,7 @@ function readPassage(passage: OfflineContext['passages'][number], language: Lang
   let askedText = '';
   let asked: readonly string[] = [];
   let section: readonly string[] = [];
-  let around: readonly string[] | undefined;
+  let around: ReadonlySet<string> | undefined;
   let position = 0;
   const out: SentenceReading[] = [];
   for (const block of (hasHeading ? rest : [passage.text]).join('\n\n').split(/\n\s*\n/)) {
@@ -327,8 +381,8 @@ function readPassage(passage: OfflineContext['passages'][number], language: Lang
         around = undefined;
         continue;
       }
-      around ??= Object.freeze([...context, ...section, ...asked]);
-      out.push(Object.freeze({ text, position, own: Object.freeze(contentTerms(text, language)), around, context: `${contextText}\n${sectionText}\n${askedText}`, penalty: lengthPenalty(text) }));
+      around ??= new Set([...context, ...section, ...asked]);
+      out.push(Object.freeze({ text, position, own: new Set(contentTerms(text, language)), around, context: `${contextText}\n${sectionText}\n${askedText}`, penalty: lengthPenalty(text) }));
     }
   }
   return out;
@@ -729,21 +783,25 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
   const chosen: Candidate[] = [];
   const covered = new Set<string>();
   const total = [...weights.values()].reduce((a, b) => a + b, 0);
+  // The weights as two arrays, in the map's order: gainOf runs for every candidate several times, and an entry pair a term was most of what the choice allocated.
+  const asked = [...weights.keys()];
+  const weighed = [...weights.values()];
   const gainOf = (c: Candidate, own = false) => {
     const terms = own ? c.ownTerms : c.terms;
     let gain = 0;
-    for (const [term, weight] of weights) {
+    for (let i = 0; i < asked.length; i++) {
+      const term = asked[i];
       if (covered.has(term)) continue;
-      if (terms.has(term)) gain += weight;
-      else if (c.narrower.has(term)) gain += NARROWER_SHARE * weight;
+      if (terms.has(term)) gain += weighed[i];
+      else if (c.narrower.has(term)) gain += NARROWER_SHARE * weighed[i];
     }
     return gain / total;
   };
   const take = (c: Candidate | undefined) => {
     if (!c || chosen.includes(c) || chosen.length >= MAX_SENTENCES) return;
     chosen.push(c);
-    c.terms.forEach((t) => covered.add(t));
-    c.narrower.forEach((t) => covered.add(t));
+    for (const t of c.terms) covered.add(t);
+    for (const t of c.narrower) covered.add(t);
   };
   const neighbour = (c: Candidate, step: number) => candidates.find((other) => other.passage === c.passage && other.position === c.position + step);
   while (chosen.length < MAX_SENTENCES) {
