@@ -239,7 +239,7 @@ function quotable(passage: OfflineContext['passages'][number], reading: PassageR
   const out: Candidate[] = [];
   for (const sentence of reading.sentences) {
     const ownTerms = new TermSet(sentence.own);
-    const terms = new TermSet(sentence.own, sentence.around);
+    const terms = new TermSet(sentence.terms);
     for (const kind of heldKinds(sentence.text, kinds, common)) {
       ownTerms.add(`#${kind}`);
       terms.add(`#${kind}`);
@@ -252,45 +252,33 @@ function quotable(passage: OfflineContext['passages'][number], reading: PassageR
 const NO_TERMS: ReadonlySet<string> = new Set();
 
 /**
- * A candidate's terms: the kept reading's sets (its sentence's own, and what it is about) until this answer adds a term
- * or drops one, when it takes a copy of its own. Every candidate made four sets of its own before, most of what an
- * answer allocated (docs/performance.md, Capacity, eleventh round). Its order of iteration is not the sets' order of
- * old (the added kinds come after what the sentence is about): no caller depends on it.
+ * A candidate's terms: the kept reading's set until this answer adds a term or drops one, when it takes a copy of its
+ * own. Every candidate made four sets of its own before, most of what an answer allocated (docs/performance.md,
+ * Capacity, eleventh round). Its order of iteration is not the sets' order of old (an added kind comes after what the
+ * sentence is about): no caller depends on it.
  */
 class TermSet {
-  private readonly first: ReadonlySet<string>;
-  private readonly second: ReadonlySet<string>;
+  private readonly kept: ReadonlySet<string>;
   private own: Set<string> | undefined;
 
-  constructor(first: ReadonlySet<string>, second: ReadonlySet<string> = NO_TERMS) {
-    this.first = first;
-    this.second = second;
+  constructor(kept: ReadonlySet<string>) {
+    this.kept = kept;
   }
 
   has(term: string): boolean {
-    return this.own !== undefined ? this.own.has(term) : this.first.has(term) || this.second.has(term);
+    return (this.own ?? this.kept).has(term);
   }
 
   add(term: string): void {
-    if (!this.has(term)) this.owned().add(term);
+    if (!this.has(term)) (this.own ??= new Set(this.kept)).add(term);
   }
 
   delete(term: string): void {
-    if (this.has(term)) this.owned().delete(term);
+    if (this.has(term)) (this.own ??= new Set(this.kept)).delete(term);
   }
 
-  *[Symbol.iterator](): IterableIterator<string> {
-    if (this.own !== undefined) return yield* this.own;
-    yield* this.first;
-    for (const term of this.second) if (!this.first.has(term)) yield term;
-  }
-
-  private owned(): Set<string> {
-    if (this.own === undefined) {
-      this.own = new Set(this.first);
-      for (const term of this.second) this.own.add(term);
-    }
-    return this.own;
+  [Symbol.iterator](): IterableIterator<string> {
+    return (this.own ?? this.kept).values();
   }
 }
 
@@ -300,8 +288,8 @@ interface SentenceReading {
   position: number;
   /** contentTerms of the sentence, as a set. */
   own: ReadonlySet<string>;
-  /** The terms of its title and heading, section heading and the question over it (one set shared by the sentences under them). */
-  around: ReadonlySet<string>;
+  /** Its own terms and those of what it is about: its title and heading, section heading and the question over it. */
+  terms: ReadonlySet<string>;
   context: string;
   /** lengthPenalty of its text. */
   penalty: number;
@@ -321,7 +309,7 @@ function readingOf(passage: OfflineContext['passages'][number], language: Langua
   if (found) return found;
   const sentences = Object.freeze(readPassage(passage, language));
   const distinct = new Set<string>();
-  for (const sentence of sentences) for (const terms of [sentence.own, sentence.around]) for (const term of terms) distinct.add(term);
+  for (const sentence of sentences) for (const term of sentence.terms) distinct.add(term);
   const reading: PassageReading = Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: Object.freeze([...distinct]) });
   // A passage's text does not change under its id; were it to, its older readings would not be kept beside the new.
   const current = kept.filter((other) => other.text === passage.text);
@@ -360,7 +348,7 @@ function readPassage(passage: OfflineContext['passages'][number], language: Lang
   let askedText = '';
   let asked: readonly string[] = [];
   let section: readonly string[] = [];
-  let around: ReadonlySet<string> | undefined;
+  let around: readonly string[] | undefined;
   let position = 0;
   const out: SentenceReading[] = [];
   for (const block of (hasHeading ? rest : [passage.text]).join('\n\n').split(/\n\s*\n/)) {
@@ -381,8 +369,11 @@ function readPassage(passage: OfflineContext['passages'][number], language: Lang
         around = undefined;
         continue;
       }
-      around ??= new Set([...context, ...section, ...asked]);
-      out.push(Object.freeze({ text, position, own: new Set(contentTerms(text, language)), around, context: `${contextText}\n${sectionText}\n${askedText}`, penalty: lengthPenalty(text) }));
+      around ??= Object.freeze([...context, ...section, ...asked]);
+      const own = new Set(contentTerms(text, language));
+      const terms = new Set(own);
+      for (const term of around) terms.add(term);
+      out.push(Object.freeze({ text, position, own, terms, context: `${contextText}\n${sectionText}\n${askedText}`, penalty: lengthPenalty(text) }));
     }
   }
   return out;

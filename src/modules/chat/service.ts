@@ -87,7 +87,8 @@ interface Prepared {
   newConversation?: Parameters<typeof recordMessages>[1]['create'];
   question: NewMessage;
   answerId: string;
-  system: string;
+  /** The system prompt with the passages, made when a model call needs it (the offline model's answer given as one reply makes none). */
+  system: () => string;
   messages: ReturnType<typeof conversationMessages>;
   offline: OfflineContext;
   passages: UsedPassage[];
@@ -360,7 +361,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
       credits: 0,
     },
     answerId: newId('msg'),
-    system: systemPrompt(agent, language, passages),
+    system: () => systemPrompt(agent, language, passages),
     messages: conversationMessages(agent, history, input.message),
     offline: offlineAnswer ? { ...offline, composed: offlineAnswer.text } : offline,
     passages: used,
@@ -450,7 +451,7 @@ function sourcesOf(passages: Array<{ sourceId: string; sourceName: string; url: 
 function callOf(prepared: Prepared, model: AnsweringModel) {
   return {
     model: model.model,
-    system: prepared.system,
+    system: prepared.system(),
     messages: prepared.messages,
     temperature: prepared.agent.temperature,
     providerOptions: { [OFFLINE_PROVIDER]: prepared.offline as unknown as Record<string, never> },
