@@ -89,18 +89,20 @@ interface Candidate {
   passage: number;
   position: number;
   /** The sentence's own terms, with the kinds of fact it holds ("#money"). */
-  ownTerms: TermSet;
+  ownTerms: ReadonlySet<string>;
   /** With its passage's title terms: "Shipping costs" is what a sentence under it is about. */
-  terms: TermSet;
+  terms: ReadonlySet<string>;
   /** Question terms it holds only by a word one sense more specific ("GP" for "doctor"): each counts NARROWER_SHARE. */
-  narrower: TermSet;
+  narrower: ReadonlySet<string>;
   /** Question terms it holds by a synonym or a longer or shorter form (addForms, addShared), not by its words' stems. */
-  formed: TermSet;
+  formed: ReadonlySet<string>;
   /** The words it is read with: its passage's title and heading, the heading or question over it. */
   context: string;
   passageScore: number;
   /** lengthPenalty of its text. */
   penalty: number;
+  /** Which of its sets are this answer's own (TermSets bits): the others are its reading's, shared, and copied before a write (addTerm). */
+  owned: number;
 }
 
 export interface OfflineAnswer {
@@ -233,18 +235,17 @@ const HEADING_CHARS = 120;
 
 /**
  * A passage's candidates for this answer: its sentences as read once (readingOf), each with the kinds of fact it holds
- * among those asked; their sets are the reading's until the answer adds to them (addForms, addShared: TermSet).
+ * among those asked; their sets are the reading's until the answer adds to them (addForms, addShared: addTerm).
  */
 function quotable(passage: OfflineContext['passages'][number], reading: PassageReading, index: number, kinds: string[], common: (word: string) => boolean): Candidate[] {
   const out: Candidate[] = [];
   for (const sentence of reading.sentences) {
-    const ownTerms = new TermSet(sentence.own);
-    const terms = new TermSet(sentence.terms);
+    const candidate: Candidate = { text: sentence.text, sourceName: passage.sourceName, passage: index, position: sentence.position, ownTerms: sentence.own, terms: sentence.terms, narrower: NO_TERMS, formed: NO_TERMS, context: sentence.context, passageScore: passage.score, penalty: sentence.penalty, owned: 0 };
     for (const kind of heldKinds(sentence.text, kinds, common)) {
-      ownTerms.add(`#${kind}`);
-      terms.add(`#${kind}`);
+      addTerm(candidate, 'ownTerms', `#${kind}`);
+      addTerm(candidate, 'terms', `#${kind}`);
     }
-    out.push({ text: sentence.text, sourceName: passage.sourceName, passage: index, position: sentence.position, ownTerms, terms, narrower: new TermSet(NO_TERMS), formed: new TermSet(NO_TERMS), context: sentence.context, passageScore: passage.score, penalty: sentence.penalty });
+    out.push(candidate);
   }
   return out;
 }
@@ -252,34 +253,29 @@ function quotable(passage: OfflineContext['passages'][number], reading: PassageR
 const NO_TERMS: ReadonlySet<string> = new Set();
 
 /**
- * A candidate's terms: the kept reading's set until this answer adds a term or drops one, when it takes a copy of its
- * own. Every candidate made four sets of its own before, most of what an answer allocated (docs/performance.md,
- * Capacity, eleventh round). Its order of iteration is not the sets' order of old (an added kind comes after what the
- * sentence is about): no caller depends on it.
+ * A candidate's sets are its reading's (shared by every answer: NO_TERMS for the empty ones) until this answer adds a
+ * term to one or drops one from it, when it takes a copy of its own (addTerm, dropTerm). Every candidate made four sets
+ * of its own before, most of what an answer allocated (docs/performance.md, Capacity, eleventh round); reads stay a
+ * plain set's. Only the order of iteration differs from the sets of old (a kind held comes after what the sentence is
+ * about): no caller depends on it.
  */
-class TermSet {
-  private readonly kept: ReadonlySet<string>;
-  private own: Set<string> | undefined;
+type TermSets = 'ownTerms' | 'terms' | 'narrower' | 'formed';
+const OWNED: Record<TermSets, number> = { ownTerms: 1, terms: 2, narrower: 4, formed: 8 };
 
-  constructor(kept: ReadonlySet<string>) {
-    this.kept = kept;
-  }
+function addTerm(candidate: Candidate, which: TermSets, term: string): void {
+  if (!candidate[which].has(term)) writable(candidate, which).add(term);
+}
 
-  has(term: string): boolean {
-    return (this.own ?? this.kept).has(term);
-  }
+function dropTerm(candidate: Candidate, which: TermSets, term: string): void {
+  if (candidate[which].has(term)) writable(candidate, which).delete(term);
+}
 
-  add(term: string): void {
-    if (!this.has(term)) (this.own ??= new Set(this.kept)).add(term);
+function writable(candidate: Candidate, which: TermSets): Set<string> {
+  if ((candidate.owned & OWNED[which]) === 0) {
+    candidate[which] = new Set(candidate[which]);
+    candidate.owned |= OWNED[which];
   }
-
-  delete(term: string): void {
-    if (this.has(term)) (this.own ??= new Set(this.kept)).delete(term);
-  }
-
-  [Symbol.iterator](): IterableIterator<string> {
-    return (this.own ?? this.kept).values();
-  }
+  return candidate[which] as Set<string>;
 }
 
 /** A quotable sentence as its passage gives it, whatever the question: what quotable makes a candidate of. */
@@ -301,7 +297,7 @@ interface SentenceReading {
  * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's id (its text
  * when it has none: hashing a passage's text at every lookup cost more than reading it did, eleventh round) and taken
  * only for the same text, title and language; bounded, cleared when full, like text.ts's kept terms. Frozen: every
- * answer shares them (their sets are only read: TermSet copies before it writes).
+ * answer shares them (their sets are only read: a candidate copies one before it writes, addTerm).
  */
 function readingOf(passage: OfflineContext['passages'][number], language: Language): PassageReading {
   const kept = keptOrMade(READINGS, passage.id ?? passage.text, MAX_READINGS, (): PassageReading[] => []);
@@ -404,13 +400,13 @@ function addForms(candidate: Candidate, asks: string[], forms: Map<string, strin
   for (const term of asks) {
     if (candidate.terms.has(term)) continue;
     const formsOfTerm = forms.get(term)!;
-    if (formsOfTerm.some((form) => candidate.ownTerms.has(form))) candidate.ownTerms.add(term);
+    if (formsOfTerm.some((form) => candidate.ownTerms.has(form))) addTerm(candidate, 'ownTerms', term);
     if (formsOfTerm.some((form) => candidate.terms.has(form))) {
-      candidate.terms.add(term);
-      candidate.formed.add(term);
+      addTerm(candidate, 'terms', term);
+      addTerm(candidate, 'formed', term);
     }
     const held = holders.get(term);
-    if (!candidate.terms.has(term) && held && held.some((other) => candidate.terms.has(other))) candidate.narrower.add(term);
+    if (!candidate.terms.has(term) && held && held.some((other) => candidate.terms.has(other))) addTerm(candidate, 'narrower', term);
   }
 }
 
@@ -510,9 +506,9 @@ function addShared(candidates: Candidate[], question: string, language: Language
       const confirmed = (own: string) => !translated.has(term) || translated.get(term)!.has(own);
       const cognate = [...candidate.ownTerms].some((own) => !own.startsWith('#') && nearlyAlike(term, own) && confirmed(own));
       if (cognate || named.some((day) => days.includes(day))) {
-        candidate.ownTerms.add(term);
-        candidate.terms.add(term);
-        candidate.formed.add(term);
+        addTerm(candidate, 'ownTerms', term);
+        addTerm(candidate, 'terms', term);
+        addTerm(candidate, 'formed', term);
       }
     }
   }
@@ -563,7 +559,7 @@ function addRelatedThroughEnglish(candidates: Candidate[], question: string, lan
   for (const candidate of candidates) {
     for (const [term, kin] of related) {
       if (candidate.terms.has(term) || candidate.narrower.has(term)) continue;
-      if ([...candidate.ownTerms].some((own) => kin.has(own) && own !== term)) candidate.narrower.add(term);
+      if ([...candidate.ownTerms].some((own) => kin.has(own) && own !== term)) addTerm(candidate, 'narrower', term);
     }
   }
 }
@@ -602,8 +598,8 @@ function dropFalseFriends(candidates: Candidate[], translated: Map<string, Set<s
     const own = new Set(words(candidate.text).map(fold));
     for (const [term, forms] of written) {
       if (!candidate.terms.has(term) || forms.some((form) => own.has(form))) continue;
-      candidate.terms.delete(term);
-      candidate.ownTerms.delete(term);
+      dropTerm(candidate, 'terms', term);
+      dropTerm(candidate, 'ownTerms', term);
     }
   }
 }
