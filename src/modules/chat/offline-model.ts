@@ -141,8 +141,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   // Material in another language than the question's is read in its own; the question finds in it what the languages share.
   const material = detectLanguageNow(materialSample(input.passages));
   const crossing = material !== undefined && material !== input.language;
-  const common = commonWords(input.passages, crossing ? material : input.language);
   const readings = input.passages.map((passage) => readingOf(passage, crossing ? material : input.language));
+  const common = commonWords(input.passages, readings, crossing ? material : input.language);
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, readings[index], index, kinds, common));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
@@ -192,8 +192,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
  * "Clearwater Physiotherapy"): the material writes it in lower case elsewhere, or, in
  * English, WordNet's tagged texts use it.
  */
-function commonWords(passages: OfflineContext['passages'], language: Language): (word: string) => boolean {
-  if (!passages.some((passage) => NAME_CAPITALS.test(passage.text))) return () => false;
+function commonWords(passages: OfflineContext['passages'], readings: PassageReading[], language: Language): (word: string) => boolean {
+  if (!readings.some((reading) => reading.capitals)) return () => false;
   // Made at the first name read (a question asking who): most answers read none.
   let lower: Set<string> | undefined;
   const lexicon = language === 'en' ? englishLexicon() : undefined;
@@ -239,15 +239,33 @@ const HEADING_CHARS = 120;
  */
 function quotable(passage: OfflineContext['passages'][number], reading: PassageReading, index: number, kinds: string[], common: (word: string) => boolean): Candidate[] {
   const out: Candidate[] = [];
-  for (const sentence of reading.sentences) {
+  const held = kinds.map((kind) => (kind === 'name' ? undefined : heldBySentences(reading, kind)));
+  for (let s = 0; s < reading.sentences.length; s++) {
+    const sentence = reading.sentences[s];
     const candidate: Candidate = { text: sentence.text, sourceName: passage.sourceName, passage: index, position: sentence.position, ownTerms: sentence.own, terms: sentence.terms, narrower: NO_TERMS, formed: NO_TERMS, context: sentence.context, passageScore: passage.score, penalty: sentence.penalty, owned: 0 };
-    for (const kind of heldKinds(sentence.text, kinds, common)) {
-      addTerm(candidate, 'ownTerms', `#${kind}`);
-      addTerm(candidate, 'terms', `#${kind}`);
+    for (let k = 0; k < kinds.length; k++) {
+      if (!(held[k]?.[s] ?? heldKinds(sentence.text, [kinds[k]], common).length > 0)) continue;
+      addTerm(candidate, 'ownTerms', `#${kinds[k]}`);
+      addTerm(candidate, 'terms', `#${kinds[k]}`);
     }
     out.push(candidate);
   }
   return out;
+}
+
+/**
+ * Whether each of the reading's sentences holds a kind of fact (text.ts, heldKinds), kept in the reading by kind: the
+ * sentence's text alone decides it, but for a person's name, which depends on the answer's passages (commonWords) and
+ * is read for each answer. Reading the kinds again for every answer asking one (folding each sentence, its patterns)
+ * was most of `quotable`'s time (docs/performance.md, Capacity, eleventh round).
+ */
+function heldBySentences(reading: PassageReading, kind: string): readonly boolean[] {
+  let held = reading.kinds.get(kind);
+  if (held === undefined) {
+    held = Object.freeze(reading.sentences.map((sentence) => heldKinds(sentence.text, [kind]).length > 0));
+    reading.kinds.set(kind, held);
+  }
+  return held;
 }
 
 const NO_TERMS: ReadonlySet<string> = new Set();
@@ -306,7 +324,7 @@ function readingOf(passage: OfflineContext['passages'][number], language: Langua
   const sentences = Object.freeze(readPassage(passage, language));
   const distinct = new Set<string>();
   for (const sentence of sentences) for (const term of sentence.terms) distinct.add(term);
-  const reading: PassageReading = Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: Object.freeze([...distinct]) });
+  const reading: PassageReading = Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: Object.freeze([...distinct]), kinds: new Map(), capitals: NAME_CAPITALS.test(passage.text) });
   // A passage's text does not change under its id; were it to, its older readings would not be kept beside the new.
   const current = kept.filter((other) => other.text === passage.text);
   current.push(reading);
@@ -321,6 +339,10 @@ interface PassageReading {
   sentences: readonly SentenceReading[];
   /** Every term its sentences hold, with what they are about (their own and around terms), once each. */
   distinct: readonly string[];
+  /** Its text has two capitalised words in a row (NAME_CAPITALS): a name may be there (commonWords). */
+  capitals: boolean;
+  /** By kind of fact, whether each sentence holds one (heldBySentences); filled as answers ask for kinds. */
+  kinds: Map<string, readonly boolean[]>;
 }
 
 const READINGS = new Map<string, PassageReading[]>();
