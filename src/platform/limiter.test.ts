@@ -69,6 +69,27 @@ describe('rate limiter (platform/limiter.ts)', () => {
     },
   );
 
+  test(
+    'in Redis: the counts read in one turn leave in one write with the turn\'s counting, and read what was counted before them',
+    { skip: !redisUrl && 'needs TEST_REDIS_URL' },
+    async () => {
+      const redis = connectRedis(redisUrl!);
+      try {
+        const rate = redisLimiter(LIMIT, systemClock, redis);
+        const [counted, untouched] = [`key_${randomUUID()}`, `key_${randomUUID()}`];
+        await rate.hit(counted);
+        await rate.hit(counted);
+        const writes = countWrites(redis.client.stream);
+        const [current, none, hit, again] = await Promise.all([rate.current(counted), rate.current(untouched), rate.hit(counted), rate.current(counted)]);
+        assert.deepEqual([current, none, hit.remaining, again], [2, 0, LIMIT - 3, 2]);
+        assert.equal(writes(), 1, 'the reads and the count in one write');
+        assert.equal(await rate.current(counted), 3, 'a read after the count sees it');
+      } finally {
+        await redis.close();
+      }
+    },
+  );
+
   test('in Redis: a released request frees its place in its window only', { skip: !redisUrl && 'needs TEST_REDIS_URL' }, async () => {
     const redis = connectRedis(redisUrl!);
     try {
@@ -78,3 +99,17 @@ describe('rate limiter (platform/limiter.ts)', () => {
     }
   });
 });
+
+/** Counts the socket's writes from now on (a corked turn is one write). */
+function countWrites(socket: unknown): () => number {
+  const writable = socket as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+  let writes = 0;
+  for (const method of ['_write', '_writev'] as const) {
+    const original = writable[method];
+    writable[method] = function (this: unknown, ...args: unknown[]) {
+      writes++;
+      return original.apply(this, args);
+    };
+  }
+  return () => writes;
+}

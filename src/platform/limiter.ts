@@ -94,7 +94,7 @@ return 0`;
  * across processes. The requests of one event-loop turn are counted with one
  * script call: a window counted n times in a turn goes up by n at once, and
  * its requests get the counts in between in the order they came, as if each
- * had been counted alone.
+ * had been counted alone. The current counts read in a turn (`current`) are read with one MGET in the same write.
  */
 export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): RateLimiter {
   redis.client.defineCommand('countRateWindows', { lua: COUNT_RATE_WINDOWS });
@@ -110,6 +110,8 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
       return count;
     });
   });
+  // A turn's reads go with its counts in one write (the visitor API reads the address's noise count on every request).
+  const read = redis.batch<string, number>(async (client, windowKeys) => (await client.mget(...windowKeys)).map((count) => Number(count ?? 0)));
   return {
     hit: async (identity) => {
       const { index, resetSeconds } = windowOf(clock.now().getTime());
@@ -118,7 +120,7 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
     release: async (identity, countedAt) => {
       await redis.client.releaseRateWindow(windowKey(identity, windowOf(countedAt.getTime()).index));
     },
-    current: async (identity) => Number((await redis.client.get(windowKey(identity, windowOf(clock.now().getTime()).index))) ?? 0),
+    current: (identity) => read(windowKey(identity, windowOf(clock.now().getTime()).index)),
     close: async () => {},
   };
 }

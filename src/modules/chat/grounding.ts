@@ -12,10 +12,13 @@ import type { Language } from '../agents/schemas.ts';
 import { askedFor, contentTerms, heldKinds, questionTerms, sentences } from './text.ts';
 import { isOfflineDecline } from './offline-model.ts';
 import { PHRASES } from './language.ts';
+import { keptOrMade } from '../../platform/kept.ts';
 
 export type Grounding = 'supported' | 'partial' | 'unsupported';
 
 export interface UsedPassage {
+  /** The passage's id, when it has one (a file read for the question has none): what its terms are kept by (termsOfPassage). */
+  id?: string;
   title: string;
   text: string;
   score: number;
@@ -50,10 +53,41 @@ export function retrievalConfidence(question: string, passages: UsedPassage[], l
 function heldOf(wanted: Set<string>, passages: UsedPassage[], language?: Language): Set<string> {
   const held = new Set<string>();
   for (const passage of passages) {
-    for (const term of contentTerms(`${passage.title} ${passage.text}`, language)) if (wanted.has(term)) held.add(term);
+    if (passage.id === undefined) {
+      for (const term of contentTerms(`${passage.title} ${passage.text}`, language)) if (wanted.has(term)) held.add(term);
+      continue;
+    }
+    const terms = termsOfPassage(passage, passage.id, language);
+    for (const term of wanted) if (terms.has(term)) held.add(term);
   }
   return held;
 }
+
+/**
+ * A found passage's terms (its title's and text's, contentTerms), kept by its id and taken only for the same title,
+ * text and language: both checks read them for every answer, and finding them by the passage's title and text joined
+ * made that string and hashed it twice an answer (docs/performance.md, Capacity, eleventh round). Bounded, cleared
+ * when full, like text.ts's kept terms.
+ */
+function termsOfPassage(passage: UsedPassage, id: string, language: Language | undefined): ReadonlySet<string> {
+  const kept = keptOrMade(PASSAGE_TERMS, id, MAX_PASSAGES_KEPT, (): PassageTerms[] => []);
+  const found = kept.find((other) => other.text === passage.text && other.title === passage.title && other.language === language);
+  if (found) return found.terms;
+  const made: PassageTerms = { title: passage.title, text: passage.text, language, terms: new Set(contentTerms(`${passage.title} ${passage.text}`, language)) };
+  // A passage's text does not change under its id; were it to, its older terms would not be kept beside the new.
+  PASSAGE_TERMS.set(id, [...kept.filter((other) => other.text === passage.text && other.title === passage.title), made]);
+  return made.terms;
+}
+
+interface PassageTerms {
+  title: string;
+  text: string;
+  language: Language | undefined;
+  terms: ReadonlySet<string>;
+}
+
+const PASSAGE_TERMS = new Map<string, PassageTerms[]>();
+const MAX_PASSAGES_KEPT = 2_000;
 
 export function cappedConfidence(confidence: number, grounding: Grounding | null): number {
   if (grounding === 'unsupported') return Math.min(confidence, 20);

@@ -198,6 +198,30 @@ describe('composeOfflineAnswer', () => {
     );
   });
 
+  test('a passage kept by its id is read as the text and title it comes with: another text or title under the same id answers as its own', () => {
+    const question = 'What time do you close on Fridays?';
+    const withId = (given: { title: string; text: string }) => ({ ...HOURS, ...given, id: 'psg_hours' });
+    const later = { title: 'Opening hours', text: HOURS.text.replace('18:00', '17:30') };
+    const renamed = { title: 'Hours', text: HOURS.text };
+    assert.match(ask(question, [withId(HOURS)]).text, /18:00/);
+    for (const given of [later, renamed, HOURS]) assert.equal(JSON.stringify(ask(question, [withId(given)])), JSON.stringify(ask(question, [{ ...HOURS, ...given }])));
+    assert.match(ask(question, [withId(later)]).text, /17:30/);
+  });
+
+  test('a term one answer drops from a kept sentence (a false friend across languages) is still held by the next answer', async () => {
+    await detectLanguage('Loads the language detector, as the answering service does before the model answers.');
+    const material = (id = '') => [
+      { ...passage('Créer une facture', "Facturo ajoute les mentions obligatoires : date d'échéance et pénalités de retard."), ...(id ? { id: `${id}1` } : {}) },
+      { ...passage('Sécurité', 'Vos données sont hébergées en France et sauvegardées chaque nuit à Strasbourg.', 0.5), ...(id ? { id: `${id}2` } : {}) },
+    ];
+    const dated = (passages: OfflineContext['passages']) => JSON.stringify(ask("Quelle est la date d'échéance d'une facture ?", passages, { language: 'fr' }));
+    const fresh = dated(material());
+    assert.match(fresh, /échéance/);
+    const shared = material('psg_');
+    assert.match(ask('Wo werden meine Daten gespeichert?', shared, { language: 'de' }).text, /hébergées/, '"Daten" dropped from the invoice sentence for this answer');
+    assert.equal(dated(shared), fresh);
+  });
+
   test('a question asking for a time is answered by the sentence with the time; the next one joins when it goes on about the question', () => {
     assert.equal(ask('What time do you close on Fridays?', [HOURS, PRICES]).text, `${HOURS.text}\n\nSource: Opening hours`);
     assert.equal(ask('What time do you open?', [HOURS]).text, 'The workshop is open Tuesday to Friday from 8:30 to 18:00.\n\nSource: Opening hours');

@@ -22,7 +22,8 @@ export interface OfflineContext {
   /** The question it follows up, when the question is a short follow-up ("and on Sundays?"). */
   followsUp: string | null;
   language: Language;
-  passages: Array<{ sourceName: string; title: string; text: string; score: number }>;
+  /** A passage's id, when it has one (a file read for the question has none), is what its reading is kept by (readingOf). */
+  passages: Array<{ id?: string; sourceName: string; title: string; text: string; score: number }>;
   /** What a decline offers the visitor instead (see nextSteps). */
   nextSteps?: NextSteps;
   /** The answer, when the answering service composed it already (for its sources): the model then gives it as is. */
@@ -88,18 +89,20 @@ interface Candidate {
   passage: number;
   position: number;
   /** The sentence's own terms, with the kinds of fact it holds ("#money"). */
-  ownTerms: Set<string>;
+  ownTerms: ReadonlySet<string>;
   /** With its passage's title terms: "Shipping costs" is what a sentence under it is about. */
-  terms: Set<string>;
+  terms: ReadonlySet<string>;
   /** Question terms it holds only by a word one sense more specific ("GP" for "doctor"): each counts NARROWER_SHARE. */
-  narrower: Set<string>;
+  narrower: ReadonlySet<string>;
   /** Question terms it holds by a synonym or a longer or shorter form (addForms, addShared), not by its words' stems. */
-  formed: Set<string>;
+  formed: ReadonlySet<string>;
   /** The words it is read with: its passage's title and heading, the heading or question over it. */
   context: string;
   passageScore: number;
   /** lengthPenalty of its text. */
   penalty: number;
+  /** Which of its sets are this answer's own (TermSets bits): the others are its reading's, shared, and copied before a write (addTerm). */
+  owned: number;
 }
 
 export interface OfflineAnswer {
@@ -138,8 +141,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   // Material in another language than the question's is read in its own; the question finds in it what the languages share.
   const material = detectLanguageNow(materialSample(input.passages));
   const crossing = material !== undefined && material !== input.language;
-  const common = commonWords(input.passages, crossing ? material : input.language);
   const readings = input.passages.map((passage) => readingOf(passage, crossing ? material : input.language));
+  const common = commonWords(input.passages, readings, crossing ? material : input.language);
   const candidates = input.passages.flatMap((passage, index) => quotable(passage, readings[index], index, kinds, common));
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
@@ -189,8 +192,8 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
  * "Clearwater Physiotherapy"): the material writes it in lower case elsewhere, or, in
  * English, WordNet's tagged texts use it.
  */
-function commonWords(passages: OfflineContext['passages'], language: Language): (word: string) => boolean {
-  if (!passages.some((passage) => NAME_CAPITALS.test(passage.text))) return () => false;
+function commonWords(passages: OfflineContext['passages'], readings: PassageReading[], language: Language): (word: string) => boolean {
+  if (!readings.some((reading) => reading.capitals)) return () => false;
   // Made at the first name read (a question asking who): most answers read none.
   let lower: Set<string> | undefined;
   const lexicon = language === 'en' ? englishLexicon() : undefined;
@@ -232,28 +235,75 @@ const HEADING_CHARS = 120;
 
 /**
  * A passage's candidates for this answer: its sentences as read once (readingOf), each with the kinds of fact it holds
- * among those asked, and sets of its own, as the answer adds to them (addForms, addShared).
+ * among those asked; their sets are the reading's until the answer adds to them (addForms, addShared: addTerm).
  */
 function quotable(passage: OfflineContext['passages'][number], reading: PassageReading, index: number, kinds: string[], common: (word: string) => boolean): Candidate[] {
   const out: Candidate[] = [];
-  for (const sentence of reading.sentences) {
-    const ownTerms = new Set(sentence.own);
-    for (const kind of heldKinds(sentence.text, kinds, common)) ownTerms.add(`#${kind}`);
-    const terms = new Set(ownTerms);
-    for (const term of sentence.around) terms.add(term);
-    out.push({ text: sentence.text, sourceName: passage.sourceName, passage: index, position: sentence.position, ownTerms, terms, narrower: new Set(), formed: new Set(), context: sentence.context, passageScore: passage.score, penalty: sentence.penalty });
+  const held = kinds.map((kind) => (kind === 'name' ? undefined : heldBySentences(reading, kind)));
+  for (let s = 0; s < reading.sentences.length; s++) {
+    const sentence = reading.sentences[s];
+    const candidate: Candidate = { text: sentence.text, sourceName: passage.sourceName, passage: index, position: sentence.position, ownTerms: sentence.own, terms: sentence.terms, narrower: NO_TERMS, formed: NO_TERMS, context: sentence.context, passageScore: passage.score, penalty: sentence.penalty, owned: 0 };
+    for (let k = 0; k < kinds.length; k++) {
+      if (!(held[k]?.[s] ?? heldKinds(sentence.text, [kinds[k]], common).length > 0)) continue;
+      addTerm(candidate, 'ownTerms', `#${kinds[k]}`);
+      addTerm(candidate, 'terms', `#${kinds[k]}`);
+    }
+    out.push(candidate);
   }
   return out;
+}
+
+/**
+ * Whether each of the reading's sentences holds a kind of fact (text.ts, heldKinds), kept in the reading by kind: the
+ * sentence's text alone decides it, but for a person's name, which depends on the answer's passages (commonWords) and
+ * is read for each answer. Reading the kinds again for every answer asking one (folding each sentence, its patterns)
+ * was most of `quotable`'s time (docs/performance.md, Capacity, eleventh round).
+ */
+function heldBySentences(reading: PassageReading, kind: string): readonly boolean[] {
+  let held = reading.kinds.get(kind);
+  if (held === undefined) {
+    held = Object.freeze(reading.sentences.map((sentence) => heldKinds(sentence.text, [kind]).length > 0));
+    reading.kinds.set(kind, held);
+  }
+  return held;
+}
+
+const NO_TERMS: ReadonlySet<string> = new Set();
+
+/**
+ * A candidate's sets are its reading's (shared by every answer: NO_TERMS for the empty ones) until this answer adds a
+ * term to one or drops one from it, when it takes a copy of its own (addTerm, dropTerm). Every candidate made four sets
+ * of its own before, most of what an answer allocated (docs/performance.md, Capacity, eleventh round); reads stay a
+ * plain set's. Only the order of iteration differs from the sets of old (a kind held comes after what the sentence is
+ * about): no caller depends on it.
+ */
+type TermSets = 'ownTerms' | 'terms' | 'narrower' | 'formed';
+const OWNED: Record<TermSets, number> = { ownTerms: 1, terms: 2, narrower: 4, formed: 8 };
+
+function addTerm(candidate: Candidate, which: TermSets, term: string): void {
+  if (!candidate[which].has(term)) writable(candidate, which).add(term);
+}
+
+function dropTerm(candidate: Candidate, which: TermSets, term: string): void {
+  if (candidate[which].has(term)) writable(candidate, which).delete(term);
+}
+
+function writable(candidate: Candidate, which: TermSets): Set<string> {
+  if ((candidate.owned & OWNED[which]) === 0) {
+    candidate[which] = new Set(candidate[which]);
+    candidate.owned |= OWNED[which];
+  }
+  return candidate[which] as Set<string>;
 }
 
 /** A quotable sentence as its passage gives it, whatever the question: what quotable makes a candidate of. */
 interface SentenceReading {
   text: string;
   position: number;
-  /** contentTerms of the sentence. */
-  own: readonly string[];
-  /** The terms of its title and heading, section heading and the question over it, in that order (shared by the sentences under them). */
-  around: readonly string[];
+  /** contentTerms of the sentence, as a set. */
+  own: ReadonlySet<string>;
+  /** Its own terms and those of what it is about: its title and heading, section heading and the question over it. */
+  terms: ReadonlySet<string>;
   context: string;
   /** lengthPenalty of its text. */
   penalty: number;
@@ -262,27 +312,37 @@ interface SentenceReading {
 /**
  * A passage's quotable sentences as read once: every answer that finds a passage read its sentences and their terms
  * again (splitting, the sentences' and headings' terms looked up by their texts: a third of the offline model's time
- * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's text, title and
- * language; bounded, cleared when full, like text.ts's kept terms. Frozen: every answer shares them.
+ * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's id (its text
+ * when it has none: hashing a passage's text at every lookup cost more than reading it did, eleventh round) and taken
+ * only for the same text, title and language; bounded, cleared when full, like text.ts's kept terms. Frozen: every
+ * answer shares them (their sets are only read: a candidate copies one before it writes, addTerm).
  */
 function readingOf(passage: OfflineContext['passages'][number], language: Language): PassageReading {
-  const kept = keptOrMade(READINGS, passage.text, MAX_READINGS, (): PassageReading[] => []);
-  const found = kept.find((reading) => reading.title === passage.title && reading.language === language);
+  const kept = keptOrMade(READINGS, passage.id ?? passage.text, MAX_READINGS, (): PassageReading[] => []);
+  const found = kept.find((reading) => reading.text === passage.text && reading.title === passage.title && reading.language === language);
   if (found) return found;
   const sentences = Object.freeze(readPassage(passage, language));
   const distinct = new Set<string>();
-  for (const sentence of sentences) for (const terms of [sentence.own, sentence.around]) for (const term of terms) distinct.add(term);
-  const reading: PassageReading = Object.freeze({ title: passage.title, language, sentences, distinct: Object.freeze([...distinct]) });
-  kept.push(reading);
+  for (const sentence of sentences) for (const term of sentence.terms) distinct.add(term);
+  const reading: PassageReading = Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: Object.freeze([...distinct]), kinds: new Map(), capitals: NAME_CAPITALS.test(passage.text) });
+  // A passage's text does not change under its id; were it to, its older readings would not be kept beside the new.
+  const current = kept.filter((other) => other.text === passage.text);
+  current.push(reading);
+  READINGS.set(passage.id ?? passage.text, current);
   return reading;
 }
 
 interface PassageReading {
+  text: string;
   title: string;
   language: Language;
   sentences: readonly SentenceReading[];
   /** Every term its sentences hold, with what they are about (their own and around terms), once each. */
   distinct: readonly string[];
+  /** Its text has two capitalised words in a row (NAME_CAPITALS): a name may be there (commonWords). */
+  capitals: boolean;
+  /** By kind of fact, whether each sentence holds one (heldBySentences); filled as answers ask for kinds. */
+  kinds: Map<string, readonly boolean[]>;
 }
 
 const READINGS = new Map<string, PassageReading[]>();
@@ -328,7 +388,10 @@ function readPassage(passage: OfflineContext['passages'][number], language: Lang
         continue;
       }
       around ??= Object.freeze([...context, ...section, ...asked]);
-      out.push(Object.freeze({ text, position, own: Object.freeze(contentTerms(text, language)), around, context: `${contextText}\n${sectionText}\n${askedText}`, penalty: lengthPenalty(text) }));
+      const own = new Set(contentTerms(text, language));
+      const terms = new Set(own);
+      for (const term of around) terms.add(term);
+      out.push(Object.freeze({ text, position, own, terms, context: `${contextText}\n${sectionText}\n${askedText}`, penalty: lengthPenalty(text) }));
     }
   }
   return out;
@@ -359,13 +422,13 @@ function addForms(candidate: Candidate, asks: string[], forms: Map<string, strin
   for (const term of asks) {
     if (candidate.terms.has(term)) continue;
     const formsOfTerm = forms.get(term)!;
-    if (formsOfTerm.some((form) => candidate.ownTerms.has(form))) candidate.ownTerms.add(term);
+    if (formsOfTerm.some((form) => candidate.ownTerms.has(form))) addTerm(candidate, 'ownTerms', term);
     if (formsOfTerm.some((form) => candidate.terms.has(form))) {
-      candidate.terms.add(term);
-      candidate.formed.add(term);
+      addTerm(candidate, 'terms', term);
+      addTerm(candidate, 'formed', term);
     }
     const held = holders.get(term);
-    if (!candidate.terms.has(term) && held && held.some((other) => candidate.terms.has(other))) candidate.narrower.add(term);
+    if (!candidate.terms.has(term) && held && held.some((other) => candidate.terms.has(other))) addTerm(candidate, 'narrower', term);
   }
 }
 
@@ -465,9 +528,9 @@ function addShared(candidates: Candidate[], question: string, language: Language
       const confirmed = (own: string) => !translated.has(term) || translated.get(term)!.has(own);
       const cognate = [...candidate.ownTerms].some((own) => !own.startsWith('#') && nearlyAlike(term, own) && confirmed(own));
       if (cognate || named.some((day) => days.includes(day))) {
-        candidate.ownTerms.add(term);
-        candidate.terms.add(term);
-        candidate.formed.add(term);
+        addTerm(candidate, 'ownTerms', term);
+        addTerm(candidate, 'terms', term);
+        addTerm(candidate, 'formed', term);
       }
     }
   }
@@ -518,7 +581,7 @@ function addRelatedThroughEnglish(candidates: Candidate[], question: string, lan
   for (const candidate of candidates) {
     for (const [term, kin] of related) {
       if (candidate.terms.has(term) || candidate.narrower.has(term)) continue;
-      if ([...candidate.ownTerms].some((own) => kin.has(own) && own !== term)) candidate.narrower.add(term);
+      if ([...candidate.ownTerms].some((own) => kin.has(own) && own !== term)) addTerm(candidate, 'narrower', term);
     }
   }
 }
@@ -557,8 +620,8 @@ function dropFalseFriends(candidates: Candidate[], translated: Map<string, Set<s
     const own = new Set(words(candidate.text).map(fold));
     for (const [term, forms] of written) {
       if (!candidate.terms.has(term) || forms.some((form) => own.has(form))) continue;
-      candidate.terms.delete(term);
-      candidate.ownTerms.delete(term);
+      dropTerm(candidate, 'terms', term);
+      dropTerm(candidate, 'ownTerms', term);
     }
   }
 }
@@ -729,21 +792,25 @@ function chooseSentences(candidates: Candidate[], weights: Map<string, number>):
   const chosen: Candidate[] = [];
   const covered = new Set<string>();
   const total = [...weights.values()].reduce((a, b) => a + b, 0);
+  // The weights as two arrays, in the map's order: gainOf runs for every candidate several times, and an entry pair a term was most of what the choice allocated.
+  const asked = [...weights.keys()];
+  const weighed = [...weights.values()];
   const gainOf = (c: Candidate, own = false) => {
     const terms = own ? c.ownTerms : c.terms;
     let gain = 0;
-    for (const [term, weight] of weights) {
+    for (let i = 0; i < asked.length; i++) {
+      const term = asked[i];
       if (covered.has(term)) continue;
-      if (terms.has(term)) gain += weight;
-      else if (c.narrower.has(term)) gain += NARROWER_SHARE * weight;
+      if (terms.has(term)) gain += weighed[i];
+      else if (c.narrower.has(term)) gain += NARROWER_SHARE * weighed[i];
     }
     return gain / total;
   };
   const take = (c: Candidate | undefined) => {
     if (!c || chosen.includes(c) || chosen.length >= MAX_SENTENCES) return;
     chosen.push(c);
-    c.terms.forEach((t) => covered.add(t));
-    c.narrower.forEach((t) => covered.add(t));
+    for (const t of c.terms) covered.add(t);
+    for (const t of c.narrower) covered.add(t);
   };
   const neighbour = (c: Candidate, step: number) => candidates.find((other) => other.passage === c.passage && other.position === c.position + step);
   while (chosen.length < MAX_SENTENCES) {

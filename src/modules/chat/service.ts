@@ -87,7 +87,8 @@ interface Prepared {
   newConversation?: Parameters<typeof recordMessages>[1]['create'];
   question: NewMessage;
   answerId: string;
-  system: string;
+  /** The system prompt with the passages, made when a model call needs it (the offline model's answer given as one reply makes none). */
+  system: () => string;
   messages: ReturnType<typeof conversationMessages>;
   offline: OfflineContext;
   passages: UsedPassage[];
@@ -300,7 +301,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
   const charge = await charging;
   // The files' text comes before the passages found: the question is about them.
   const passages = [...filePassages(input.attachments ?? [], input.message), ...found.passages];
-  const used = passages.map((p) => ({ title: p.title, text: p.text, score: p.score }));
+  const used = passages.map((p) => ({ id: idOf(p), title: p.title, text: p.text, score: p.score }));
   // The widget offers the forms and the booking link itself: its "Leave your details", "Talk to a person" and "Book a
   // meeting" buttons, and a form below every weak answer when the ticket form is on or the lead form comes after weak
   // answers (docs/widget.md). There a decline names only the site's contact details, so it does not repeat what the
@@ -310,7 +311,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
     question: input.message,
     followsUp,
     language,
-    passages: passages.map((p) => ({ sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })),
+    passages: passages.map((p) => ({ id: idOf(p), sourceName: p.sourceName, title: p.title, text: p.text, score: p.score })),
     nextSteps: { contact: null, ticket: agent.tickets.enabled && !inWidget, lead: agent.leadCapture.enabled && !inWidget, booking: inWidget ? null : agent.calendlyUrl },
   };
   // The offline model's answer is made here, once: its sources are known before it writes (a stream lists them first).
@@ -360,7 +361,7 @@ async function prepare(ctx: Context, asker: Asker, agent: Agent, input: Question
       credits: 0,
     },
     answerId: newId('msg'),
-    system: systemPrompt(agent, language, passages),
+    system: () => systemPrompt(agent, language, passages),
     messages: conversationMessages(agent, history, input.message),
     offline: offlineAnswer ? { ...offline, composed: offlineAnswer.text } : offline,
     passages: used,
@@ -382,6 +383,11 @@ async function whileCharging<T>(ctx: Context, charging: Promise<Charge>, work: (
     await charging.then((charge) => refundCredits(ctx, charge)).catch(() => {});
     throw error;
   }
+}
+
+/** A found passage's id (what the offline model and the grounding checks keep its reading by); a file read for the question has none. */
+function idOf(passage: PassageHit | ReturnType<typeof filePassages>[number]): string | undefined {
+  return 'passageId' in passage ? passage.passageId : undefined;
 }
 
 /** Whether the asker may continue the conversation: anyone with a key may; a visitor only with its token. */
@@ -445,7 +451,7 @@ function sourcesOf(passages: Array<{ sourceId: string; sourceName: string; url: 
 function callOf(prepared: Prepared, model: AnsweringModel) {
   return {
     model: model.model,
-    system: prepared.system,
+    system: prepared.system(),
     messages: prepared.messages,
     temperature: prepared.agent.temperature,
     providerOptions: { [OFFLINE_PROVIDER]: prepared.offline as unknown as Record<string, never> },
