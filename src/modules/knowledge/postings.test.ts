@@ -311,3 +311,38 @@ test('an agent\'s passage table (numbers and lengths in number order) is read fr
   assert.match(plan, /Index Only Scan using passages_agent_seq/);
   assert.doesNotMatch(plan, /Sort/);
 });
+
+test('after a write that only adds passages the next question reads only the new passages\' rows of the table; after a delete or a page replaced, the whole table; each ranks as a fresh process does', async () => {
+  const own = await service.seedWorkspace({ plan: 'studio' }); // the shared workspace's plan has no room for more agents
+  const agent = await seedAgent(service, own, 'Table read on');
+  const page = (n: number, text: string) =>
+    ingestWebsitePage(service.ctx, { workspaceId: own.id, agentId: agent, crawlId: 'crawl_table', url: `https://table.example/${n}`, title: `Table ${n}`, text });
+  for (let n = 0; n < 4; n++) await page(n, `${WORDS[0]} ${'lantern '.repeat(n + 1)}${n % 2 ? WORDS[1] : 'river'}.`);
+  const ctx = contextWithCap(2 ** 30);
+  const query = `${WORDS[0]} ${WORDS[1]} lantern`;
+  /** Asks in the kept context and in a fresh one: the same ranking, the same table; answers the table's rows read. */
+  const ask = async () => {
+    const before = keptLists(ctx, agent)?.tableRowsRead ?? 0;
+    const fresh = contextWithCap(2 ** 30);
+    const rank = async (on: Context) => topPassages(on, agent, (await parseQuestion(on, agent, ['english'], query))!, 20, 0);
+    const kept = await rank(ctx);
+    assert.ok(kept && kept.length > 0);
+    assert.deepEqual(kept, await rank(fresh));
+    const expected = await databaseLexicalSearch(ctx, agent, (await parseQuestion(ctx, agent, ['english'], query))!, 20, 0);
+    assert.deepEqual(kept.map((hit) => hit.score.toFixed(9)), expected.map((hit) => hit.score.toFixed(9)));
+    assert.deepEqual(keptLists(ctx, agent)!.passages, keptLists(fresh, agent)!.passages);
+    return { read: keptLists(ctx, agent)!.tableRowsRead - before, passages: keptLists(ctx, agent)!.passages.length };
+  };
+  assert.deepEqual(await ask(), { read: 4, passages: 4 });
+  await sql`update agent_stats set passage_count = passage_count where agent_id = ${agent}`.execute(service.ctx.db);
+  assert.deepEqual(await ask(), { read: 0, passages: 4 }, 'a moved version with nothing written reads no row');
+  await page(4, `${WORDS[1]} ${WORDS[1]} lantern stone.`);
+  const { sourceId } = await page(5, `${WORDS[0]} garden lantern.`);
+  assert.deepEqual(await ask(), { read: 2, passages: 6 }, 'two pages added: their two rows read');
+  assert.equal((await service.api('DELETE', `/agents/${agent}/sources/${sourceId}`, { key: own.keys.manage })).status, 200);
+  assert.deepEqual(await ask(), { read: 5, passages: 5 }, 'a page deleted: the table read whole');
+  await page(1, `${WORDS[1]} lantern lantern stone river.`);
+  assert.deepEqual(await ask(), { read: 5, passages: 5 }, 'a page replaced (as a retrain does): the table read whole');
+  await page(6, `${WORDS[0]} ${WORDS[1]}.`);
+  assert.deepEqual(await ask(), { read: 1, passages: 6 });
+});

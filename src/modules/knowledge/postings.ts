@@ -123,6 +123,8 @@ interface AgentLists {
   terms: Map<string, TermEntry>;
   /** Read once per version, before the first list: scores add up in an array by slot, not a map. */
   table?: PassageTable;
+  /** The table of the version this one followed, until this one's is read: only the passages added since are read then (readTable). */
+  earlier?: PassageTable;
   /** What the table and the kept terms cost, in bytes. */
   bytes: number;
   /** The table's lengths' norms at the version's average length (lengthNorms), made at the first sum. */
@@ -136,6 +138,8 @@ interface AgentLists {
 interface Kept {
   agents: Map<string, AgentLists>;
   recent: Map<string, { agent: AgentLists; term: string }>;
+  /** The passage tables' rows read so far (the tests' view: keptLists). */
+  tableRowsRead: number;
 }
 
 /**
@@ -173,14 +177,18 @@ export interface ScoredPassage {
 const keptByContext = new WeakMap<Context, Kept>();
 
 function keptFor(ctx: Context): Kept {
-  return keptByContext.get(ctx) ?? keptByContext.set(ctx, { agents: new Map(), recent: new Map() }).get(ctx)!;
+  return keptByContext.get(ctx) ?? keptByContext.set(ctx, { agents: new Map(), recent: new Map(), tableRowsRead: 0 }).get(ctx)!;
 }
 
 /**
  * What the process keeps for an agent (the tests' view): its version, its terms with whole lists and with layers, its
- * bytes, and whether its table finds slots by offset (PassageTable.slotByOffset).
+ * bytes, whether its table finds slots by offset (PassageTable.slotByOffset), its table's passages, and the passage tables'
+ * rows the process has read.
  */
-export function keptLists(ctx: Context, agentId: string): { version: string; whole: string[]; layered: string[]; bytes: number; totalBytes: number; slotsByOffset: boolean } | undefined {
+export function keptLists(
+  ctx: Context,
+  agentId: string,
+): { version: string; whole: string[]; layered: string[]; bytes: number; totalBytes: number; slotsByOffset: boolean; passages: number[]; tableRowsRead: number } | undefined {
   const kept = keptByContext.get(ctx);
   const agent = kept?.agents.get(agentId);
   if (!kept || !agent) return undefined;
@@ -192,6 +200,8 @@ export function keptLists(ctx: Context, agentId: string): { version: string; who
     bytes: agent.bytes,
     totalBytes: [...kept.agents.values()].reduce((sum, other) => sum + other.bytes, 0),
     slotsByOffset: agent.table?.slotByOffset !== undefined,
+    passages: [...(agent.table?.seqs ?? [])],
+    tableRowsRead: kept.tableRowsRead,
   };
 }
 
@@ -897,8 +907,10 @@ async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion,
   const kept = keptFor(ctx);
   let agent = kept.agents.get(agentId);
   if (agent?.version !== question.version) {
+    // The lists of another version are not this one's, but its passages mostly are: the table is read on from them.
+    const earlier = agent?.table ?? agent?.earlier;
     if (agent) forget(kept, agent);
-    agent = { agentId, version: question.version, terms: new Map(), bytes: 0 };
+    agent = { agentId, version: question.version, terms: new Map(), bytes: 0, earlier };
   }
   // Most recently used last: the first agents are the ones let go once their terms are.
   kept.agents.delete(agentId);
@@ -909,10 +921,11 @@ async function termsFor(ctx: Context, agentId: string, question: ParsedQuestion,
     return null;
   };
   if (!agent.table) {
-    const table = await readTable(ctx, agentId, question);
+    const table = await readTable(ctx, agentId, question, agent.earlier);
     if (!table) return giveUp();
     if (!agent.table) {
       agent.table = table;
+      agent.earlier = undefined;
       account(agent, tableBytes(table));
     }
   }
@@ -1046,15 +1059,43 @@ function letGo(ctx: Context, kept: Kept, holding: Set<TermEntry>): void {
 /**
  * The agent's passages, in passage number order, with their lengths, read in one statement
  * with the version (12 bytes a passage: int8send of the number, int4send of the length, in
- * base64: asBytes); null when the version moved.
+ * base64: asBytes); null when the version moved. Given the table of an earlier version, only
+ * the passages numbered after its last are read, when the agent's passage count shows that
+ * none of the earlier table's passages went (laterPassagesOnly); otherwise all of them.
  */
-async function readTable(ctx: Context, agentId: string, question: ParsedQuestion): Promise<PassageTable | null> {
-  const { rows } = await sql<{ version: string; passages: string | null }>`
-    select a.version::text as version,
-      (select encode(string_agg(int8send(p.seq) || int4send(p.length), ''::bytea), 'base64') from passages p where p.agent_id = ${agentId}) as passages
-    from agent_stats a where a.agent_id = ${agentId}`.execute(ctx.db);
+async function readTable(ctx: Context, agentId: string, question: ParsedQuestion, earlier?: PassageTable): Promise<PassageTable | null> {
+  const last = earlier && earlier.seqs.length > 0 ? earlier.seqs[earlier.seqs.length - 1] : -1;
+  const { rows } = await sql<{ version: string; after: string; passages: string | null }>`
+    with a as (select version::text as version, passage_count from agent_stats where agent_id = ${agentId}),
+    start as (select ${laterPassagesOnly(agentId, earlier ? earlier.seqs.length : -1, last)} as after)
+    select a.version, (select after from start)::text as after,
+      (select encode(string_agg(int8send(p.seq) || int4send(p.length), ''::bytea), 'base64') from passages p
+        where p.agent_id = ${agentId} and p.seq > (select after from start)) as passages
+    from a`.execute(ctx.db);
   if (rows[0]?.version !== question.version) return null;
-  const bytes = asBytes(rows[0].passages) ?? new Uint8Array(0);
+  const read = passageRows(asBytes(rows[0].passages) ?? new Uint8Array(0));
+  keptFor(ctx).tableRowsRead += read.seqs.length;
+  const table = earlier && Number(rows[0].after) === last && last >= 0 ? joinTables(earlier, read) : read;
+  const slotByOffset = slotsByOffset(table.seqs);
+  return slotByOffset ? { ...table, slotByOffset } : table;
+}
+
+/**
+ * The number after which readTable reads the passages: the earlier table's last when the agent has exactly as many
+ * passages as the earlier table plus those numbered after its last, otherwise -1 (all of them). Exact: a passage is
+ * never given a number below one already committed for its agent (its writers hold the agent's statistics row while
+ * they take numbers and until they commit: indexing.ts), and a passage's length never changes, so the earlier
+ * table's passages still there are all the agent's up to its last, and when they are as many, they are all of them.
+ * (A CASE, so that the count is made only when there is an earlier table.)
+ */
+function laterPassagesOnly(agentId: string, earlierCount: number, last: number) {
+  return sql`case when ${earlierCount}::int >= 0 and (select passage_count from a)::bigint
+      = ${earlierCount}::bigint + (select count(*) from passages p where p.agent_id = ${agentId} and p.seq > ${last}::bigint)
+    then ${last}::bigint else -1::bigint end`;
+}
+
+/** A table of passages' rows (number and length, 12 bytes each), put in number order if the read did not keep it. */
+function passageRows(bytes: Uint8Array): PassageTable {
   const count = bytes.byteLength / 12;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let seqs = new Float64Array(count);
@@ -1072,9 +1113,20 @@ async function readTable(ctx: Context, agentId: string, question: ParsedQuestion
     seqs = Float64Array.from(order, (i) => seqs[i]);
     lengths = Uint32Array.from(order, (i) => lengths[i]);
   }
-  const table: PassageTable = { seqs, lengths: longest < 2 ** 16 ? Uint16Array.from(lengths) : lengths };
-  const slotByOffset = slotsByOffset(seqs);
-  return slotByOffset ? { ...table, slotByOffset } : table;
+  return { seqs, lengths: longest < 2 ** 16 ? Uint16Array.from(lengths) : lengths };
+}
+
+/** An earlier table followed by the passages numbered after its last (new arrays: a question of the earlier version may still sum over it). */
+function joinTables(earlier: PassageTable, later: PassageTable): PassageTable {
+  const count = earlier.seqs.length + later.seqs.length;
+  const seqs = new Float64Array(count);
+  seqs.set(earlier.seqs);
+  seqs.set(later.seqs, earlier.seqs.length);
+  const wide = earlier.lengths instanceof Uint32Array || later.lengths instanceof Uint32Array;
+  const lengths = wide ? new Uint32Array(count) : new Uint16Array(count);
+  lengths.set(earlier.lengths);
+  lengths.set(later.lengths, earlier.lengths.length);
+  return { seqs, lengths };
 }
 
 /** At most this many offsets a passage in slotsByOffset's array (4 bytes each, beside the table's 10 a passage). */
