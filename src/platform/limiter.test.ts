@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from './limiter.ts';
+import type { Redis } from 'ioredis';
 import { connectRedis } from './redis.ts';
 import { systemClock, type Clock } from './clock.ts';
 
@@ -90,6 +91,32 @@ describe('rate limiter (platform/limiter.ts)', () => {
     },
   );
 
+  test('in memory: a request guarded by another count is counted only while that count is within its bound', () =>
+    assertGuardedCount(() => {
+      const rate = memoryLimiter(LIMIT, systemClock);
+      return { rate, guard: memoryLimiter(LIMIT, systemClock) };
+    }));
+
+  test(
+    'in Redis: a request guarded by another count is counted only while that count is within its bound, the check and the count in one command',
+    { skip: !redisUrl && 'needs TEST_REDIS_URL' },
+    async () => {
+      const redis = connectRedis(redisUrl!);
+      try {
+        const [rate, guard] = [redisLimiter(LIMIT, systemClock, redis), redisLimiter(LIMIT, systemClock, redis)];
+        // The connection made ready and the scripts loaded first, so that only the counting below is counted.
+        await rate.hitUnless(`key_${randomUUID()}`, { limiter: guard, identity: `key_${randomUUID()}`, bound: 1 });
+        await guard.hit(`key_${randomUUID()}`);
+        const commands = countCommands(redis.client);
+        await assertGuardedCount(() => ({ rate, guard }));
+        // The guard's two hits, and one command for each turn of guarded requests (where a read and a count took two).
+        assert.deepEqual(commands(), ['evalsha', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
+      } finally {
+        await redis.close();
+      }
+    },
+  );
+
   test('in Redis: a released request frees its place in its window only', { skip: !redisUrl && 'needs TEST_REDIS_URL' }, async () => {
     const redis = connectRedis(redisUrl!);
     try {
@@ -112,4 +139,32 @@ function countWrites(socket: unknown): () => number {
     };
   }
   return () => writes;
+}
+
+/**
+ * With the guard at 1 (bound 1): two requests counted; with the guard at 2, nothing counted and
+ * undefined; once more within bound the count resumes where it was. Requests of one turn see each other.
+ */
+async function assertGuardedCount(make: () => { rate: RateLimiter; guard: RateLimiter }): Promise<void> {
+  const { rate, guard } = make();
+  const [counted, guardIdentity] = [`key_${randomUUID()}`, `key_${randomUUID()}`];
+  const guarded = { limiter: guard, identity: guardIdentity, bound: 1 };
+  await guard.hit(guardIdentity);
+  const [first, second] = await Promise.all([rate.hitUnless(counted, guarded), rate.hitUnless(counted, guarded)]);
+  assert.deepEqual([first?.remaining, second?.remaining], [LIMIT - 1, LIMIT - 2]);
+  await guard.hit(guardIdentity);
+  assert.equal(await rate.hitUnless(counted, guarded), undefined, 'beyond the bound: refused');
+  assert.equal(await rate.current(counted), 2, 'and not counted');
+  assert.equal((await rate.hitUnless(counted, { ...guarded, bound: 2 }))?.remaining, LIMIT - 3);
+}
+
+/** The scripts the client runs from now on (the connection's handshake and reads of `current` left out). */
+function countCommands(client: Redis): () => string[] {
+  const names: string[] = [];
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command, ...rest) => {
+    if (command.name.startsWith('eval')) names.push(command.name);
+    return send(command, ...rest);
+  };
+  return () => names;
 }

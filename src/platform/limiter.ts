@@ -23,7 +23,20 @@ export interface RateLimiter {
   release(identity: string, countedAt: Date): Promise<void>;
   /** The identity's count in the current window, without counting anything. */
   current(identity: string): Promise<number>;
+  /**
+   * Counts a request as `hit` does unless the guard's count in the current window is above its
+   * bound: then nothing is counted and the result is undefined. In Redis the read and the count
+   * are one script call (one round trip where `current` then `hit` take two).
+   */
+  hitUnless(identity: string, guard: Guard): Promise<LimitResult | undefined>;
   close(): Promise<void>;
+}
+
+/** Another identity's count that stops a request from being counted; its limiter shares the store (the same Redis). */
+export interface Guard {
+  limiter: RateLimiter;
+  identity: string;
+  bound: number;
 }
 
 const WINDOW_MS = 60_000;
@@ -41,23 +54,25 @@ function resultOf(count: number, limit: number, resetSeconds: number): LimitResu
 export function memoryLimiter(limit: number, clock: Clock): RateLimiter {
   let currentWindow = -1;
   let counts = new Map<string, number>();
+  const hit = async (identity: string): Promise<LimitResult> => {
+    const { index, resetSeconds } = windowOf(clock.now().getTime());
+    if (index !== currentWindow) {
+      currentWindow = index;
+      counts = new Map();
+    }
+    const count = (counts.get(identity) ?? 0) + 1;
+    counts.set(identity, count);
+    return resultOf(count, limit, resetSeconds);
+  };
   return {
-    hit: async (identity) => {
-      const { index, resetSeconds } = windowOf(clock.now().getTime());
-      if (index !== currentWindow) {
-        currentWindow = index;
-        counts = new Map();
-      }
-      const count = (counts.get(identity) ?? 0) + 1;
-      counts.set(identity, count);
-      return resultOf(count, limit, resetSeconds);
-    },
+    hit,
     release: async (identity, countedAt) => {
       const count = counts.get(identity);
       if (windowOf(countedAt.getTime()).index !== currentWindow || count === undefined) return;
       counts.set(identity, Math.max(0, count - 1));
     },
     current: async (identity) => (windowOf(clock.now().getTime()).index === currentWindow ? (counts.get(identity) ?? 0) : 0),
+    hitUnless: async (identity, guard) => ((await guard.limiter.current(guard.identity)) > guard.bound ? undefined : hit(identity)),
     close: async () => {},
   };
 }
@@ -66,6 +81,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     countRateWindows(keyCount: number, ...keysThenArgs: Array<string | number>): Result<number[], Context>;
     releaseRateWindow(key: string): Result<number, Context>;
+    countGuardedWindows(keyCount: number, ...keysThenArgs: Array<string | number>): Result<number[], Context>;
   }
 }
 
@@ -80,6 +96,25 @@ for i, key in ipairs(KEYS) do
   local count = redis.call('INCRBY', key, added)
   if count == added then redis.call('PEXPIRE', key, ARGV[1]) end
   counts[i] = count
+end
+return counts`;
+
+/**
+ * Counts one request in each of several windows unless its guard's window is above a bound:
+ * KEYS[2i - 1] is the i-th request's window and KEYS[2i] its guard's, ARGV[1] the expiry and
+ * ARGV[i + 1] the i-th guard's bound. In order, so each request sees the ones before it.
+ * Returns each window's count after adding, or -1 where the guard refused (nothing counted).
+ */
+const COUNT_GUARDED_WINDOWS = `local counts = {}
+for i = 1, #KEYS / 2 do
+  local key = KEYS[2 * i - 1]
+  if tonumber(redis.call('GET', KEYS[2 * i]) or 0) > tonumber(ARGV[i + 1]) then
+    counts[i] = -1
+  else
+    local count = redis.call('INCR', key)
+    if count == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+    counts[i] = count
+  end
 end
 return counts`;
 
@@ -99,6 +134,7 @@ return 0`;
 export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): RateLimiter {
   redis.client.defineCommand('countRateWindows', { lua: COUNT_RATE_WINDOWS });
   redis.client.defineCommand('releaseRateWindow', { lua: RELEASE_RATE_WINDOW, numberOfKeys: 1 });
+  redis.client.defineCommand('countGuardedWindows', { lua: COUNT_GUARDED_WINDOWS });
   const count = redis.batch<string, number>(async (client, windowKeys) => {
     const added = new Map<string, number>();
     for (const key of windowKeys) added.set(key, (added.get(key) ?? 0) + 1);
@@ -112,10 +148,19 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
   });
   // A turn's reads go with its counts in one write (the visitor API reads the address's noise count on every request).
   const read = redis.batch<string, number>(async (client, windowKeys) => (await client.mget(...windowKeys)).map((count) => Number(count ?? 0)));
+  const countGuarded = redis.batch<GuardedWindow, number>(async (client, windows) => {
+    const keys = windows.flatMap(({ key, guardKey }) => [key, guardKey]);
+    return client.countGuardedWindows(keys.length, ...keys, WINDOW_MS * 2, ...windows.map(({ bound }) => bound));
+  });
   return {
     hit: async (identity) => {
       const { index, resetSeconds } = windowOf(clock.now().getTime());
       return resultOf(await count(windowKey(identity, index)), limit, resetSeconds);
+    },
+    hitUnless: async (identity, guard) => {
+      const { index, resetSeconds } = windowOf(clock.now().getTime());
+      const counted = await countGuarded({ key: windowKey(identity, index), guardKey: windowKey(guard.identity, index), bound: guard.bound });
+      return counted < 0 ? undefined : resultOf(counted, limit, resetSeconds);
     },
     release: async (identity, countedAt) => {
       await redis.client.releaseRateWindow(windowKey(identity, windowOf(countedAt.getTime()).index));
@@ -123,6 +168,12 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
     current: (identity) => read(windowKey(identity, windowOf(clock.now().getTime()).index)),
     close: async () => {},
   };
+}
+
+interface GuardedWindow {
+  key: string;
+  guardKey: string;
+  bound: number;
 }
 
 function windowKey(identity: string, index: number): string {

@@ -3,7 +3,7 @@ import { requireAgentReach, type Principal } from '../../domain/principal.ts';
 import { errors } from '../../domain/errors.ts';
 import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import type { Agent } from './schemas.ts';
-import { presentAgent } from './service.ts';
+import { presentKeptAgent } from './service.ts';
 import { getAgentRow, type AgentRecord } from './store.ts';
 
 export interface AgentRef {
@@ -26,7 +26,7 @@ export async function requireAgentSettings(ctx: Context, auth: Principal, agentI
   const row = await agentRowOf(ctx, auth, agentId);
   if (!row) throw errors.notFound('agent');
   if (options.active && row.status === 'paused') throw errors.agentPaused();
-  return presentAgent(ctx, row);
+  return presentKeptAgent(ctx, row);
 }
 
 const agentRows = new WeakMap<Context, VersionedCache<AgentRecord>>();

@@ -32,6 +32,21 @@ export function presentAgent(ctx: Context, row: store.AgentRecord): Agent {
   };
 }
 
+const keptPresentations = new WeakMap<store.AgentRecord, { ctx: Context; agent: Agent }>();
+
+/**
+ * presentAgent for a row a per-process cache keeps (read once, never changed): made once per
+ * row and context, as every answer presents its agent. A row read again is a new object, so a
+ * change to the agent is presented anew. Frozen: callers share it.
+ */
+export function presentKeptAgent(ctx: Context, row: store.AgentRecord): Agent {
+  const kept = keptPresentations.get(row);
+  if (kept?.ctx === ctx) return kept.agent;
+  const agent = Object.freeze(presentAgent(ctx, row));
+  keptPresentations.set(row, { ctx, agent });
+  return agent;
+}
+
 /** For other areas (widget, chat, inbox): an agent's settings with every default, after requireAgent. */
 export async function loadAgent(ctx: Context, agent: AgentRef): Promise<Agent> {
   const row = await store.getAgentRow(ctx.db, agent.workspaceId, agent.id);

@@ -11,7 +11,7 @@ import { VersionedCache, versionNames } from '../../platform/versions.ts';
 import type { AgentRef } from '../agents/access.ts';
 import type { AgentRecord } from '../agents/store.ts';
 import type { Agent } from '../agents/schemas.ts';
-import { presentAgent } from '../agents/service.ts';
+import { presentKeptAgent } from '../agents/service.ts';
 import type { Conversation } from '../chat/store.ts';
 import { planOf, type Plan } from '../../domain/plans.ts';
 import { findAgentById, findVisitorConversation, findWorkspaceState, type WorkspaceState } from './store.ts';
@@ -57,7 +57,7 @@ export async function findVisitorTarget(ctx: Context, agentId: string, origin: s
   if (agentId.length > MAX_AGENT_ID_LENGTH || unstorableTextReason(agentId) !== undefined) throw errors.notFound('agent');
   const { row, workspace } = await agentAndWorkspaceOf(ctx, agentId);
   if (!row || !workspace) throw errors.notFound('agent');
-  const settings = presentAgent(ctx, row);
+  const settings = presentKeptAgent(ctx, row);
   if (origin !== undefined && !originAdmitted(settings.allowedOrigins, origin)) {
     throw errors.forbidden('This site may not use the agent: its address is not among the agent’s allowedOrigins.');
   }

@@ -53,8 +53,11 @@ export interface Count {
 }
 
 export interface VisitorLimiters {
-  /** Counts a request of an address before the agent is known; the result is judged by the caller. */
-  address(kind: VisitorLimitKind, address: string): Promise<Count>;
+  /**
+   * Counts a request of an address before the agent is known; the result is judged by the caller.
+   * Undefined, with nothing counted, when the address sent too much noise in this window (by the shared count).
+   */
+  address(kind: VisitorLimitKind, address: string): Promise<Count | undefined>;
   /**
    * Counts a request against the agent: its network's share and the agent's
    * bucket (the browsers' one, or the one without Origin). The refusing count
@@ -64,8 +67,6 @@ export interface VisitorLimiters {
   agent(kind: VisitorLimitKind, agentId: string, address: string, withOrigin: boolean): Promise<Count[]>;
   /** Records a request refused as invalid; false once the address sends more noise than NOISE_PER_ADDRESS. */
   noise(address: string): Promise<boolean>;
-  /** Whether the address sent too much noise in this window, by the shared count. */
-  noisy(address: string): Promise<boolean>;
 }
 
 /** One limiter per limit figure; `factor` multiplies every figure (load tests). */
@@ -86,8 +87,16 @@ export function visitorLimiters(ctx: Context, factor = 1): VisitorLimiters {
     return { result, release: () => limiter.release(identity, countedAt) };
   };
 
+  const countUnlessNoisy = async (kind: VisitorLimitKind, address: string): Promise<Count | undefined> => {
+    const limiter = byKind[kind].address;
+    const identity = `visitor:${kind}:ip:${address}`;
+    const countedAt = ctx.clock.now();
+    const result = await limiter.hitUnless(identity, { limiter: noiseLimiter, identity: noiseOf(address), bound: NOISE_PER_ADDRESS * factor });
+    return result && { result, release: () => limiter.release(identity, countedAt) };
+  };
+
   return {
-    address: (kind, address) => count(byKind[kind].address, `visitor:${kind}:ip:${address}`),
+    address: countUnlessNoisy,
     agent: async (kind, agentId, address, withOrigin) => {
       const limiters = byKind[kind];
       const [network, agent] = await Promise.all([
@@ -98,7 +107,6 @@ export function visitorLimiters(ctx: Context, factor = 1): VisitorLimiters {
       return [network, agent];
     },
     noise: async (address) => (await noiseLimiter.hit(noiseOf(address))).allowed,
-    noisy: async (address) => (await noiseLimiter.current(noiseOf(address))) > NOISE_PER_ADDRESS * factor,
   };
 }
 

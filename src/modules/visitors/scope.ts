@@ -53,27 +53,28 @@ export async function visitorScope(parent: FastifyInstance, ctx: Context): Promi
 
 function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
   return async function admitVisitorRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (await limiters.noisy(request.ip)) throw errors.rateLimited(secondsToNextMinute(ctx));
     const kind = limitKindOf(request);
     if (request.routeOptions.url?.startsWith(AGENT_ROUTE) !== true) {
       // An unknown path is counted against the address like any other request.
-      refuseBeyond(reply, kept(request, [await limiters.address(kind, request.ip)])[0]!);
+      refuseBeyond(reply, kept(request, [admittedCount(ctx, await limiters.address(kind, request.ip))])[0]!);
       return;
     }
-    reply.header('vary', 'Origin');
     const { agentId } = request.params as { agentId: string };
     // The service's own pages (the iframe page, docs/widget.md) call it from its own origin: admitted whatever the list says.
     const own = fromOwnOrigin(ctx, request);
     const origin = own ? undefined : request.headers.origin;
-    // The count and the agent's lookup go out together; a refused count still looks up the agent,
-    // so that the 429 carries the CORS headers a page needs to read it.
-    const [byAddress, found] = await Promise.all([
-      limiters.address(kind, request.ip).then((count) => kept(request, [count])[0]!),
+    // The count (with the address's noise check) and the agent's lookup go out together; a refused
+    // count still looks up the agent, so that the 429 carries the CORS headers a page needs to read it.
+    const [counted, found] = await Promise.all([
+      limiters.address(kind, request.ip),
       findVisitorTarget(ctx, agentId, origin, request.ip).then(
         (target): { target: VisitorTarget } => ({ target }),
         (error: unknown) => ({ error }),
       ),
     ]);
+    // Too much noise is refused before anything else, with no CORS header, as if the agent were unknown.
+    const byAddress = kept(request, [admittedCount(ctx, counted)])[0]!;
+    reply.header('vary', 'Origin');
     if ('error' in found) {
       refuseBeyond(reply, byAddress);
       throw found.error;
@@ -91,6 +92,12 @@ function admitVisitor(ctx: Context, limiters: VisitorLimiters) {
     }
     request.visitor = visitor;
   };
+}
+
+/** The address's count; an address that sent too much noise this minute is refused (429) with nothing counted. */
+function admittedCount(ctx: Context, count: Count | undefined): Count {
+  if (!count) throw errors.rateLimited(secondsToNextMinute(ctx));
+  return count;
 }
 
 declare module 'fastify' {

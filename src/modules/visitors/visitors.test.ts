@@ -645,6 +645,28 @@ describe('visitor rate limits (the real figures)', () => {
     assert.equal((await chat(agent, { message: 'A minute later' }, { from })).status, 200);
   });
 
+  test('in Redis: the address’s noise bound is read by the one command that counts the address, not by a read of its own before it', async (t) => {
+    const redis = service.ctx.redis;
+    if (!redis) return t.skip('the embedded store counts in memory');
+    const from = '127.0.9.1';
+    const touching: Array<{ name: string; noise: boolean; address: boolean }> = [];
+    const send = redis.client.sendCommand.bind(redis.client);
+    redis.client.sendCommand = (command, ...rest) => {
+      const args = command.args.map(String);
+      const noise = args.some((arg) => arg.includes(`visitor:noise:ip:${from}:`));
+      const address = args.some((arg) => arg.includes(`visitor:chat:ip:${from}:`));
+      if (noise || address) touching.push({ name: command.name, noise, address });
+      return send(command, ...rest);
+    };
+    try {
+      assert.equal((await chat(agent, { message: 'When are you open?' }, { from, origin: SITE })).status, 200);
+    } finally {
+      redis.client.sendCommand = send;
+    }
+    assert.equal(touching.length, 1, JSON.stringify(touching));
+    assert.deepEqual(touching.map(({ noise, address }) => ({ noise, address })), [{ noise: true, address: true }]);
+  });
+
   test('one network gets a fifth of the agent’s questions (120 a minute): its many addresses cannot drain the agent; other networks go on', async () => {
     await startLonelyMinute();
     const statuses = await burst(addressesIn(40, 1, 6), 25, (from, i) => chat(agent, { message: `Drain ${i}` }, { from, origin: SITE }));
