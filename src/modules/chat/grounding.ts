@@ -9,10 +9,9 @@
 import type { LanguageModel } from 'ai';
 import { aiSdk } from './ai-sdk.ts';
 import type { Language } from '../agents/schemas.ts';
-import { askedFor, contentTerms, heldKinds, questionTerms, sentences } from './text.ts';
+import { askedFor, contentTerms, heldKinds, keptForPassage, questionTerms, sentences, type MadeFromPassage } from './text.ts';
 import { isOfflineDecline } from './offline-model.ts';
 import { PHRASES } from './language.ts';
-import { keptOrMade } from '../../platform/kept.ts';
 
 export type Grounding = 'supported' | 'partial' | 'unsupported';
 
@@ -57,7 +56,7 @@ function heldOf(wanted: Set<string>, passages: UsedPassage[], language?: Languag
       for (const term of contentTerms(`${passage.title} ${passage.text}`, language)) if (wanted.has(term)) held.add(term);
       continue;
     }
-    const terms = termsOfPassage(passage, passage.id, language);
+    const terms = termsOfPassage(passage, language);
     for (const term of wanted) if (terms.has(term)) held.add(term);
   }
   return held;
@@ -65,24 +64,20 @@ function heldOf(wanted: Set<string>, passages: UsedPassage[], language?: Languag
 
 /**
  * A found passage's terms (its title's and text's, contentTerms), kept by its id and taken only for the same title,
- * text and language: both checks read them for every answer, and finding them by the passage's title and text joined
- * made that string and hashed it twice an answer (docs/performance.md, Capacity, eleventh round). Bounded, cleared
- * when full, like text.ts's kept terms.
+ * text and language (keptForPassage): both checks read them for every answer, and finding them by the passage's
+ * title and text joined made that string and hashed it twice an answer (docs/performance.md, Capacity, eleventh
+ * round).
  */
-function termsOfPassage(passage: UsedPassage, id: string, language: Language | undefined): ReadonlySet<string> {
-  const kept = keptOrMade(PASSAGE_TERMS, id, MAX_PASSAGES_KEPT, (): PassageTerms[] => []);
-  const found = kept.find((other) => other.text === passage.text && other.title === passage.title && other.language === language);
-  if (found) return found.terms;
-  const made: PassageTerms = { title: passage.title, text: passage.text, language, terms: new Set(contentTerms(`${passage.title} ${passage.text}`, language)) };
-  // A passage's text does not change under its id; were it to, its older terms would not be kept beside the new.
-  PASSAGE_TERMS.set(id, [...kept.filter((other) => other.text === passage.text && other.title === passage.title), made]);
-  return made.terms;
+function termsOfPassage(passage: UsedPassage, language: Language | undefined): ReadonlySet<string> {
+  return keptForPassage(PASSAGE_TERMS, MAX_PASSAGES_KEPT, passage, language, () => ({
+    title: passage.title,
+    text: passage.text,
+    language,
+    terms: new Set(contentTerms(`${passage.title} ${passage.text}`, language)),
+  })).terms;
 }
 
-interface PassageTerms {
-  title: string;
-  text: string;
-  language: Language | undefined;
+interface PassageTerms extends MadeFromPassage {
   terms: ReadonlySet<string>;
 }
 

@@ -9,7 +9,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Genera
 import type { Language } from '../agents/schemas.ts';
 import { PHRASES } from './language.ts';
 import { englishLexicon, englishStem, synonymsOfOnlyTranslation, type EnglishLexicon } from '../knowledge/english-wordnet.ts';
-import { askedFor, contentTerms, fold, heldKinds, labelAsks, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
+import { askedFor, contentTerms, fold, heldKinds, keptForPassage, labelAsks, questionTerms, questionVerbs, sentences, weekdaysNamed, words } from './text.ts';
 import { detectLanguageNow } from '../knowledge/languages.ts';
 import { translations } from '../knowledge/bilingual.ts';
 import { keptOrMade } from '../../platform/kept.ts';
@@ -312,24 +312,17 @@ interface SentenceReading {
 /**
  * A passage's quotable sentences as read once: every answer that finds a passage read its sentences and their terms
  * again (splitting, the sentences' and headings' terms looked up by their texts: a third of the offline model's time
- * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's id (its text
- * when it has none: hashing a passage's text at every lookup cost more than reading it did, eleventh round) and taken
- * only for the same text, title and language; bounded, cleared when full, like text.ts's kept terms. Frozen: every
- * answer shares them (their sets are only read: a candidate copies one before it writes, addTerm).
+ * in the capacity bench's profile, docs/performance.md, Capacity, tenth round). Kept by the passage's id and taken
+ * only for the same text, title and language (keptForPassage). Frozen: every answer shares them (their sets are only
+ * read: a candidate copies one before it writes, addTerm).
  */
 function readingOf(passage: OfflineContext['passages'][number], language: Language): PassageReading {
-  const kept = keptOrMade(READINGS, passage.id ?? passage.text, MAX_READINGS, (): PassageReading[] => []);
-  const found = kept.find((reading) => reading.text === passage.text && reading.title === passage.title && reading.language === language);
-  if (found) return found;
-  const sentences = Object.freeze(readPassage(passage, language));
-  const distinct = new Set<string>();
-  for (const sentence of sentences) for (const term of sentence.terms) distinct.add(term);
-  const reading: PassageReading = Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: Object.freeze([...distinct]), kinds: new Map(), capitals: NAME_CAPITALS.test(passage.text) });
-  // A passage's text does not change under its id; were it to, its older readings would not be kept beside the new.
-  const current = kept.filter((other) => other.text === passage.text);
-  current.push(reading);
-  READINGS.set(passage.id ?? passage.text, current);
-  return reading;
+  return keptForPassage(READINGS, MAX_READINGS, passage, language, () => {
+    const sentences = Object.freeze(readPassage(passage, language));
+    const distinct = new Set<string>();
+    for (const sentence of sentences) for (const term of sentence.terms) distinct.add(term);
+    return Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: Object.freeze([...distinct]), kinds: new Map(), capitals: NAME_CAPITALS.test(passage.text) });
+  });
 }
 
 interface PassageReading {

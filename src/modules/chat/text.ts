@@ -479,3 +479,33 @@ export function weekdayName(day: number, language: Language): string {
   // 5 January 2026 is a Monday.
   return new Intl.DateTimeFormat(language, { weekday: 'long', timeZone: 'UTC' }).format(Date.UTC(2026, 0, 5 + day));
 }
+
+/** What a value made from a passage was made from: it is taken again only for the same text, title and language. */
+export interface MadeFromPassage {
+  text: string;
+  title: string;
+  language: Language | undefined;
+}
+
+/**
+ * A value made from a found passage (its reading, its terms), kept by the passage's id (its text when it has none)
+ * and taken again only for the same text, title and language. Each answer's strings are new, and a key of the whole
+ * text was hashed at every lookup, which cost more than reading the passage did (docs/performance.md, Capacity,
+ * eleventh round). A passage's text does not change under its id; were it to, what was made from the older text is
+ * dropped. Bounded as the process's other caches (keptOrMade).
+ */
+export function keptForPassage<V extends MadeFromPassage>(
+  kept: Map<string, V[]>,
+  bound: number,
+  passage: { id?: string; title: string; text: string },
+  language: Language | undefined,
+  make: () => V,
+): V {
+  const key = passage.id ?? passage.text;
+  const made = keptOrMade(kept, key, bound, (): V[] => []);
+  const found = made.find((value) => value.text === passage.text && value.title === passage.title && value.language === language);
+  if (found) return found;
+  const value = make();
+  kept.set(key, [...made.filter((other) => other.text === passage.text && other.title === passage.title), value]);
+  return value;
+}
