@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { memoryLimiter, redisLimiter, type LimitResult, type RateLimiter } from './limiter.ts';
 import type { Redis } from 'ioredis';
-import { connectRedis } from './redis.ts';
+import { connectRedis, type SharedRedis } from './redis.ts';
 import { systemClock, type Clock } from './clock.ts';
 
 const LIMIT = 7;
@@ -60,35 +60,7 @@ describe('rate limiter (platform/limiter.ts)', () => {
   test(
     'in Redis: requests counted in one turn, over two connections as two processes, get exactly the limit through',
     { skip: !redisUrl && 'needs TEST_REDIS_URL' },
-    async () => {
-      const connections = [connectRedis(redisUrl!), connectRedis(redisUrl!)];
-      try {
-        await assertExactUnderBurst(connections.map((redis) => redisLimiter(LIMIT, systemClock, redis)));
-      } finally {
-        await Promise.all(connections.map((redis) => redis.close()));
-      }
-    },
-  );
-
-  test(
-    'in Redis: the counts read in one turn leave in one write with the turn\'s counting, and read what was counted before them',
-    { skip: !redisUrl && 'needs TEST_REDIS_URL' },
-    async () => {
-      const redis = connectRedis(redisUrl!);
-      try {
-        const rate = redisLimiter(LIMIT, systemClock, redis);
-        const [counted, untouched] = [`key_${randomUUID()}`, `key_${randomUUID()}`];
-        await rate.hit(counted);
-        await rate.hit(counted);
-        const writes = countWrites(redis.client.stream);
-        const [current, none, hit, again] = await Promise.all([rate.current(counted), rate.current(untouched), rate.hit(counted), rate.current(counted)]);
-        assert.deepEqual([current, none, hit.remaining, again], [2, 0, LIMIT - 3, 2]);
-        assert.equal(writes(), 1, 'the reads and the count in one write');
-        assert.equal(await rate.current(counted), 3, 'a read after the count sees it');
-      } finally {
-        await redis.close();
-      }
-    },
+    () => withRedis(2, (connections) => assertExactUnderBurst(connections.map((redis) => redisLimiter(LIMIT, systemClock, redis)))),
   );
 
   test('in memory: a request guarded by another count is counted only while that count is within its bound', () =>
@@ -100,9 +72,8 @@ describe('rate limiter (platform/limiter.ts)', () => {
   test(
     'in Redis: a request guarded by another count is counted only while that count is within its bound, the check and the count in one command',
     { skip: !redisUrl && 'needs TEST_REDIS_URL' },
-    async () => {
-      const redis = connectRedis(redisUrl!);
-      try {
+    () =>
+      withRedis(1, async ([redis]) => {
         const [rate, guard] = [redisLimiter(LIMIT, systemClock, redis), redisLimiter(LIMIT, systemClock, redis)];
         // The connection made ready and the scripts loaded first, so that only the counting below is counted.
         await rate.hitUnless(`key_${randomUUID()}`, { limiter: guard, identity: `key_${randomUUID()}`, bound: 1 });
@@ -111,34 +82,21 @@ describe('rate limiter (platform/limiter.ts)', () => {
         await assertGuardedCount(() => ({ rate, guard }));
         // The guard's two hits, and one command for each turn of guarded requests (where a read and a count took two).
         assert.deepEqual(commands(), ['evalsha', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
-      } finally {
-        await redis.close();
-      }
-    },
+      }),
   );
 
-  test('in Redis: a released request frees its place in its window only', { skip: !redisUrl && 'needs TEST_REDIS_URL' }, async () => {
-    const redis = connectRedis(redisUrl!);
-    try {
-      await assertReleaseFreesAPlace((clock) => redisLimiter(LIMIT, clock, redis));
-    } finally {
-      await redis.close();
-    }
-  });
+  test('in Redis: a released request frees its place in its window only', { skip: !redisUrl && 'needs TEST_REDIS_URL' }, () =>
+    withRedis(1, ([redis]) => assertReleaseFreesAPlace((clock) => redisLimiter(LIMIT, clock, redis))));
 });
 
-/** Counts the socket's writes from now on (a corked turn is one write). */
-function countWrites(socket: unknown): () => number {
-  const writable = socket as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
-  let writes = 0;
-  for (const method of ['_write', '_writev'] as const) {
-    const original = writable[method];
-    writable[method] = function (this: unknown, ...args: unknown[]) {
-      writes++;
-      return original.apply(this, args);
-    };
+/** Runs `use` with `count` new connections to the test Redis (as many processes), closed after it. */
+async function withRedis(count: number, use: (connections: SharedRedis[]) => Promise<void>): Promise<void> {
+  const connections = Array.from({ length: count }, () => connectRedis(process.env.TEST_REDIS_URL!));
+  try {
+    await use(connections);
+  } finally {
+    await Promise.all(connections.map((redis) => redis.close()));
   }
-  return () => writes;
 }
 
 /**

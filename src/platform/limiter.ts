@@ -129,7 +129,7 @@ return 0`;
  * across processes. The requests of one event-loop turn are counted with one
  * script call: a window counted n times in a turn goes up by n at once, and
  * its requests get the counts in between in the order they came, as if each
- * had been counted alone. The current counts read in a turn (`current`) are read with one MGET in the same write.
+ * had been counted alone.
  */
 export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): RateLimiter {
   redis.client.defineCommand('countRateWindows', { lua: COUNT_RATE_WINDOWS });
@@ -146,8 +146,6 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
       return count;
     });
   });
-  // A turn's reads go with its counts in one write (the visitor API reads the address's noise count on every request).
-  const read = redis.batch<string, number>(async (client, windowKeys) => (await client.mget(...windowKeys)).map((count) => Number(count ?? 0)));
   const countGuarded = redis.batch<GuardedWindow, number>(async (client, windows) => {
     const keys = windows.flatMap(({ key, guardKey }) => [key, guardKey]);
     return client.countGuardedWindows(keys.length, ...keys, WINDOW_MS * 2, ...windows.map(({ bound }) => bound));
@@ -165,7 +163,7 @@ export function redisLimiter(limit: number, clock: Clock, redis: SharedRedis): R
     release: async (identity, countedAt) => {
       await redis.client.releaseRateWindow(windowKey(identity, windowOf(countedAt.getTime()).index));
     },
-    current: (identity) => read(windowKey(identity, windowOf(clock.now().getTime()).index)),
+    current: async (identity) => Number((await redis.client.get(windowKey(identity, windowOf(clock.now().getTime()).index))) ?? 0),
     close: async () => {},
   };
 }
