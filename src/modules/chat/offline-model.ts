@@ -154,9 +154,7 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
-  const every = everyTerm(readings, asks);
-  const forms = formsOfAsked(every, asks, synonyms);
-  const holders = kindHolders(every, asks, narrower);
+  const { forms, holders } = formsAndHolders(readings, asks, synonyms, narrower);
   for (const candidate of candidates) addForms(candidate, asks, forms, holders);
   if (!crossing && input.language !== 'en') addRelatedThroughEnglish(candidates, asking, input.language);
   if (crossing) addShared(candidates, asking, input.language, translated);
@@ -321,7 +319,9 @@ function readingOf(passage: OfflineContext['passages'][number], language: Langua
     const sentences = Object.freeze(readPassage(passage, language));
     const distinct = new Set<string>();
     for (const sentence of sentences) for (const term of sentence.terms) distinct.add(term);
-    return Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: Object.freeze([...distinct]), kinds: new Map(), capitals: NAME_CAPITALS.test(passage.text) });
+    const terms = Object.freeze([...distinct]);
+    const starts = Int32Array.from(terms, startKey);
+    return Object.freeze({ text: passage.text, title: passage.title, language, sentences, distinct: terms, starts, kinds: new Map(), capitals: NAME_CAPITALS.test(passage.text) });
   });
 }
 
@@ -332,6 +332,8 @@ interface PassageReading {
   sentences: readonly SentenceReading[];
   /** Every term its sentences hold, with what they are about (their own and around terms), once each. */
   distinct: readonly string[];
+  /** Each of those terms' startKey, in the same order. */
+  starts: Int32Array;
   /** Its text has two capitalised words in a row (NAME_CAPITALS): a name may be there (commonWords). */
   capitals: boolean;
   /** By kind of fact, whether each sentence holds one (heldBySentences); filled as answers ask for kinds. */
@@ -426,77 +428,78 @@ function addForms(candidate: Candidate, asks: string[], forms: Map<string, strin
 }
 
 /**
- * Every term a sentence holds or addForms may add: the asked terms and each passage's terms (its reading's, gathered
- * once a reading, where gathering them from every sentence's sets was most of the cost). A term an answer dropped
- * from a sentence (dropFalseFriends) may be among them, which is no matter: what formsOfAsked and kindHolders find is
- * only looked up in the sentences' sets. The kinds of fact ("#money") are not: no form or related stem is one.
+ * A number for a term's first FORM_MIN_LENGTH letters (a shorter term's every letter): two terms one of which starts
+ * the other, both of FORM_MIN_LENGTH letters at least (isLongerOrShorter), have the same, as have two equal terms.
+ * Different starts may share one (a hash); what shares it is then compared letter by letter.
  */
-function everyTerm(readings: PassageReading[], asks: string[]): string[] {
-  const every = new Set(asks);
-  const seen = new Set<PassageReading>();
-  for (const reading of readings) {
-    if (seen.has(reading)) continue;
-    seen.add(reading);
-    for (const term of reading.distinct) every.add(term);
-  }
-  return [...every];
+function startKey(term: string): number {
+  const end = Math.min(term.length, FORM_MIN_LENGTH);
+  let key = end;
+  for (let i = 0; i < end; i++) key = (Math.imul(key, 31) + term.charCodeAt(i)) | 0;
+  return key;
+}
+
+/** A term looked for among every term a sentence may hold: the found sets it goes into when it is there, and those its longer or shorter forms there go into. */
+interface Sought {
+  term: string;
+  itself: Set<string>[];
+  forms: Set<string>[];
 }
 
 /**
- * Each asked term's forms (isLongerOrShorter, or the stem of a synonym) among every term a sentence holds or
- * addForms may add (everyTerm), found once an answer: addForms then looks up a term's few forms in each
- * sentence's sets, where testing each sentence's every term against each asked term was a third of the offline
- * model's time (docs/performance.md, Capacity, eighth round).
+ * Each asked term's forms (isLongerOrShorter, or the stem of a synonym), and for each asked term with related stems (a
+ * narrower or broader word, a translation) the terms that are one of them or a longer or shorter form of one, among
+ * every term a sentence holds or addForms may add: the asked terms and each passage's terms (its reading's). A
+ * sentence holds the asked term by a related word when its terms hold one of the latter (addForms).
+ *
+ * Found once an answer, in one pass over the readings' terms, each term's start (startKey, kept in its reading) looked
+ * up among the starts of what is sought: gathering every term into one set first, then testing each against each
+ * asked term and related stem, was 6.5% of the api process's time (docs/performance.md, Capacity, twelfth round).
+ * A term an answer dropped from a sentence (dropFalseFriends) may be among the passages' terms, which is no matter:
+ * what is found here is only looked up in the sentences' sets. The kinds of fact ("#money") are no form.
  */
-function formsOfAsked(every: string[], asks: string[], synonyms: Map<string, Set<string>>): Map<string, string[]> {
-  const forms = new Map<string, string[]>();
+function formsAndHolders(
+  readings: PassageReading[],
+  asks: string[],
+  synonyms: Map<string, Set<string>>,
+  narrower: Map<string, Set<string>>,
+): { forms: Map<string, string[]>; holders: Map<string, string[]> } {
+  const sought = new Map<string, Sought>();
+  const seek = (term: string) => sought.get(term) ?? sought.set(term, { term, itself: [], forms: [] }).get(term)!;
+  const formsFound = new Map<string, Set<string>>();
+  const heldFound = new Map<string, Set<string>>();
   for (const term of asks) {
-    if (forms.has(term)) continue;
-    const same = synonyms.get(term);
-    const found: string[] = [];
-    // A term too short to have forms and without synonyms has none.
-    if (same || term.length >= FORM_MIN_LENGTH) for (const other of every) if (same?.has(other) || isLongerOrShorter(term, other)) found.push(other);
-    forms.set(term, found);
-  }
-  return forms;
-}
-
-/**
- * For each asked term with related stems (a narrower or broader word, a translation), the terms among every term a
- * sentence may hold (everyTerm) that are one of them or a longer or shorter form of one (isLongerOrShorter): a
- * sentence holds the term by a related word when its terms hold one of these. Found once an answer, where testing
- * each sentence's every term against each related stem was a fifth of addForms' time (docs/performance.md, Capacity,
- * tenth round); the related stems are looked up by their first letter (one stem starting the other, both start alike).
- */
-function kindHolders(every: string[], asks: string[], narrower: Map<string, Set<string>>): Map<string, string[]> {
-  const holders = new Map<string, string[]>();
-  for (const term of asks) {
+    if (formsFound.has(term)) continue;
+    const found = new Set<string>();
+    formsFound.set(term, found);
+    for (const same of synonyms.get(term) ?? []) seek(same).itself.push(found);
+    if (term.length >= FORM_MIN_LENGTH) seek(term).forms.push(found);
     const kinds = narrower.get(term);
-    if (!kinds || holders.has(term)) continue;
-    const long = new Map<number, string[]>();
+    if (!kinds) continue;
+    const held = new Set<string>();
+    heldFound.set(term, held);
     for (const kind of kinds) {
-      if (kind.length < FORM_MIN_LENGTH) continue;
-      const first = kind.charCodeAt(0);
-      (long.get(first) ?? long.set(first, []).get(first)!).push(kind);
+      seek(kind).itself.push(held);
+      if (kind.length >= FORM_MIN_LENGTH) seek(kind).forms.push(held);
     }
-    const found: string[] = [];
-    for (const other of every) {
-      if (kinds.has(other)) {
-        found.push(other);
-        continue;
-      }
-      const sameStart = other.length >= FORM_MIN_LENGTH ? long.get(other.charCodeAt(0)) : undefined;
-      if (sameStart === undefined) continue;
-      for (const kind of sameStart) {
-        if (isLongerOrShorter(kind, other)) {
-          found.push(other);
-          break;
-        }
-      }
-    }
-    holders.set(term, found);
   }
-  return holders;
+  const byStart = new Map<number, Sought[]>();
+  for (const one of sought.values()) {
+    const key = startKey(one.term);
+    (byStart.get(key) ?? byStart.set(key, []).get(key)!).push(one);
+  }
+  const meet = (other: string, key: number) => {
+    const same = byStart.get(key);
+    if (same === undefined) return;
+    for (const one of same) {
+      if (one.term === other) for (const found of one.itself) found.add(other);
+      if (one.forms.length > 0 && isLongerOrShorter(one.term, other)) for (const found of one.forms) found.add(other);
+    }
+  };
+  for (const term of asks) meet(term, startKey(term));
+  for (const reading of new Set(readings)) for (let i = 0; i < reading.distinct.length; i++) meet(reading.distinct[i], reading.starts[i]);
+  const listed = (found: Map<string, Set<string>>) => new Map([...found].map(([term, terms]) => [term, [...terms]]));
+  return { forms: listed(formsFound), holders: listed(heldFound) };
 }
 
 /** Two stems of FORM_MIN_LENGTH letters at least, one starting the other: a longer or shorter form of one word ("child" and "children"). */
