@@ -28,6 +28,7 @@ import { agentLanguage } from './store.ts';
 import { englishLexicon, synonymsOfOnlyTranslation } from './english-wordnet.ts';
 import { translations } from './bilingual.ts';
 import { withCompounds } from './compounds.ts';
+import { keptOrMade } from '../../platform/kept.ts';
 
 export const RRF_K = 60;
 /**
@@ -137,22 +138,36 @@ export const RELATED_SHARE = 0.5;
  * The other four languages have no maintained thesaurus here.
  */
 export function englishAlternatives(query: string): Alternatives {
-  const lexicon = englishLexicon();
   const seen = new Set<string>();
   const out: Alternatives = [];
   for (const word of query.toLowerCase().match(/\p{L}{3,}/gu) ?? []) {
     if (seen.has(word)) continue;
     seen.add(word);
-    const synonyms = lexicon.synonyms(word);
-    for (const alternative of synonyms.slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
-    for (const verb of lexicon.sameDoer(word).slice(0, MAX_ALTERNATIVES)) out.push([word, verb, RELATED_SHARE]);
-    for (const sister of lexicon.sisters(word).slice(0, MAX_ALTERNATIVES)) out.push([word, sister, RELATED_SHARE]);
-    // Only a noun the tagged texts use: a rare or technical word's broader nouns are seldom what a visitor means ("quantum", "amount").
-    if (!lexicon.known(word) || lexicon.notNoun(word)) continue;
-    for (const broader of lexicon.broader(word).slice(0, MAX_ALTERNATIVES)) out.push([word, broader, RELATED_SHARE]);
+    for (const alternative of englishAlternativesOfWord(word)) out.push(alternative);
   }
   return out;
 }
+
+/**
+ * A word's alternatives (englishAlternatives), kept by word: the lexicon is the process's, read once, and a question's
+ * words recur across questions (looking them up again was 1.2% of the api process in the capacity bench's profile,
+ * docs/performance.md, Capacity, twelfth round). Frozen: every question shares them; bounded, cleared when full.
+ */
+function englishAlternativesOfWord(word: string): readonly Alternative[] {
+  return keptOrMade(ENGLISH_ALTERNATIVES, word, MAX_WORDS_ALTERNATIVES, () => {
+    const lexicon = englishLexicon();
+    const out: Alternative[] = [];
+    for (const alternative of lexicon.synonyms(word).slice(0, MAX_ALTERNATIVES)) out.push([word, alternative]);
+    for (const verb of lexicon.sameDoer(word).slice(0, MAX_ALTERNATIVES)) out.push([word, verb, RELATED_SHARE]);
+    for (const sister of lexicon.sisters(word).slice(0, MAX_ALTERNATIVES)) out.push([word, sister, RELATED_SHARE]);
+    // Only a noun the tagged texts use: a rare or technical word's broader nouns are seldom what a visitor means ("quantum", "amount").
+    if (lexicon.known(word) && !lexicon.notNoun(word)) for (const broader of lexicon.broader(word).slice(0, MAX_ALTERNATIVES)) out.push([word, broader, RELATED_SHARE]);
+    return Object.freeze(out.map((alternative) => Object.freeze(alternative) as Alternative));
+  });
+}
+
+const ENGLISH_ALTERNATIVES = new Map<string, readonly Alternative[]>();
+const MAX_WORDS_ALTERNATIVES = 10_000;
 
 /**
  * A question in another language than the agent's: its words with their translations into
