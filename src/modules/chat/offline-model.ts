@@ -147,10 +147,10 @@ export function composeOfflineAnswer(input: OfflineContext): OfflineAnswer {
   const asks = [asked, ...(followed ? [followed] : [])].flatMap((a) => questionTerms(a.rest, input.language));
   const asking = [input.question, input.followsUp ?? ''].join(' ');
   // Only English has a lexicon: in the other languages no word has related words (and none is kept).
-  const synonyms = lexicon ? relatedStems(asking, SYNONYM_STEMS, (word) => lexicon.synonyms(word)) : new Map<string, Set<string>>();
+  const synonyms = lexicon ? relatedStems(asking, SYNONYM_STEMS, (word) => lexicon.synonyms(word)) : new Map<string, ReadonlySet<string>>();
   const narrower = lexicon
     ? relatedStems(asking, RELATED_STEMS, (word) => [...lexicon.narrower(word), ...lexicon.broader(word), ...lexicon.sameDoer(word), ...lexicon.sisters(word)])
-    : new Map<string, Set<string>>();
+    : new Map<string, ReadonlySet<string>>();
   const translated = crossing ? translatedStems(asking, input.language, material) : new Map<string, Set<string>>();
   for (const [term, stems] of translated) narrower.set(term, new Set([...(narrower.get(term) ?? []), ...stems]));
   dropFalseFriends(candidates, translated, asking, input.language);
@@ -461,8 +461,8 @@ interface Sought {
 function formsAndHolders(
   readings: PassageReading[],
   asks: string[],
-  synonyms: Map<string, Set<string>>,
-  narrower: Map<string, Set<string>>,
+  synonyms: Map<string, ReadonlySet<string>>,
+  narrower: Map<string, ReadonlySet<string>>,
 ): { forms: Map<string, string[]>; holders: Map<string, string[]> } {
   const sought = new Map<string, Sought>();
   const seek = (term: string) => sought.get(term) ?? sought.set(term, { term, itself: [], forms: [] }).get(term)!;
@@ -716,29 +716,31 @@ function englishNotNouns(question: string, lexicon: EnglishLexicon): Set<string>
  * ("doctor" holds "gp"; a verb of one doer, a sister noun its definition names: "monitor"
  * holds "screen").
  */
-function relatedStems(question: string, kept: Map<string, readonly string[]>, related: (word: string) => readonly string[]): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
+function relatedStems(question: string, kept: Map<string, ReadonlySet<string>>, related: (word: string) => readonly string[]): Map<string, ReadonlySet<string>> {
+  const out = new Map<string, ReadonlySet<string>>();
   for (const word of words(question)) {
     const found = stemsOfRelated(word.toLowerCase(), kept, related);
-    if (found.length === 0) continue;
+    if (found.size === 0) continue;
     const term = englishStem(word);
-    const stems = out.get(term) ?? out.set(term, new Set()).get(term)!;
-    for (const stem of found) stems.add(stem);
+    const before = out.get(term);
+    // The kept set itself when one word gives the term (most): never written to, as every answer shares it.
+    out.set(term, before === undefined ? found : new Set([...before, ...found]));
   }
   return out;
 }
 
 /**
  * A word's related words' stems, kept by word (the lexicon is the process's, read once): a question's words
- * recur across questions, and a word's related words are many (the profile had their stemming at 1.3%).
+ * recur across questions, and a word's related words are many (the profile had their stemming at 1.3%, and
+ * copying them into a set for every answer at 1.7%: docs/performance.md, Capacity, twelfth round).
  */
-function stemsOfRelated(word: string, kept: Map<string, readonly string[]>, related: (word: string) => readonly string[]): readonly string[] {
-  return keptOrMade(kept, word, MAX_WORDS_RELATED, () => Object.freeze(related(word).map(englishStem)));
+function stemsOfRelated(word: string, kept: Map<string, ReadonlySet<string>>, related: (word: string) => readonly string[]): ReadonlySet<string> {
+  return keptOrMade(kept, word, MAX_WORDS_RELATED, () => new Set(related(word).map(englishStem)));
 }
 
 /** Kept stems of the words' synonyms and of their other related words (relatedStems); bounded, cleared when full. */
-const SYNONYM_STEMS = new Map<string, readonly string[]>();
-const RELATED_STEMS = new Map<string, readonly string[]>();
+const SYNONYM_STEMS = new Map<string, ReadonlySet<string>>();
+const RELATED_STEMS = new Map<string, ReadonlySet<string>>();
 const MAX_WORDS_RELATED = 10_000;
 
 /**
