@@ -212,6 +212,9 @@ let waitsDatabaseUrl: string | undefined;
  * After loading the agent, its scratch database is vacuumed and analysed (BENCH_CAPACITY_VACUUM=0 leaves it to
  * autovacuum): otherwise the first minutes of rounds measure autovacuum and analyze of the 10,000 passages' postings
  * (13 to 52 ms of the database's CPU an answer in the fourth to sixth rounds of docs/performance.md), not the answers.
+ * Again after the warm-up, as autovacuum's analyze does once a table has grown (this machine's server runs none):
+ * the first pass recorded the answers' tables as empty, so the plans each connection kept from then, the foreign key
+ * checks' on `conversations` among them, scanned the whole table (102 buffers a check against 5 after the analyze).
  */
 async function settle(databaseUrl: string): Promise<void> {
   if (process.env.BENCH_CAPACITY_VACUUM === '0') return;
@@ -310,9 +313,13 @@ interface Measured {
   atFraction: Map<number, Round>;
 }
 
-/** Warm-up, then ROUNDS rounds with the cases taking turns, then each answering case at the fixed fractions of its rate. */
-async function measureDeployment(deployment: string, cases: Case[], databaseMarker: string | undefined): Promise<Measured[]> {
+/**
+ * Warm-up, then ROUNDS rounds with the cases taking turns, then each answering case at the fixed fractions of its rate.
+ * `afterWarmUp` settles the databases again once the warm-up has filled the tables the answers write.
+ */
+async function measureDeployment(deployment: string, cases: Case[], databaseMarker: string | undefined, afterWarmUp?: () => Promise<void>): Promise<Measured[]> {
   for (const c of cases) await measure(c, WARM_UP_SECONDS, databaseMarker);
+  await afterWarmUp?.();
   const rounds = new Map<Case, Round[]>(cases.map((c) => [c, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const c of cases) {
@@ -372,6 +379,7 @@ async function postgres(databaseUrl: string, redisUrl: string): Promise<Measured
         visitorCase('visitor, 2 API processes', two, agentId),
       ],
       marker,
+      () => settle(database.url),
     );
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
@@ -409,12 +417,16 @@ async function comparedService(
 async function compared(store: 'embedded' | 'postgres', urls: { databaseUrl?: string; redisUrl?: string }, before: string): Promise<Measured[]> {
   const stops: Array<() => Promise<void>> = [];
   const cases: Case[] = [];
+  const databaseUrls: string[] = [];
   try {
     for (const [label, cwd] of [['before', before], ['this checkout', undefined]] as const) {
       const { api, databaseMarker, databaseUrl } = await comparedService(store, cwd, urls, stops);
       progress(`${label}: loading the agent`);
       const agentId = await prepareAgent(api);
-      if (databaseUrl) await settle(databaseUrl);
+      if (databaseUrl) {
+        await settle(databaseUrl);
+        databaseUrls.push(databaseUrl);
+      }
       const apis = [{ url: api.url, pid: api.child.pid! }];
       cases.push(
         { ...baselineCase('baseline: GET /workspace', apis, api.manageKey), databaseMarker, version: label },
@@ -425,7 +437,9 @@ async function compared(store: 'embedded' | 'postgres', urls: { databaseUrl?: st
     // Each kind of case of both versions side by side, so that their rounds are neighbours.
     const order = ['baseline', 'REST', 'visitor'].flatMap((kind) => cases.filter((c) => c.name.startsWith(kind)));
     const deployment = store === 'embedded' ? 'embedded' : 'PostgreSQL + Redis, 1 API process';
-    const measured = await measureDeployment(deployment, order, undefined);
+    const measured = await measureDeployment(deployment, order, undefined, async () => {
+      for (const url of databaseUrls) await settle(url);
+    });
     return measured.map((m) => ({ ...m, deployment: `${m.deployment}, ${m.c.version}` }));
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
