@@ -117,6 +117,36 @@ describe('credits (offline model: 1 credit an answer)', () => {
     assert.deepEqual(await credits(other.ws), { usedThisMonth: STUDIO_CREDITS, included: STUDIO_CREDITS, purchased: 0, overage: false });
   });
 
+  test('a group of charges takes from each workspace and month exactly what the same charges taken one by one take', async () => {
+    // Two workspaces charged by the group, their twins one charge at a time, from the same usage and packs: the
+    // months alternate within a workspace, and each crosses its included credits and then its packs.
+    const grouped = [await service.seedWorkspace({ plan: 'studio' }), await service.seedWorkspace({ plan: 'studio' })];
+    const single = [await service.seedWorkspace({ plan: 'studio' }), await service.seedWorkspace({ plan: 'studio' })];
+    for (const ws of [...grouped, ...single]) {
+      await sql`insert into credit_usage (workspace_id, month, used, from_packs) values (${ws.id}, '2026-10', 7, 0), (${ws.id}, '2026-11', 4, 1)`.execute(service.ctx.db);
+      await sql`update workspaces set purchased_credits = 5 where id = ${ws.id}`.execute(service.ctx.db);
+    }
+    const charges = [
+      [0, '2026-11', 2], [0, '2026-11', 3], [0, '2026-10', 2], [0, '2026-11', 1], [0, '2026-12', 0], [0, '2026-11', 4], [0, '2026-10', 1], [0, '2026-11', 1],
+      [1, '2026-10', 1], [1, '2026-10', 6], [1, '2026-10', 1],
+    ] as const;
+    const included = 8;
+    const { rows } = await sql<{ taken: Array<number | null> }>`select charge_credits_each(${charges.map(([w]) => grouped[w].id)}::text[],
+      ${charges.map(([, month]) => month)}::text[], ${charges.map(([, , credits]) => credits)}::integer[], ${charges.map(() => included)}::integer[]) as taken`.execute(service.ctx.db);
+    const oneByOne: Array<number | null> = [];
+    for (const [w, month, credits] of charges) {
+      const one = await sql<{ taken: number | null }>`select charge_credits(${single[w].id}, ${month}, ${credits}::integer, ${included}::integer) as taken`.execute(service.ctx.db);
+      oneByOne.push(one.rows[0].taken);
+    }
+    assert.deepEqual(rows[0].taken, oneByOne);
+    assert.ok(oneByOne.includes(null) && oneByOne.some((taken) => taken !== null && taken > 0), `${oneByOne}`);
+    const state = async (id: string) => ({
+      usage: (await sql`select month, used, from_packs from credit_usage where workspace_id = ${id} order by month`.execute(service.ctx.db)).rows,
+      packs: (await sql<{ purchased_credits: number }>`select purchased_credits from workspaces where id = ${id}`.execute(service.ctx.db)).rows[0].purchased_credits,
+    });
+    for (const w of [0, 1]) assert.deepEqual(await state(grouped[w].id), await state(single[w].id));
+  });
+
   // Last in this suite: it moves the service's clock a month on.
   test('a new UTC month brings the included credits back; purchased credits carry over', async () => {
     const { ws, agent } = await workspaceWithAgent();
