@@ -26,3 +26,7 @@ create table term_blocks (
   bytes bytea not null,
   primary key (agent_id, term_id, first_seq)
 );
+
+-- When the agent's passages were last written (by the statements that write or remove them, which update this row
+-- anyway): the blocks' job waits for a few quiet seconds, so that it does not run again and again beside a retrain.
+alter table agent_stats add column written_at timestamptz;

@@ -36,6 +36,8 @@ const READ_POSTINGS = 1_000_000;
 /** After a write to a large agent, its job starts this much later; a process sends at most one an agent this often. */
 const DELAY_SECONDS = 5;
 const SEND_EVERY_MS = DELAY_SECONDS * 1000;
+/** While an agent is being written its blocks are built at most this often (the tail is read from the postings meanwhile). */
+const MAX_WAIT_SECONDS = 300;
 
 export interface BlocksOutcome {
   action: 'none' | 'dropped' | 'extended' | 'compacted';
@@ -288,5 +290,22 @@ export async function defineBlocksJob(ctx: Context): Promise<void> {
 /** The worker's side: one job at a time, looked for every few seconds when no send wakes it (a delayed job sends none). */
 export async function workBlocks(ctx: Context): Promise<void> {
   await defineBlocksJob(ctx);
-  await ctx.queue.work<BlocksJob>(BLOCKS_JOB, async (job) => void (await buildBlocks(ctx, job.agentId)), { concurrency: 1, pollingSeconds: DELAY_SECONDS });
+  await ctx.queue.work<BlocksJob>(BLOCKS_JOB, (job) => blocksJob(ctx, job.agentId), { concurrency: 1, pollingSeconds: DELAY_SECONDS });
+}
+
+/**
+ * The job: the blocks are built once the agent's passages have not been written for DELAY_SECONDS (a retrain or a
+ * long ingest writes for minutes, and a build beside it each few seconds slowed a retrain of 10,000 passages by a
+ * fifth), or when they were last built MAX_WAIT_SECONDS ago or never; otherwise it is queued again for later.
+ */
+async function blocksJob(ctx: Context, agentId: string): Promise<void> {
+  const { rows } = await sql<{ written: number | null; built: number | null }>`
+    select extract(epoch from now() - s.written_at)::float8 as written, extract(epoch from now() - b.built_at)::float8 as built
+    from agent_stats s left join agent_blocks b on b.agent_id = s.agent_id where s.agent_id = ${agentId}`.execute(ctx.db);
+  const { written, built } = rows[0] ?? { written: null, built: null };
+  if (written !== null && written < DELAY_SECONDS && built !== null && built < MAX_WAIT_SECONDS) {
+    await ctx.queue.send<BlocksJob>(BLOCKS_JOB, { agentId }, { singletonKey: agentId, startAfterSeconds: DELAY_SECONDS });
+    return;
+  }
+  await buildBlocks(ctx, agentId);
 }

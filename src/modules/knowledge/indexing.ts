@@ -307,6 +307,7 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
       returning length
     )
     update agent_stats set
+      written_at = now(),
       passage_count = passage_count - (select count(*) from gone) + (select count(*) from added),
       total_length = total_length - (select coalesce(sum(length), 0) from gone) + (select coalesce(sum(length), 0) from added),
       -- An index the gone passages left empty starts its list of configurations again.
@@ -336,6 +337,7 @@ async function removePassages(trx: Transaction<Tables>, agentId: string, sourceI
       delete from agent_term_stats s using counts where s.term_id = counts.term_id and s.df <= counts.n
     )
     update agent_stats set
+      written_at = now(),
       passage_count = passage_count - (select count(*) from gone),
       total_length = total_length - (select coalesce(sum(length), 0) from gone),
       -- An index left empty starts its list of configurations again.
