@@ -19,7 +19,7 @@ import type { Context } from '../src/context.ts';
 import { englishAlternatives, lexicalSearch, searchPassages } from '../src/modules/knowledge/search.ts';
 import { textSearchConfig } from '../src/modules/knowledge/languages.ts';
 import { embedTexts, vectorTable } from '../src/modules/knowledge/embeddings.ts';
-import { addPassages } from '../src/modules/knowledge/indexing.ts';
+import { addPassages, deleteSourceAndPassages } from '../src/modules/knowledge/indexing.ts';
 import { FIRST_READ, parseQuestion, topPassages } from '../src/modules/knowledge/postings.ts';
 import { startEmbeddingServer } from '../src/modules/knowledge/test-support.ts';
 import { printTable, ratio } from './support.ts';
@@ -35,6 +35,10 @@ const AFTER_WRITE_QUESTIONS = 20;
 const BATCH = 5_000;
 const DIMS = 64;
 const HYBRID = process.env.BENCH_SEARCH_SCALE_HYBRID !== '0';
+/** Sources deleted and written again for the retrain-like write (of SOURCES: a tenth of the passages). */
+const REWRITTEN_SOURCES = 2;
+/** Questions asked as first passes after the retrain-like write. */
+const AFTER_RETRAIN_QUESTIONS = 100;
 /** postgres (the issue's case) or embedded (to find the largest agent the embedded store serves within the chat targets). */
 const STORE = (process.env.BENCH_SEARCH_SCALE_STORE ?? 'postgres') as 'postgres' | 'embedded';
 
@@ -99,6 +103,8 @@ interface Load {
   hnswSeconds: number;
   vacuumSeconds: number;
   postings: number;
+  /** The bulk sources, with the number of their first passage's text (passageText). */
+  sources: Array<{ sourceId: string; from: number; size: number }>;
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -107,20 +113,26 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: performance.now() - start, value };
 }
 
+async function bulkSourceRow(ctx: Context, ws: SeededWorkspace, agentId: string, name: string, size: number): Promise<string> {
+  const sourceId = newId('src');
+  await ctx.db
+    .insertInto('sources')
+    .values({ id: sourceId, workspace_id: ws.id, agent_id: agentId, type: 'text', name, url: null, title: null, status: 'ready', error: null, turned_away: null, size_bytes: 0, chunk_count: size, content: '', crawl_id: null, generation: 0, job_id: null, queued_at: null, created_at: ctx.clock.now(), processed_at: ctx.clock.now() })
+    .execute();
+  return sourceId;
+}
+
 /** PASSAGES passages in SOURCES sources through addPassages, BATCH a call; the HNSW index dropped for the load and built after it. */
 export async function load(ctx: Context, ws: SeededWorkspace, agentId: string): Promise<Load> {
   const table = HYBRID ? await vectorTable(ctx) : undefined;
   if (table) await sql`drop index if exists ${sql.raw(`${table}_hnsw`)}`.execute(ctx.db);
-  const figures: Load = { seconds: 0, writeSeconds: 0, embedSeconds: 0, hnswSeconds: 0, vacuumSeconds: 0, postings: 0 };
+  const figures: Load = { seconds: 0, writeSeconds: 0, embedSeconds: 0, hnswSeconds: 0, vacuumSeconds: 0, postings: 0, sources: [] };
   const started = performance.now();
   const perSource = Math.ceil(PASSAGES / SOURCES);
   for (let loaded = 0; loaded < PASSAGES; ) {
-    const sourceId = newId('src');
+    const sourceId = await bulkSourceRow(ctx, ws, agentId, `Bulk ${loaded}`, Math.min(perSource, PASSAGES - loaded));
     const size = Math.min(perSource, PASSAGES - loaded);
-    await ctx.db
-      .insertInto('sources')
-      .values({ id: sourceId, workspace_id: ws.id, agent_id: agentId, type: 'text', name: `Bulk ${loaded}`, url: null, title: null, status: 'ready', error: null, turned_away: null, size_bytes: 0, chunk_count: size, content: '', crawl_id: null, generation: 0, job_id: null, queued_at: null, created_at: ctx.clock.now(), processed_at: ctx.clock.now() })
-      .execute();
+    figures.sources.push({ sourceId, from: loaded, size });
     for (let offset = 0; offset < size; offset += BATCH) {
       const texts = Array.from({ length: Math.min(BATCH, size - offset) }, (_, i) => passageText(loaded + offset + i));
       const vectors = HYBRID ? await timed(() => embedTexts(ctx, texts)) : { ms: 0, value: [] as number[][] };
@@ -232,6 +244,57 @@ export async function searchFigures(ctx: Context, agentId: string): Promise<Row[
   return rows;
 }
 
+// ---------- blocks (the lists stored ready to read, built off the write path: blocks.ts; the base has none) ----------
+
+type BlocksModule = typeof import('../src/modules/knowledge/blocks.ts');
+
+/** The blocks' code, or null on a checkout without it (the same bench file runs on the base for the A/B). */
+async function blocksModule(): Promise<BlocksModule | null> {
+  return import('../src/modules/knowledge/blocks.ts').catch(() => null);
+}
+
+/**
+ * Runs the agent's blocks job as the worker would (the service's own worker never runs it here: its threshold is set
+ * past the bench's agent, so that the bench says when), then what autovacuum would do to the new rows soon after.
+ */
+async function runBlocksJob(ctx: Context, agentId: string, blocks: BlocksModule | null): Promise<{ seconds: number; action: string; postings: number; blocks: number } | null> {
+  if (!blocks) return null;
+  const started = performance.now();
+  const outcome = await blocks.buildBlocks({ ...ctx, config: { ...ctx.config, searchBlocksMinPassages: 20_000 } }, agentId);
+  if (ctx.database.kind === 'postgres') await sql`vacuum analyze term_blocks, agent_blocks`.execute(ctx.db);
+  return { seconds: (performance.now() - started) / 1000, action: outcome.action, postings: outcome.postings, blocks: outcome.blocks };
+}
+
+/**
+ * A retrain-like write (REWRITTEN_SOURCES of the sources deleted and their passages written again as new sources: a
+ * tenth of the agent), then first passes with the blocks behind it, the blocks job, and first passes again.
+ */
+async function afterRetrainFigures(ctx: Context, ws: SeededWorkspace, agentId: string, loaded: Load, blocks: BlocksModule | null): Promise<Row[]> {
+  const rewritten = loaded.sources.slice(0, REWRITTEN_SOURCES);
+  const write = await timed(async () => {
+    for (const source of rewritten) {
+      await deleteSourceAndPassages(ctx, agentId, source.sourceId);
+      const sourceId = await bulkSourceRow(ctx, ws, agentId, `Rewritten ${source.from}`, source.size);
+      for (let offset = 0; offset < source.size; offset += BATCH) {
+        const texts = Array.from({ length: Math.min(BATCH, source.size - offset) }, (_, i) => passageText(source.from + offset + i));
+        await addPassages(ctx, { agentId, sourceId, title: 'Bulk', url: null, config: 'english' }, texts.map((text, i) => ({ position: offset + i, text })));
+      }
+    }
+  });
+  const random = seeded(55_555);
+  const queries = Array.from({ length: AFTER_RETRAIN_QUESTIONS + 10 }, () => question(random));
+  const lexical = (i: number) => lexicalOnly(ctx, agentId, queries[i]!);
+  const rows: Row[] = [];
+  const row = (kind: string, times: number[]): Row => ({ search: kind, 'p50 ms': percentile(times, 50).toFixed(2), 'p95 ms': percentile(times, 95).toFixed(2), 'p99 ms': percentile(times, 99).toFixed(2) });
+  rows.push({ search: `the write: ${rewritten.reduce((n, s) => n + s.size, 0)} passages deleted and written again`, 'p50 ms': '', 'p95 ms': '', 'p99 ms': '', seconds: (write.ms / 1000).toFixed(1) });
+  rows.push(row('lexical first pass after it, the blocks behind (their tail read from the postings)', await latencies(lexical, AFTER_RETRAIN_QUESTIONS)));
+  const job = await runBlocksJob(ctx, agentId, blocks);
+  if (job) rows.push({ search: `the blocks job after it (${job.action}: ${job.postings} postings, ${job.blocks} blocks)`, 'p50 ms': '', 'p95 ms': '', 'p99 ms': '', seconds: job.seconds.toFixed(1) });
+  await letKeptListsGo(ctx, agentId);
+  rows.push(row('lexical first pass after the job (the same questions, lists let go)', await latencies(lexical, AFTER_RETRAIN_QUESTIONS)));
+  return rows;
+}
+
 // ---------- run ----------
 
 export async function run(): Promise<void> {
@@ -248,12 +311,16 @@ export async function run(): Promise<void> {
   const embeddings = await startEmbeddingServer(DIMS);
   try {
     const service = await startService({
-      env: { OPENAI_BASE_URL: embeddings.url, OPENAI_API_KEY: 'bench', PARLEY_EMBEDDING_MODEL: 'fake', PARLEY_EMBEDDING_DIMENSIONS: String(DIMS) },
+      // The blocks' threshold past any agent: the bench runs their job itself (runBlocksJob), so it never runs mid-measure.
+      env: { OPENAI_BASE_URL: embeddings.url, OPENAI_API_KEY: 'bench', PARLEY_EMBEDDING_MODEL: 'fake', PARLEY_EMBEDDING_DIMENSIONS: String(DIMS), PARLEY_SEARCH_BLOCKS_MIN_PASSAGES: '2000000000' },
     });
     try {
       const ws = await service.seedWorkspace({ plan: 'enterprise' });
       const agentId = await seedAgent(service, ws, 'Search scale');
       const figures = await load(service.ctx, ws, agentId);
+      const blocks = await blocksModule();
+      progress('the blocks job');
+      const built = await runBlocksJob(service.ctx, agentId, blocks);
       const words = VOCABULARY.length;
       printTable(`Loading ${PASSAGES} passages of ${PASSAGE_WORDS} words (Zipf over ${words} real words) into one agent, ${STORE === 'postgres' ? 'PostgreSQL' : 'embedded store'} (target: index build >= 5,000 passages/s)`, [
         {
@@ -266,9 +333,13 @@ export async function run(): Promise<void> {
           'vacuum analyze s': figures.vacuumSeconds.toFixed(1),
           'whole load s': figures.seconds.toFixed(1),
           'whole load passages/s': Math.round(PASSAGES / figures.seconds),
+          'blocks build s (job + vacuum)': built ? built.seconds.toFixed(1) : 'none',
+          'blocks build passages/s': built ? Math.round(PASSAGES / built.seconds) : 'none',
+          blocks: built ? built.blocks : 'none',
         },
       ]);
       printTable(`Search latency over ${QUERIES} questions (topK 5: 20 candidates a list), one agent, ${PASSAGES} passages, ${STORE}`, await searchFigures(service.ctx, agentId));
+      printTable(`After a retrain-like write (${REWRITTEN_SOURCES} of ${SOURCES} sources deleted and written again), ${AFTER_RETRAIN_QUESTIONS} questions`, await afterRetrainFigures(service.ctx, ws, agentId, figures, blocks));
     } finally {
       await service.close();
     }

@@ -32,6 +32,8 @@ export interface Config {
   fileReadMemoryMb: number;
   /** The lexical search's posting lists one process keeps, over all agents, in bytes (PARLEY_SEARCH_MEMORY_MB; postings.ts). */
   searchMemoryBytes: number;
+  /** Agents of at least this many passages get their posting lists built as blocks off the write path (PARLEY_SEARCH_BLOCKS_MIN_PASSAGES; blocks.ts). */
+  searchBlocksMinPassages: number;
   fileReadTimeoutMs: number;
   /** Files read at once by this process (visitor files and sources together); more wait their turn. */
   fileReadConcurrency: number;
@@ -84,6 +86,7 @@ export function loadConfig(env: Env = process.env): Config {
     fileFetchTimeoutMs: intFrom(env.PARLEY_FILE_FETCH_TIMEOUT_MS, 20_000, 'PARLEY_FILE_FETCH_TIMEOUT_MS'),
     fileReadMemoryMb: intFrom(env.PARLEY_FILE_READ_MEMORY_MB, 512, 'PARLEY_FILE_READ_MEMORY_MB'),
     searchMemoryBytes: intFrom(env.PARLEY_SEARCH_MEMORY_MB, 128, 'PARLEY_SEARCH_MEMORY_MB') * 2 ** 20,
+    searchBlocksMinPassages: intFrom(env.PARLEY_SEARCH_BLOCKS_MIN_PASSAGES, 20_000, 'PARLEY_SEARCH_BLOCKS_MIN_PASSAGES'),
     fileReadTimeoutMs: intFrom(env.PARLEY_FILE_READ_TIMEOUT_MS, 30_000, 'PARLEY_FILE_READ_TIMEOUT_MS'),
     fileReadConcurrency: intFrom(env.PARLEY_FILE_READ_CONCURRENCY, 2, 'PARLEY_FILE_READ_CONCURRENCY'),
     sourceRetryDelaySeconds: intFrom(env.PARLEY_SOURCE_RETRY_DELAY_SECONDS, 5, 'PARLEY_SOURCE_RETRY_DELAY_SECONDS'),

@@ -44,8 +44,11 @@ export interface Queue {
    * workers woken only when it commits, and no other statement is needed meanwhile.
    */
   sendMany<T extends object>(name: string, jobs: Array<{ data: T; options?: Omit<JobOptions, 'singletonKey'> }>, options?: { within?: Db }): Promise<string[]>;
-  /** Starts working on a kind of job in this process (worker role only). */
-  work<T>(name: string, handler: JobHandler<T>, options?: { concurrency?: number }): Promise<void>;
+  /**
+   * Starts working on a kind of job in this process (worker role only). `pollingSeconds`: how often an idle worker
+   * looks for jobs made due by time (half a second unless set; a send wakes it at once).
+   */
+  work<T>(name: string, handler: JobHandler<T>, options?: { concurrency?: number; pollingSeconds?: number }): Promise<void>;
   /**
    * Works on jobs in batches of up to `batchSize`: a fetch claims that many at once, and
    * while fetches come back full the next follows at once (no polling pause between them).
@@ -132,13 +135,14 @@ export async function createQueue(database: Database, options: { pollingSeconds?
     // due by time (startAfter, a retry's delay) sends no NOTIFY. One pg-boss worker a unit of
     // concurrency, each woken by its own job's end: it fetches again at once rather than after the
     // poll, so a backlog is worked through one job after the other without a pause between them.
-    async work<T>(name: string, handler: JobHandler<T>, options: { concurrency?: number } = {}) {
+    async work<T>(name: string, handler: JobHandler<T>, options: { concurrency?: number; pollingSeconds?: number } = {}) {
       const boss = await bossFor();
+      const every = options.pollingSeconds ?? polling;
       for (let i = 0; i < (options.concurrency ?? 1); i++) {
         let known!: (id: string) => void;
         const workerId = new Promise<string>((resolve) => (known = resolve));
         known(
-          await boss.work<T>(name, { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling, batchSize: 1 }, async (jobs) => {
+          await boss.work<T>(name, { pollingIntervalSeconds: every, notifyPollingIntervalSeconds: every, batchSize: 1 }, async (jobs) => {
             for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
             if (jobs.length > 0) boss.notifyWorker(await workerId);
           }),

@@ -16,6 +16,7 @@ import { indexedPageTitle, type CrawlTitles } from './crawl/site-name.ts';
 import { embeddingsEnabled, embedTexts, vectorLiteral, vectorTable } from './embeddings.ts';
 import { detectLanguage, textSearchConfig } from './languages.ts';
 import { agentLanguage, type SourceRow } from './store.ts';
+import { scheduleBlocks } from './blocks.ts';
 
 export { textSearchConfig };
 
@@ -115,12 +116,15 @@ export async function indexSourcesText(ctx: Context, sources: SourceRow[]): Prom
     const generations = new Map(current.map((row) => [row.id, row.generation]));
     const fresh = prepared.filter((p) => generations.get(p.source.id) === p.source.generation);
     let changed = 0;
+    const counts = new Map<string, number>();
     for (const agentId of agents) {
       const own = fresh.filter((p) => p.source.agent_id === agentId);
       if (own.length === 0) continue;
       // The sources' earlier passages (a retrain's, a recovered read's) go in the statement that writes the new ones:
       // each term's statistics row is written once, by the net of the two.
-      changed += await writePassages(ctx, trx, agentId, own.flatMap((p) => p.passages.map((passage) => ({ ...passage, target: p.target }))), table, WRITE_BATCH, own.map((p) => p.source.id));
+      const written = await writePassages(ctx, trx, agentId, own.flatMap((p) => p.passages.map((passage) => ({ ...passage, target: p.target }))), table, WRITE_BATCH, own.map((p) => p.source.id));
+      changed += written.postings;
+      counts.set(agentId, written.passageCount);
     }
     if (fresh.length > 0) {
       await sql`update sources set status = 'ready', error = null, chunk_count = t.chunks, processed_at = ${now}
@@ -128,9 +132,10 @@ export async function indexSourcesText(ctx: Context, sources: SourceRow[]): Prom
         where sources.id = t.id`.execute(trx);
     }
     for (const p of prepared) outcomes.set(p.source.id, fresh.includes(p) ? 'ready' : 'stale');
-    return changed;
+    return { changed, counts };
   });
-  await tidyEmbeddedIndex(ctx, changed);
+  await tidyEmbeddedIndex(ctx, changed.changed);
+  for (const [agentId, count] of changed.counts) await scheduleBlocks(ctx, agentId, count);
   return outcomes;
 }
 
@@ -185,7 +190,8 @@ export async function addPassages(ctx: Context, target: PassageTarget, passages:
     await lockAgentStats(trx, target.agentId);
     return writePassages(ctx, trx, target.agentId, passages.map((passage) => ({ ...passage, target })), table, BULK_WRITE_BATCH);
   });
-  await tidyEmbeddedIndex(ctx, written);
+  // No blocks job queued (blocks.ts): the bulk path's callers (the benches) build them when they choose.
+  await tidyEmbeddedIndex(ctx, written.postings);
 }
 
 /** Takes the agent's statistics row (made when missing) for the rest of the transaction. */
@@ -200,24 +206,27 @@ type PlacedPassage = NewPassage & { target: PassageTarget };
 
 /**
  * Passages of one agent (of one source or several), in place of the passages the `replacing` sources had (taken out
- * by the first batch's statement). Returns the postings written and removed.
+ * by the first batch's statement). Returns the postings written and removed, and the agent's passages after.
  */
-async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined, batchSize = WRITE_BATCH, replacing: string[] = []): Promise<number> {
+async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: string, passages: PlacedPassage[], table: string | undefined, batchSize = WRITE_BATCH, replacing: string[] = []): Promise<{ postings: number; passageCount: number }> {
   // A batch's sorts (the postings in key order, the lexemes by passage) spilled to disk at the default 4 MB. Not on
   // the embedded store: PGlite's memory, once grown, is never given back (its resident size is sized deliberately).
   if (ctx.database.kind === 'postgres') await sql`set local work_mem = '64MB'`.execute(trx);
   let postings = 0;
+  let passageCount = 0;
   for (let start = 0; start < passages.length; start += batchSize) {
     const batch = passages.slice(start, start + batchSize);
     const ids = batch.map(() => newTimeOrderedId('chk'));
-    postings += await insertPassageBatch(trx, agentId, ids, batch, start === 0 ? replacing : []);
+    const written = await insertPassageBatch(trx, agentId, ids, batch, start === 0 ? replacing : []);
+    postings += written.postings;
+    passageCount = written.passageCount;
     if (table) {
       await sql`insert into ${sql.table(table)} (passage_id, agent_id, model, embedding)
         select id, ${agentId}, ${ctx.config.embeddingModel}, v::vector
         from unnest(${ids}::text[], ${batch.map((p) => vectorLiteral(p.vector!))}::text[]) as t(id, v)`.execute(trx);
     }
   }
-  return postings;
+  return { postings, passageCount };
 }
 
 /**
@@ -233,9 +242,9 @@ async function writePassages(ctx: Context, trx: Transaction<Tables>, agentId: st
  * removed and added again: its bounds are the new passages' own, as they would be in a fresh index. A term whose
  * passages are all gone and none added goes; a term not held before is inserted (with a new term id).
  */
-async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids: string[], batch: PlacedPassage[], replacing: string[] = []): Promise<number> {
+async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids: string[], batch: PlacedPassage[], replacing: string[] = []): Promise<{ postings: number; passageCount: number }> {
   const configs = batch.map((p) => p.config ?? p.target.config);
-  const result = await sql<{ postings: number }>`
+  const result = await sql<{ postings: number; passage_count: number }>`
     -- Looked up once: pg_get_serial_sequence called a passage cost more than the nextval itself.
     with passage_sequence as (
       select pg_get_serial_sequence('passages', 'seq')::regclass as seq_name
@@ -298,6 +307,7 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
       returning length
     )
     update agent_stats set
+      written_at = now(),
       passage_count = passage_count - (select count(*) from gone) + (select count(*) from added),
       total_length = total_length - (select coalesce(sum(length), 0) from gone) + (select coalesce(sum(length), 0) from added),
       -- An index the gone passages left empty starts its list of configurations again.
@@ -305,8 +315,8 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
                                                     || ${[...new Set(configs)]}::text[]) as c order by c)
     where agent_id = ${agentId}
     -- A posting a lexeme added and one a term id of a gone passage (the inserts run to completion unread).
-    returning ((select count(*) from lex) + (select coalesce(sum(cardinality(term_ids)), 0) from gone))::int as postings`.execute(trx);
-  return Number(result.rows[0]?.postings ?? 0);
+    returning ((select count(*) from lex) + (select coalesce(sum(cardinality(term_ids)), 0) from gone))::int as postings, agent_stats.passage_count`.execute(trx);
+  return { postings: Number(result.rows[0]?.postings ?? 0), passageCount: Number(result.rows[0]?.passage_count ?? 0) };
 }
 
 /**
@@ -315,8 +325,8 @@ async function insertPassageBatch(trx: Transaction<Tables>, agentId: string, ids
  * passage holds any more goes), then the passages go and a trigger takes their postings
  * with them. Returns the postings removed.
  */
-async function removePassages(trx: Transaction<Tables>, agentId: string, sourceIds: string[]): Promise<number> {
-  const result = await sql<{ postings: number }>`
+async function removePassages(trx: Transaction<Tables>, agentId: string, sourceIds: string[]): Promise<{ postings: number; passageCount: number }> {
+  const result = await sql<{ postings: number; passage_count: number }>`
     with gone as materialized (
       select length, term_ids from passages where source_id = any(${sourceIds}::text[])
     ), counts as (
@@ -327,25 +337,27 @@ async function removePassages(trx: Transaction<Tables>, agentId: string, sourceI
       delete from agent_term_stats s using counts where s.term_id = counts.term_id and s.df <= counts.n
     )
     update agent_stats set
+      written_at = now(),
       passage_count = passage_count - (select count(*) from gone),
       total_length = total_length - (select coalesce(sum(length), 0) from gone),
       -- An index left empty starts its list of configurations again.
       configs = case when passage_count = (select count(*) from gone) then '{}' else configs end
     where agent_id = ${agentId}
-    returning (select coalesce(sum(cardinality(term_ids)), 0) from gone)::int as postings`.execute(trx);
+    returning (select coalesce(sum(cardinality(term_ids)), 0) from gone)::int as postings, agent_stats.passage_count`.execute(trx);
   await sql`delete from passages where source_id = any(${sourceIds}::text[])`.execute(trx);
-  return Number(result.rows[0]?.postings ?? 0);
+  return { postings: Number(result.rows[0]?.postings ?? 0), passageCount: Number(result.rows[0]?.passage_count ?? 0) };
 }
 
 /** Deletes a source with its passages and their statistics, at once. */
 export async function deleteSourceAndPassages(ctx: Context, agentId: string, sourceId: string): Promise<void> {
   const removed = await ctx.db.transaction().execute(async (trx) => {
     await lockAgentStats(trx, agentId);
-    const postings = await removePassages(trx, agentId, [sourceId]);
+    const removed = await removePassages(trx, agentId, [sourceId]);
     await trx.deleteFrom('sources').where('id', '=', sourceId).where('agent_id', '=', agentId).execute();
-    return postings;
+    return removed;
   });
-  await tidyEmbeddedIndex(ctx, removed);
+  await tidyEmbeddedIndex(ctx, removed.postings);
+  await scheduleBlocks(ctx, agentId, removed.passageCount);
 }
 
 const changedSinceVacuum = new WeakMap<Context, number>();

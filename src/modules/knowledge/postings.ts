@@ -1179,22 +1179,30 @@ async function readLayers(ctx: Context, agentId: string, question: ParsedQuestio
 /**
  * Reads the terms' statistics, and their lists when they hold at most `budget` postings
  * together (and none more than MAX_LIST_LENGTH), in one statement that also reads the
- * version, so they are of one state of the index. Null when the version moved.
+ * version, so they are of one state of the index. Null when the version moved. A list is
+ * read from the agent's blocks (its postings up to the blocks' watermark, blocks.ts) followed
+ * by the postings numbered past the watermark from passage_postings; an agent without
+ * blocks reads them all from passage_postings.
  */
 async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion, terms: string[], agent: AgentLists, budget: number): Promise<Map<string, TermEntry> | null> {
-  const { rows } = await sql<{ version: string; term: string | null; term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null; postings: string | null }>`
+  const { rows } = await sql<{ version: string; fits: boolean | null; term: string | null; term_id: number | null; df: number | null; max_tf: number | null; min_length: number | null; blocks: string | null; postings: string | null }>`
     with v as (select version::text as version from agent_stats where agent_id = ${agentId}),
+    w as (select coalesce((select through_seq from agent_blocks where agent_id = ${agentId}), -1) as through),
     t as (select term, df, term_id, max_tf, min_length from agent_term_stats where agent_id = ${agentId} and term = any(${terms}::text[])),
     whole as (select coalesce(sum(df), 0) <= ${Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER}::float8 and coalesce(max(df), 0) <= ${MAX_LIST_LENGTH} as fits from t)
-    select v.version, t.term, t.term_id::float8 as term_id, t.df, t.max_tf, t.min_length, l.postings
+    select v.version, (select fits from whole) as fits, t.term, t.term_id::float8 as term_id, t.df, t.max_tf, t.min_length, l.blocks, l.postings
     from v left join t on true left join lateral (
-      -- In the index's order: an order by here would sort each list again (three times the read's cost at 30,000 postings).
-      select ${postingsBytes(agent.table!)} as postings
-      from passage_postings p where p.term_id = t.term_id and (select fits from whole)
+      select
+        -- Each block behind a header of 16 bytes: its first number, its postings, its bytes (blocksList).
+        (select encode(string_agg(int8send(b.first_seq) || int4send(b.count) || int4send(length(b.bytes)) || b.bytes, ''::bytea order by b.first_seq), 'base64')
+         from term_blocks b where b.agent_id = ${agentId} and b.term_id = t.term_id) as blocks,
+        -- In the index's order: an order by here would sort each list again (three times the read's cost at 30,000 postings).
+        (select ${postingsBytes(agent.table!)} from passage_postings p where p.term_id = t.term_id and p.passage_seq > (select through from w)) as postings
+      where (select fits from whole)
     ) l on true`.execute(ctx.db);
   if (rows[0]?.version !== question.version) return null;
   const byTerm = new Map(rows.filter((row) => row.term !== null).map((row) => [row.term!, row]));
-  const whole = rows.every((row) => row.term === null || row.postings !== null);
+  const whole = rows[0].fits !== false;
   const entries = new Map<string, TermEntry>();
   for (const term of terms) {
     const row = byTerm.get(term);
@@ -1204,7 +1212,8 @@ async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion
     const minLength = Number(row?.min_length ?? 0);
     const entry: TermEntry = { term, termId: Number(row?.term_id ?? 0), df, idf, maxTf, minLength, bound: contribution(idf, maxTf, minLength, question.avgdl) };
     if (whole) {
-      const list = termList(agent.table!, asBytes(row?.postings ?? null));
+      const blocks = asBytes(row?.blocks ?? null);
+      const list = blocks ? blocksList(agent.table!, blocks, asBytes(row?.postings ?? null)) : termList(agent.table!, asBytes(row?.postings ?? null));
       if (!list) return null;
       entry.list = list;
     }
@@ -1314,4 +1323,97 @@ function sortedList(slots: Int32Array, tfs: Int32Array): TermList {
     order.map((i) => slots[i]),
     order.map((i) => tfs[i]),
   );
+}
+
+/**
+ * A list read from the term's blocks (blocks.ts: each behind a header of its first number, its postings and its bytes;
+ * in number order) and then the postings past the blocks' watermark (as termList reads them). A block's posting whose
+ * passage has no slot in the table was deleted since the blocks were built, and is skipped: the table is of the
+ * version read with the blocks. A posting past the watermark without a slot means the two were not read at one version
+ * (null, as termList).
+ */
+function blocksList(table: PassageTable, blocks: Uint8Array, tail: Uint8Array | null): TermList | null {
+  const tailCount = (tail?.byteLength ?? 0) / POSTING_BYTES;
+  // A posting takes a byte of a block at least.
+  const slots = new Int32Array(blocks.byteLength + tailCount);
+  const tfs = new Int32Array(slots.length);
+  const view = new DataView(blocks.buffer, blocks.byteOffset, blocks.byteLength);
+  const first = firstSeq(table);
+  const byOffset = table.slotByOffset;
+  const seqs = table.seqs;
+  let from = 0;
+  let n = 0;
+  let ascending = true;
+  /** The passage's slot, or -1 when the table has none (byOffset, else a galloping search forward from the last found). */
+  const slotOf = (seq: number): number => {
+    if (byOffset) {
+      const offset = seq - first;
+      return offset >= 0 && offset < byOffset.length ? byOffset[offset] : -1;
+    }
+    const at = gallop(seqs, from, seq);
+    from = at < seqs.length && seqs[at] === seq ? at + 1 : at;
+    return at < seqs.length && seqs[at] === seq ? at : -1;
+  };
+  for (let at = 0; at < blocks.byteLength; ) {
+    let seq = view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4);
+    const count = view.getInt32(at + 8);
+    const end = at + 16 + view.getInt32(at + 12);
+    at += 16;
+    from = 0;
+    for (let i = 0; i < count; i++) {
+      let byte = blocks[at++];
+      let head = byte & 127;
+      for (let scale = 128; byte >= 128; scale *= 128) {
+        byte = blocks[at++];
+        head += (byte & 127) * scale;
+      }
+      const flagged = head % 2 === 1;
+      seq += (head - (flagged ? 1 : 0)) / 2;
+      let tf = 1;
+      if (flagged) {
+        byte = blocks[at++];
+        tf = byte & 127;
+        for (let scale = 128; byte >= 128; scale *= 128) {
+          byte = blocks[at++];
+          tf += (byte & 127) * scale;
+        }
+      }
+      const slot = slotOf(seq);
+      if (slot < 0) continue;
+      if (n > 0 && slot <= slots[n - 1]) ascending = false;
+      slots[n] = slot;
+      tfs[n++] = tf;
+    }
+    if (at !== end) return null;
+  }
+  if (tail) {
+    const bytes = new DataView(tail.buffer, tail.byteOffset, tail.byteLength);
+    from = 0;
+    for (let i = 0, at = 0; i < tailCount; i++, at += POSTING_BYTES) {
+      const slot = slotOf(first + bytes.getInt32(at));
+      if (slot < 0) return null;
+      if (n > 0 && slot <= slots[n - 1]) ascending = false;
+      slots[n] = slot;
+      tfs[n++] = bytes.getInt32(at + 4);
+    }
+  }
+  return ascending ? encodePostings(slots.subarray(0, n), tfs.subarray(0, n)) : sortedList(slots.subarray(0, n), tfs.subarray(0, n));
+}
+
+/** The first index from `from` on whose number is at least `seq` (seqs ascending), by galloping then halving. */
+function gallop(seqs: Float64Array, from: number, seq: number): number {
+  const n = seqs.length;
+  let left = from;
+  let right = from;
+  for (let step = 1; right < n && seqs[right] < seq; step *= 2) {
+    left = right + 1;
+    right = left + step;
+  }
+  if (right > n) right = n;
+  while (left < right) {
+    const middle = (left + right) >>> 1;
+    if (seqs[middle] < seq) left = middle + 1;
+    else right = middle;
+  }
+  return left;
 }

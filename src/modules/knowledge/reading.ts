@@ -17,6 +17,7 @@ import type { Db } from '../../platform/db.ts';
 import type { BatchJob } from '../../platform/queue.ts';
 import { agentsChanged } from '../agents/access.ts';
 import { indexSourcesText, indexSourceText, NoContentError } from './indexing.ts';
+import { workBlocks } from './blocks.ts';
 import { FileReadError, readFileText } from './read-file.ts';
 import { beatEverySeconds, workerId } from '../../platform/heartbeat.ts';
 import { runPeriodically } from '../../platform/periodic.ts';
@@ -364,6 +365,7 @@ export async function knowledgeWorker(ctx: Context): Promise<void> {
   await ctx.queue.define(READ_SOURCE_JOB, QUEUE_OPTIONS);
   const worker = await workerId(ctx);
   await ctx.queue.workBatches<ReadSourceJob>(READ_SOURCE_JOB, (jobs) => readSources(ctx, jobs, worker), { batchSize: READ_BATCH, concurrency: 2, gatherMs: GATHER_MS });
+  await workBlocks(ctx);
   const rowReaders = await startRowReaders(ctx, worker, { concurrency: rowReadersOf(ctx.database.kind) });
   ctx.onClose(() => rowReaders.stop());
   const lostReads = runPeriodically({ name: 'knowledge lost reads', everyMs: beatEverySeconds(ctx) * 1000, testClock: undefined }, () => recoverLostReads(ctx, worker));
