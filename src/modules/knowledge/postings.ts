@@ -1281,19 +1281,7 @@ function termList(table: PassageTable, postings: Uint8Array | null): TermList | 
       from = 0;
       ascending = false;
     }
-    // Gallop: every slot before `left` holds a smaller number; `right` is past the end or holds one at least as large.
-    let left = from;
-    let right = from;
-    for (let step = 1; right < n && seqs[right] < seq; step *= 2) {
-      left = right + 1;
-      right = left + step;
-    }
-    if (right > n) right = n;
-    while (left < right) {
-      const middle = (left + right) >>> 1;
-      if (seqs[middle] < seq) left = middle + 1;
-      else right = middle;
-    }
+    const left = gallop(seqs, from, seq);
     if (left >= n || seqs[left] !== seq) return null;
     slots[i] = left;
     tfs[i] = bytes.getInt32(at + 4);
