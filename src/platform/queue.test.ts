@@ -135,6 +135,32 @@ describe('batch workers of the job queue', () => {
   });
 });
 
+describe('one waiting job a key', () => {
+  test('a send whose key has a job waiting is dropped; one sent while that job runs is kept', async () => {
+    const queue = await openQueue();
+    await queue.define('test.one-waiting', { retryLimit: 0, oneWaitingPerKey: true });
+    const first = await queue.send('test.one-waiting', { n: 1 }, { singletonKey: 'agent-a', startAfterSeconds: 1 });
+    assert.ok(first);
+    assert.equal(await queue.send('test.one-waiting', { n: 2 }, { singletonKey: 'agent-a', startAfterSeconds: 1 }), null, 'one is waiting already');
+    assert.ok(await queue.send('test.one-waiting', { n: 3 }, { singletonKey: 'agent-b' }), 'another key');
+    const handled: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let again: string | null | undefined;
+    await queue.work<{ n: number }>('test.one-waiting', async (data) => {
+      if (data.n === 1) {
+        again = await queue.send('test.one-waiting', { n: 4 }, { singletonKey: 'agent-a' });
+        release();
+      }
+      handled.push(data.n);
+    }, { pollingSeconds: 1 }); // the delayed job sends no wake-up
+    await gate;
+    await until('the jobs are handled', () => handled.length === 3);
+    assert.ok(again, 'sent while the key\'s job ran');
+    assert.deepEqual([...handled].sort(), [1, 3, 4]);
+  });
+});
+
 describe('a queue started at first use (the api role)', () => {
   test('a job sent within a transaction by a queue that had not started reaches a worker of an ordinary queue on the same store', async () => {
     const sender = await openQueue({ startAtFirstUse: true });

@@ -35,8 +35,12 @@ export type BatchHandler<T> = (jobs: Array<BatchJob<T>>) => Promise<Map<string, 
  * survives a restart and several workers share the work.
  */
 export interface Queue {
-  /** Declares a kind of job; every process declares the kinds before sending. */
-  define(name: string, options?: { retryLimit?: number; retryDelaySeconds?: number; expireInSeconds?: number; heartbeatSeconds?: number }): Promise<void>;
+  /**
+   * Declares a kind of job; every process declares the kinds before sending. `oneWaitingPerKey`: a send whose
+   * singletonKey already has a job waiting (not yet started, a delayed one included) is dropped (null); one sent while
+   * that job runs is kept (pg-boss's `short` policy).
+   */
+  define(name: string, options?: { retryLimit?: number; retryDelaySeconds?: number; expireInSeconds?: number; heartbeatSeconds?: number; oneWaitingPerKey?: boolean }): Promise<void>;
   send<T extends object>(name: string, data: T, options?: JobOptions): Promise<string | null>;
   /**
    * Many jobs of one kind in one statement (waking the workers once); their ids, in order.
@@ -89,6 +93,7 @@ export async function createQueue(database: Database, options: { pollingSeconds?
         retryBackoff: true,
         expireInSeconds: options.expireInSeconds ?? 15 * 60,
         ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
+        ...(options.oneWaitingPerKey ? { policy: 'short' as const } : {}),
         notify: true,
       });
       // A queue made before jobs woke their workers is switched over too (createQueue leaves an existing queue as it is).

@@ -265,7 +265,7 @@ const lastSent = new WeakMap<Context, Map<string, number>>();
 
 /**
  * After a write to an agent of `passageCount` passages: when it is large enough for blocks, its job is queued to start
- * a few seconds later (one waiting a agent: the queue's singleton key; and one send a process an agent each few
+ * a few seconds later (one waiting an agent: its key, `oneWaitingPerKey`; and one send a process an agent each few
  * seconds). Never fails the write: the blocks are a cache, and the next write queues it again.
  */
 export async function scheduleBlocks(ctx: Context, agentId: string, passageCount: number): Promise<void> {
@@ -284,7 +284,7 @@ export async function scheduleBlocks(ctx: Context, agentId: string, passageCount
 }
 
 export async function defineBlocksJob(ctx: Context): Promise<void> {
-  await ctx.queue.define(BLOCKS_JOB, { retryLimit: 3, retryDelaySeconds: 10, expireInSeconds: 60 * 60 });
+  await ctx.queue.define(BLOCKS_JOB, { retryLimit: 3, retryDelaySeconds: 10, expireInSeconds: 60 * 60, oneWaitingPerKey: true });
 }
 
 /** The worker's side: one job at a time, looked for every few seconds when no send wakes it (a delayed job sends none). */
