@@ -11,6 +11,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Context } from '../../context.ts';
 import type { Tables } from '../../platform/db.ts';
+import { postingsFrom } from './postings.ts';
 
 export const BLOCKS_JOB = 'knowledge.blocks';
 
@@ -148,7 +149,7 @@ async function encodeRange(trx: Transaction<Tables>, agentId: string, terms: Arr
     start = end;
     const { rows } = await sql<{ term_id: number; postings: string | null }>`
       select x.term_id::float8 as term_id,
-        (select encode(string_agg(int8send((p.passage_seq - ${after + 1}::bigint) * 4294967296 + p.tf), ''::bytea), 'base64')
+        (select ${postingsFrom(after + 1)}
          from passage_postings p where p.term_id = x.term_id and p.passage_seq > ${after}::bigint and p.passage_seq <= ${through}::bigint) as postings
       from unnest(${ids}::bigint[]) as x(term_id)`.execute(trx);
     const made: EncodedBlock[] = [];
@@ -277,10 +278,15 @@ export async function scheduleBlocks(ctx: Context, agentId: string, passageCount
   sent.set(agentId, now);
   try {
     await defineBlocksJob(ctx);
-    await ctx.queue.send<BlocksJob>(BLOCKS_JOB, { agentId }, { singletonKey: agentId, startAfterSeconds: DELAY_SECONDS });
+    await queueBlocks(ctx, agentId);
   } catch (error) {
     console.error('[knowledge] queueing the blocks of', agentId, error);
   }
+}
+
+/** The agent's job, DELAY_SECONDS from now; dropped when one is waiting already (oneWaitingPerKey). */
+async function queueBlocks(ctx: Context, agentId: string): Promise<void> {
+  await ctx.queue.send<BlocksJob>(BLOCKS_JOB, { agentId }, { singletonKey: agentId, startAfterSeconds: DELAY_SECONDS });
 }
 
 export async function defineBlocksJob(ctx: Context): Promise<void> {
@@ -304,7 +310,7 @@ async function blocksJob(ctx: Context, agentId: string): Promise<void> {
     from agent_stats s left join agent_blocks b on b.agent_id = s.agent_id where s.agent_id = ${agentId}`.execute(ctx.db);
   const { written, built } = rows[0] ?? { written: null, built: null };
   if (written !== null && written < DELAY_SECONDS && built !== null && built < MAX_WAIT_SECONDS) {
-    await ctx.queue.send<BlocksJob>(BLOCKS_JOB, { agentId }, { singletonKey: agentId, startAfterSeconds: DELAY_SECONDS });
+    await queueBlocks(ctx, agentId);
     return;
   }
   await buildBlocks(ctx, agentId);

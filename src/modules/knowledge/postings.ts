@@ -1233,9 +1233,16 @@ async function readTerms(ctx: Context, agentId: string, question: ParsedQuestion
  * The passage's length is the table's. Aggregated in the index's order: no sort.
  */
 function postingsBytes(table: PassageTable) {
-  // One int8send of offset * 2^32 + tf: the same 8 bytes as int4send(offset) || int4send(tf), one value made a
-  // posting instead of three (the aggregate's work is most of the read on the server: about 15% less).
-  return sql`encode(string_agg(int8send((p.passage_seq - ${firstSeq(table)}::bigint) * 4294967296 + p.tf), ''::bytea), 'base64')`;
+  return postingsFrom(firstSeq(table));
+}
+
+/**
+ * The aggregate of `passage_postings p` rows as base64 bytes, 8 a posting: its number's offset from `base`, then tf.
+ * One int8send of offset * 2^32 + tf: the same 8 bytes as int4send(offset) || int4send(tf), one value made a posting
+ * instead of three (the aggregate's work is most of the read on the server: about 15% less).
+ */
+export function postingsFrom(base: number) {
+  return sql<string | null>`encode(string_agg(int8send((p.passage_seq - ${base}::bigint) * 4294967296 + p.tf), ''::bytea), 'base64')`;
 }
 const POSTING_BYTES = 8;
 
