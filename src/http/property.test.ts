@@ -260,14 +260,15 @@ describe('odd input is never a 500: generated and mutated requests to every oper
     test(`${operation.method} ${operation.path}: no 5xx, the error body on refusals, declared replies, rate-limit headers`, async (t) => {
       await seedFixtures();
       const statuses = new Map<number, number>();
-      await fc.assert(
-        fc.asyncProperty(requestOf(operation), async (request) => {
-          const reply = await send(operation, request);
-          statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-          checkReply(operation, reply);
-        }),
-        { numRuns: runs, seed: SEED, plugins: [fc.interruptAfterTimeLimit(timeLimit)] },
-      );
+      const sendAndCheck = async (request: Parameters<typeof send>[1]) => {
+        const reply = await send(operation, request);
+        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+        checkReply(operation, reply);
+      };
+      // One request before the time limit starts: an operation's first (its cold path) can take its whole share on a
+      // loaded machine, and fast-check fails a property interrupted before any run.
+      await sendAndCheck(fc.sample(requestOf(operation), { seed: SEED, numRuns: 1 })[0]!);
+      await fc.assert(fc.asyncProperty(requestOf(operation), sendAndCheck), { numRuns: runs, seed: SEED, plugins: [fc.interruptAfterTimeLimit(timeLimit)] });
       const sent = [...statuses.values()].reduce((sum, count) => sum + count, 0);
       t.diagnostic(`${sent} requests; statuses ${[...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ')}`);
     });
