@@ -22,6 +22,7 @@ import { CORPUS_WORDS, MADE_UP, seeded } from './filler.ts';
 import {
   addCredits,
   eventLoopCpuMicros,
+  machineCpuMicros,
   manageApi,
   printTable,
   processCpuMicros,
@@ -196,6 +197,10 @@ interface Round {
   loopCpu: number;
   processCpu: number;
   databaseCpu: number | undefined;
+  /** µs a request: the load generator (autocannon, in this process). */
+  loadCpu: number;
+  /** The share of the machine's CPU (every core) busy during the round, whatever used it. */
+  machineBusy: number;
   /** BENCH_CAPACITY_WAITS: the backends running a statement (mean of the samples), the shares of them waiting. */
   waits?: Waits;
 }
@@ -269,6 +274,8 @@ async function measure(c: Case, seconds: number, deploymentMarker: string | unde
   const processBefore = c.apis.map((api) => processCpuMicros(api.pid) ?? Number.NaN);
   const databaseBefore = databaseMarker ? processesCpu(databaseMarker) : undefined;
   const sampler = databaseMarker && !c.name.startsWith('baseline') ? sampleWaits(databaseMarker) : undefined;
+  const loadBefore = process.cpuUsage();
+  const machineBefore = machineCpuMicros();
   const results = await Promise.all(
     c.apis.map((api) =>
       autocannon({
@@ -284,6 +291,8 @@ async function measure(c: Case, seconds: number, deploymentMarker: string | unde
   const loop = c.apis.reduce((sum, api, i) => sum + (eventLoopCpuMicros(api.pid) ?? Number.NaN) - loopBefore[i]!, 0);
   const whole = c.apis.reduce((sum, api, i) => sum + (processCpuMicros(api.pid) ?? Number.NaN) - processBefore[i]!, 0);
   const database = databaseMarker && databaseBefore ? processesCpuSince(databaseBefore, processesCpu(databaseMarker)) : undefined;
+  const load = process.cpuUsage(loadBefore);
+  const machine = machineCpuMicros();
   const waits = await sampler?.stop();
   const requests = results.reduce((sum, r) => sum + r.requests.total, 0);
   const ok = results.reduce((sum, r) => sum + r['2xx'], 0);
@@ -297,6 +306,8 @@ async function measure(c: Case, seconds: number, deploymentMarker: string | unde
     loopCpu: loop / Math.max(1, requests),
     processCpu: whole / Math.max(1, requests),
     databaseCpu: database === undefined ? undefined : database / Math.max(1, requests),
+    loadCpu: (load.user + load.system) / Math.max(1, requests),
+    machineBusy: (machine.busy - machineBefore.busy) / Math.max(1, machine.total - machineBefore.total),
     ...(waits && { waits }),
   };
 }
@@ -482,6 +493,8 @@ export async function run(): Promise<void> {
       'loop CPU µs/req': us(s.loopCpu),
       'process CPU µs/req': us(s.processCpu),
       'DB CPU µs/req': us(s.databaseCpu),
+      'load generator CPU µs/req': us(s.loadCpu),
+      'machine busy': `${Math.round(s.machineBusy * 100)}%`,
       ...(WAITS && {
         'DB backends active': s.waits ? s.waits.active.toFixed(1) : '-',
         'of them waiting on a lock / the WAL': s.waits ? `${Math.round(s.waits.lock * 100)}% / ${Math.round(s.waits.wal * 100)}%` : '-',
@@ -499,7 +512,7 @@ export async function run(): Promise<void> {
   for (const kind of ['REST', 'visitor']) {
     const one = find('PostgreSQL + Redis', `${kind}, 1 API process`);
     const two = find('PostgreSQL + Redis', `${kind}, 2 API processes`);
-    if (one && two) scaling.push({ API: kind, '1 process req/s': Math.round(one.saturation.rps), '2 processes req/s': Math.round(two.saturation.rps), 'second adds (share of the first)': ratio(two.saturation.rps - one.saturation.rps, one.saturation.rps) });
+    if (one && two) scaling.push({ API: kind, '1 process req/s': Math.round(one.saturation.rps), '2 processes req/s': Math.round(two.saturation.rps), 'second adds (share of the first)': ratio(two.saturation.rps - one.saturation.rps, one.saturation.rps), 'machine busy with 1 process': `${Math.round(one.saturation.machineBusy * 100)}%` });
   }
   if (scaling.length) printTable('A second API process on PostgreSQL + Redis (target: adds >= 0.60 of the first)', scaling);
   printTable('Bench runtime', [{ seconds: ((performance.now() - started) / 1000).toFixed(0) }]);

@@ -112,6 +112,14 @@ export function processesCpuSince(before: Map<number, number>, after: Map<number
   return total;
 }
 
+/** The machine's CPU time so far, every core (µs): busy (neither idle nor waiting on I/O) and in all, from /proc/stat. */
+export function machineCpuMicros(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((sum, ticks) => sum + ticks, 0);
+  const idle = fields[3]! + fields[4]!;
+  return { busy: ((total - idle) * 1_000_000) / CLOCK_TICKS_PER_SECOND, total: (total * 1_000_000) / CLOCK_TICKS_PER_SECOND };
+}
+
 const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString()) || 100;
 
 export async function freePort(): Promise<number> {
