@@ -132,12 +132,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Node's flags in `npm start` (package.json): the benches run the service as an operator does (BENCH_NODE_FLAGS replaces them, to compare). */
-export const NPM_START_FLAGS: string[] = (
-  process.env.BENCH_NODE_FLAGS ?? (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
-)
-  .split(/\s+/)
-  .filter((word) => word.startsWith('--'));
+/**
+ * Node's flags in `npm start` (a checkout's package.json, this one's by default): the benches run the service as an
+ * operator does, and a version compared against runs with its own flags (BENCH_NODE_FLAGS replaces both, to compare).
+ */
+export function npmStartFlags(cwd = '.'): string[] {
+  const start = (JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return (process.env.BENCH_NODE_FLAGS ?? start).split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+export const NPM_START_FLAGS: string[] = npmStartFlags();
 
 export interface RunningService {
   url: string;
@@ -155,7 +159,7 @@ export interface RunningService {
 export async function startParley(env: Record<string, string> = {}, cwd?: string): Promise<RunningService> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [...NPM_START_FLAGS, 'src/main.ts'], {
+  const child = spawn(process.execPath, [...npmStartFlags(cwd), 'src/main.ts'], {
     cwd,
     env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT_PER_MINUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -205,7 +209,7 @@ export async function startParley(env: Record<string, string> = {}, cwd?: string
 export async function startParleyProcess(env: Record<string, string>, cwd?: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'parley-bench-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [...NPM_START_FLAGS, 'src/main.ts'], {
+  const child = spawn(process.execPath, [...npmStartFlags(cwd), 'src/main.ts'], {
     cwd,
     env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT_PER_MINUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
